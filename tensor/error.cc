@@ -1,0 +1,13 @@
+#include "tensor/error.h"
+
+namespace torchlet::detail {
+
+void throw_error(std::string message) { throw Error(std::move(message)); }
+
+void throw_internal_error(const char* file, int line, const char* cond, std::string message) {
+  throw Error(str_cat("Internal error in torchlet at ", file, ":", line, ": expected ", cond,
+                      message.empty() ? "" : ": ", message,
+                      " (this is a bug in torchlet, please report it)"));
+}
+
+}  // namespace torchlet::detail

@@ -1,0 +1,23 @@
+#pragma once
+
+// Shared validation for the op layer (internal to //tensor).
+
+#include "tensor/tensor_body.h"
+
+namespace torchlet {
+
+/// Throws unless `t` is defined.
+void check_defined(const char* op, const Tensor& t);
+/// Throws PyTorch's "Expected all tensors to be on the same device" naming
+/// `op` and both devices.
+void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+/// Throws if `t` is on a CUDA device: `op` has no CUDA kernel in this build.
+void check_cpu_kernel(const char* op, const Tensor& t);
+/// Throws if writing to `t` would write one memory location twice (an
+/// expanded tensor).
+void check_no_internal_overlap(const char* op, const Tensor& t);
+/// `in` itself, or a copy of it when it partially overlaps `out` (so an
+/// in-place op never reads an element it already wrote).
+Tensor unaliased_input(const Tensor& out, const Tensor& in);
+
+}  // namespace torchlet

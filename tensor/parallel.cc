@@ -1,0 +1,145 @@
+#include "tensor/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tensor/device.h"
+
+namespace torchlet {
+namespace {
+
+std::atomic<int> num_threads_override{0};
+thread_local bool tls_in_parallel_region = false;
+
+// A fixed set of workers that split one range at a time with the caller.
+class IntraOpPool {
+ public:
+  explicit IntraOpPool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~IntraOpPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  std::mutex& busy() { return busy_; }
+
+  // Caller holds busy().
+  void run(int64_t begin, int64_t end, int64_t grain,
+           const std::function<void(int64_t, int64_t)>& fn) {
+    const int64_t max_chunks = (end - begin + grain - 1) / grain;
+    const int chunks = static_cast<int>(std::min<int64_t>(size(), max_chunks));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn_ = &fn;
+      begin_ = begin;
+      end_ = end;
+      chunks_ = chunks;
+      pending_ = chunks - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    run_chunk(0);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  void run_chunk(int chunk) {
+    const int64_t n = end_ - begin_;
+    const int64_t b = begin_ + n * chunk / chunks_;
+    const int64_t e = begin_ + n * (chunk + 1) / chunks_;
+    tls_in_parallel_region = true;
+    if (b < e) (*fn_)(b, e);
+    tls_in_parallel_region = false;
+  }
+
+  void work(int index) {
+    uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        if (index >= chunks_) continue;
+      }
+      run_chunk(index);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex busy_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  int64_t begin_ = 0;
+  int64_t end_ = 0;
+  int chunks_ = 0;
+  int pending_ = 0;
+};
+
+std::mutex pools_mu;
+std::map<int, std::shared_ptr<IntraOpPool>>& pools() {
+  static auto* p = new std::map<int, std::shared_ptr<IntraOpPool>>();
+  return *p;
+}
+
+// The pool for the current CPU device, (re)made at the size it should have.
+std::shared_ptr<IntraOpPool> current_pool(int threads) {
+  const int index = current_device().is_cpu() ? current_device().index : 0;
+  std::lock_guard<std::mutex> lock(pools_mu);
+  auto& slot = pools()[index];
+  if (!slot || slot->size() != threads) slot = std::make_shared<IntraOpPool>(threads);
+  return slot;
+}
+
+}  // namespace
+
+int hardware_threads() {
+  static const int n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
+
+int get_num_threads() {
+  const int forced = num_threads_override.load(std::memory_order_relaxed);
+  if (forced > 0) return forced;
+  return std::max(1, hardware_threads() / cpu_device_count());
+}
+
+void set_num_threads(int n) { num_threads_override.store(std::max(0, n)); }
+
+namespace detail {
+
+bool in_parallel_region() { return tls_in_parallel_region; }
+
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
+                       const std::function<void(int64_t, int64_t)>& fn) {
+  std::shared_ptr<IntraOpPool> pool = current_pool(get_num_threads());
+  std::unique_lock<std::mutex> busy(pool->busy(), std::try_to_lock);
+  if (!busy.owns_lock()) {
+    fn(begin, end);
+    return;
+  }
+  pool->run(begin, end, std::max<int64_t>(grain, 1), fn);
+}
+
+}  // namespace detail
+}  // namespace torchlet

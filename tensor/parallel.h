@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace torchlet {
+
+// Note [Threading model]
+// Every device has one executor thread (tensor/executor.h) that runs the work
+// submitted for that device: DataParallel's replicas and the autograd
+// engine's per-device backward passes. Inside an op, a CPU device splits
+// large loops across an intra-op pool sized to its share of the cores:
+// cores / cpu_device_count(), at least 1, unless set_num_threads() overrides
+// it. N devices x their threads therefore stay within the machine's cores.
+// A pool serves one op at a time; a second caller that finds it busy (or a
+// loop nested inside a parallel region) runs inline, so nothing deadlocks.
+
+/// Work below this many elements runs on one thread.
+constexpr int64_t kParallelGrain = 32768;
+
+/// Intra-op threads the current device uses.
+int get_num_threads();
+/// Overrides the per-device share of cores (n >= 1); 0 restores the default.
+void set_num_threads(int n);
+/// The number of hardware threads (std::thread::hardware_concurrency()).
+int hardware_threads();
+
+namespace detail {
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
+                       const std::function<void(int64_t, int64_t)>& fn);
+bool in_parallel_region();
+}  // namespace detail
+
+/// Runs `fn(b, e)` over disjoint subranges covering [begin, end), in
+/// parallel on the current device's intra-op pool when the range exceeds
+/// `grain`. `fn` must not throw.
+template <typename F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
+  if (end - begin <= grain || detail::in_parallel_region() || get_num_threads() == 1) {
+    if (begin < end) fn(begin, end);
+    return;
+  }
+  detail::parallel_for_impl(begin, end, grain, fn);
+}
+
+}  // namespace torchlet

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+
+namespace torchlet {
+
+/// Sizes and strides live inline for ranks up to 6: no heap allocation per
+/// tensor for ordinary shapes.
+using SizeVec = absl::InlinedVector<int64_t, 6>;
+/// A read-only view of sizes, strides or dims: accepts SizeVec, std::vector
+/// and braced lists such as {2, 3}.
+using IntArrayRef = absl::Span<const int64_t>;
+
+/// "[2, 3]" — shapes in messages and reprs.
+std::string shape_str(IntArrayRef sizes);
+
+/// Wraps a possibly negative `dim` into [0, ndim), or throws PyTorch's
+/// "Dimension out of range" error naming `op`.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+/// The product of `sizes`; throws if a size is negative or the product
+/// overflows int64.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+/// Row-major strides for `sizes`.
+SizeVec contiguous_strides(IntArrayRef sizes);
+
+/// True when `strides` are row-major for `sizes` (size-1 dims are ignored).
+bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
+
+/// The broadcast of two shapes, or PyTorch's "The size of tensor a ..." error.
+SizeVec broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+}  // namespace torchlet

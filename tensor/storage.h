@@ -1,0 +1,45 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "tensor/device.h"
+#include "tensor/intrusive_ptr.h"
+
+namespace torchlet {
+
+/// A refcounted block of device memory shared by every view of a tensor.
+/// Holds the version counter all those views share: every in-place write
+/// bumps it, so autograd can tell that a saved tensor was modified.
+class Storage : public RefCounted {
+ public:
+  using Deleter = std::function<void(void*)>;
+
+  /// Allocates `nbytes` on `device` (64-byte aligned on CPU).
+  static IntrusivePtr<Storage> allocate(size_t nbytes, Device device);
+  /// Wraps memory owned elsewhere; `deleter` (if any) runs when the last view dies.
+  static IntrusivePtr<Storage> wrap(void* data, size_t nbytes, Device device, Deleter deleter);
+
+  ~Storage() override;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  Storage(void* data, size_t nbytes, Device device, Deleter deleter)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Deleter deleter_;
+  std::atomic<uint32_t> version_{0};
+};
+
+}  // namespace torchlet

@@ -1,0 +1,144 @@
+#include "tensor/tensor_body.h"
+
+#include <cstring>
+#include <ostream>
+
+#include "tensor/cpu/kernels.h"
+#include "tensor/cuda/cuda_runtime.h"
+#include "tensor/factories.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+// Copies between tensors of one shape and dtype where at least one side is
+// on a GPU; both sides are contiguous.
+void copy_with_gpu(const Tensor& dst, const Tensor& src) {
+  const size_t nbytes = static_cast<size_t>(dst.numel()) * dst.element_size();
+  const cuda::CopyKind kind = src.is_cuda() && dst.is_cuda() ? cuda::CopyKind::kDeviceToDevice
+                              : src.is_cuda()                ? cuda::CopyKind::kDeviceToHost
+                                                             : cuda::CopyKind::kHostToDevice;
+  const int index = dst.is_cuda() ? dst.device().index : src.device().index;
+  cuda::copy(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+}
+
+}  // namespace
+
+int64_t Tensor::size(int64_t dim) const {
+  return sizes()[wrap_dim(dim, this->dim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t dim) const {
+  return strides()[wrap_dim(dim, this->dim(), "stride")];
+}
+
+bool Tensor::shares_storage(const Tensor& other) const {
+  return checked_impl()->storage() == other.checked_impl()->storage();
+}
+
+void Tensor::check_dtype_is(DType expected, const char* op) const {
+  TORCHLET_CHECK(dtype() == expected, op, ": expected a tensor of dtype ", expected,
+                 " but got dtype ", dtype());
+}
+
+Scalar Tensor::item_scalar() const {
+  TORCHLET_CHECK(numel() == 1, "item: a Tensor with ", numel(),
+                 " elements cannot be converted to Scalar");
+  const Tensor host = host_contiguous(dtype());
+  switch (dtype()) {
+    case kFloat32: return Scalar(*static_cast<const float*>(host.data_ptr()));
+    case kFloat64: return Scalar(*static_cast<const double*>(host.data_ptr()));
+    case kInt64: return Scalar(*static_cast<const int64_t*>(host.data_ptr()));
+    case kInt32: return Scalar(*static_cast<const int32_t*>(host.data_ptr()));
+    case kUInt8: return Scalar(*static_cast<const uint8_t*>(host.data_ptr()));
+    case kBool: return Scalar(*static_cast<const bool*>(host.data_ptr()));
+  }
+  return Scalar();
+}
+
+Tensor Tensor::host_contiguous(DType dtype) const {
+  Tensor host = is_cuda() ? to(Device(kCPU, 0)) : *this;
+  if (host.dtype() == dtype && host.is_contiguous()) return host;
+  Tensor out = empty(host.sizes(), TensorOptions(dtype).device(host.device()));
+  cpu::copy(out, host);
+  return out;
+}
+
+Tensor Tensor::to(Device device) const { return to(device, dtype()); }
+
+Tensor Tensor::to(DType dtype) const { return to(device(), dtype); }
+
+Tensor Tensor::to(Device device, DType dtype) const {
+  if (device == this->device() && dtype == this->dtype()) return *this;
+  check_device_exists(device, "to");
+  Tensor out = empty(sizes(), TensorOptions(dtype).device(device));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(sizes(), TensorOptions(dtype()).device(device()));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  check_defined("copy_", src);
+  const SizeVec shape = broadcast_shapes(sizes(), src.sizes(), "copy_");
+  TORCHLET_CHECK(IntArrayRef(shape) == sizes(), "copy_: output with shape ", shape_str(sizes()),
+                 " doesn't match the broadcast shape ", shape_str(shape));
+  check_no_internal_overlap("copy_", *this);
+  if (numel() == 0) return *this;
+  if (is_cuda() || src.is_cuda()) {
+    // Stage through a contiguous tensor of the destination's dtype and shape
+    // on the source's side, then move bytes across.
+    Tensor staged = src;
+    if (src.is_cuda()) {
+      TORCHLET_CHECK(src.dtype() == dtype() && src.sizes() == sizes() && src.is_contiguous(),
+                     "copy_: copying from ", src.device(), " needs a contiguous source of the "
+                     "destination's shape and dtype in this build (got ", shape_str(src.sizes()),
+                     " ", src.dtype(), " into ", shape_str(sizes()), " ", dtype(), ")");
+    } else if (src.dtype() != dtype() || src.sizes() != sizes() || !src.is_contiguous()) {
+      staged = empty(sizes(), TensorOptions(dtype()).device(src.device()));
+      cpu::copy(staged, src);
+    }
+    if (is_contiguous()) {
+      copy_with_gpu(*this, staged);
+    } else {
+      TORCHLET_CHECK(!is_cuda(), "copy_: a non-contiguous destination on ", device(),
+                     " is not supported in this build");
+      Tensor landing = empty(sizes(), TensorOptions(dtype()).device(device()));
+      copy_with_gpu(landing, staged);
+      cpu::copy(*this, landing);
+    }
+  } else {
+    cpu::copy(*this, unaliased_input(*this, src));
+  }
+  bump_version();
+  return *this;
+}
+
+Tensor& Tensor::fill_(Scalar value) {
+  check_no_internal_overlap("fill_", *this);
+  if (is_cuda()) {
+    TORCHLET_CHECK(is_contiguous(), "fill_: a non-contiguous tensor on ", device(),
+                   " is not supported in this build");
+    Tensor host = scalar_tensor(value, dtype());
+    cuda::fill(data_ptr(), numel(), element_size(), host.data_ptr(), device().index);
+  } else {
+    cpu::fill(*this, value);
+  }
+  bump_version();
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.str(); }
+
+}  // namespace torchlet

@@ -1,0 +1,267 @@
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+#include "tensor/error.h"
+#include "tensor/scalar.h"
+#include "tensor/shape.h"
+#include "tensor/tensor_impl.h"
+#include "tensor/tensor_options.h"
+
+namespace torchlet {
+
+class TensorIndex;
+
+/// A strided n-dimensional array on one device: a cheap handle (one pointer)
+/// to a TensorImpl. Copying a Tensor shares the data; views share storage.
+/// Tensors know nothing of gradients: see torchlet::Variable for autograd.
+class Tensor {
+ public:
+  /// An undefined tensor (like a default-constructed at::Tensor).
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  /// True when both handles point to the same tensor (not merely equal data).
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  // ---- Metadata ----------------------------------------------------------
+  int64_t dim() const { return checked_impl()->dim(); }
+  IntArrayRef sizes() const { return checked_impl()->sizes(); }
+  IntArrayRef strides() const { return checked_impl()->strides(); }
+  IntArrayRef shape() const { return sizes(); }
+  /// Size of `dim` (negative counts from the end).
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t numel() const { return checked_impl()->numel(); }
+  DType dtype() const { return checked_impl()->dtype(); }
+  Device device() const { return checked_impl()->device(); }
+  int64_t storage_offset() const { return checked_impl()->storage_offset(); }
+  bool is_contiguous() const { return checked_impl()->is_contiguous(); }
+  bool is_floating_point() const { return torchlet::is_floating_point(dtype()); }
+  bool is_cuda() const { return device().is_cuda(); }
+  size_t element_size() const { return torchlet::element_size(dtype()); }
+  /// The shared storage's version: bumped by every in-place write to any view.
+  uint32_t version() const { return checked_impl()->storage()->version(); }
+  void bump_version() const { checked_impl()->storage()->bump_version(); }
+  /// True when both tensors view the same storage.
+  bool shares_storage(const Tensor& other) const;
+
+  /// Address of the first element.
+  void* data_ptr() const { return checked_impl()->data(); }
+  /// Typed address of the first element; throws unless T matches dtype().
+  template <typename T>
+  T* data() const {
+    check_dtype_is(dtype_of<T>(), "data");
+    return static_cast<T*>(data_ptr());
+  }
+
+  /// The single element, converted to T; throws unless numel() == 1.
+  template <typename T>
+  T item() const {
+    return item_scalar().to<T>();
+  }
+  Scalar item_scalar() const;
+  /// All elements in row-major order, converted to T.
+  template <typename T>
+  std::vector<T> to_vector() const;
+
+  // ---- Conversion and copies -----------------------------------------------
+  Tensor to(Device device) const;
+  Tensor to(DType dtype) const;
+  Tensor to(Device device, DType dtype) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  /// Copies `src` (broadcast to this shape, any dtype, any device) into this.
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(Scalar value);
+  Tensor& zero_();
+
+  // ---- Views (share storage) -------------------------------------------------
+  /// A view with explicit geometry over this tensor's storage; throws if it
+  /// would reach outside the storage.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor view(IntArrayRef shape) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  /// select(0, i).
+  Tensor operator[](int64_t index) const { return select(0, index); }
+
+  // ---- Indexing (PyTorch's t[0, 1:None:2, None, ...]) -------------------------
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor index(const std::vector<TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
+
+  // ---- Elementwise -----------------------------------------------------------
+  Tensor add(const Tensor& other, Scalar alpha = 1) const;
+  Tensor add(Scalar other, Scalar alpha = 1) const;
+  Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+  Tensor sub(Scalar other, Scalar alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(Scalar other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(Scalar other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& add_(Scalar other, Scalar alpha = 1);
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(Scalar other, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(Scalar other);
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(Scalar exponent);
+
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  /// GELU; `approximate` is "none" (erf) or "tanh".
+  Tensor gelu(const std::string& approximate = "none") const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(Scalar min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(Scalar max) const { return clamp(std::nullopt, max); }
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& sign_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& log1p_();
+  Tensor& sqrt_();
+  Tensor& rsqrt_();
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& relu_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(Scalar other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(Scalar other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(Scalar other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(Scalar other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(Scalar other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_not() const;
+  /// Elements of this where `condition`, else of `other` (torch.Tensor.where).
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+
+  // ---- Random fills ----------------------------------------------------------
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+
+  /// PyTorch's repr: "tensor([[1., 2.],\n        [3., 4.]])".
+  std::string str() const;
+
+ private:
+  TensorImpl* checked_impl() const {
+    TORCHLET_CHECK(impl_, "Tensor: the tensor is undefined (default-constructed)");
+    return impl_.get();
+  }
+  void check_dtype_is(DType expected, const char* op) const;
+  /// A contiguous tensor in host memory with `dtype` (this one if it is already).
+  Tensor host_contiguous(DType dtype) const;
+
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  const Tensor host = host_contiguous(dtype_of<T>());
+  const T* p = static_cast<const T*>(host.data_ptr());
+  return std::vector<T>(p, p + host.numel());
+}
+
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, Scalar b);
+Tensor& operator-=(Tensor& a, Scalar b);
+Tensor& operator*=(Tensor& a, Scalar b);
+Tensor& operator/=(Tensor& a, Scalar b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, Scalar b);
+
+}  // namespace torchlet

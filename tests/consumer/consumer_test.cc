@@ -1,0 +1,3 @@
+#include "gtest/gtest.h"
+int hello();
+TEST(C, Works) { EXPECT_EQ(hello(), 1); }

@@ -1,0 +1,55 @@
+"""CUDA support: `cuda_library` compiles .cu files with nvcc; `if_cuda` selects.
+
+Everything here is active only under `--config=cuda` (which sets
+`--define=cuda=true`); the default build never runs nvcc.
+"""
+
+# Real code for the H100/H200 (sm_90) and A100 (sm_80), plus PTX for newer GPUs.
+_NVCC_ARCH_FLAGS = " ".join([
+    "-gencode=arch=compute_80,code=sm_80",
+    "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+])
+
+def if_cuda(if_true, if_false = []):
+    """`if_true` when building with --config=cuda, else `if_false`."""
+    return select({
+        str(Label("//tools:cuda")): if_true,
+        "//conditions:default": if_false,
+    })
+
+def _include_root():
+    repo = native.repository_name()
+    return "." if repo == "@" else "external/" + repo[1:]
+
+def cuda_library(name, srcs, hdrs = [], deps = [], nvcc_flags = [], **kwargs):
+    """A cc_library whose sources are .cu files compiled by nvcc.
+
+    Tagged `manual`: it is built only when a target selected by `if_cuda`
+    depends on it. The .cu files may include `hdrs` and CUDA headers only.
+    """
+    objects = []
+    for src in srcs:
+        obj = "_%s_%s.pic.o" % (name, src.replace("/", "_").replace(".cu", ""))
+        native.genrule(
+            name = obj.replace(".", "_") + "_nvcc",
+            srcs = [src] + hdrs,
+            outs = [obj],
+            tools = ["@local_cuda//:nvcc"],
+            cmd = " ".join([
+                "$(location @local_cuda//:nvcc)",
+                "-c $(location %s) -o $@" % src,
+                "-std=c++17 -O3 -Xcompiler -fPIC",
+                "-I" + _include_root(),
+                _NVCC_ARCH_FLAGS,
+            ] + nvcc_flags),
+            tags = ["manual"],
+        )
+        objects.append(obj)
+    native.cc_library(
+        name = name,
+        srcs = objects,
+        hdrs = hdrs,
+        deps = deps + ["@local_cuda//:cudart"],
+        tags = kwargs.pop("tags", []) + ["manual"],
+        **kwargs
+    )

@@ -1,1 +1,84 @@
+#include "tensor/device.h"
+
+#include <sstream>
+
 #include "gtest/gtest.h"
+#include "tensor/cuda/cuda_runtime.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+class CpuDevices : public ::testing::Test {
+ protected:
+  void TearDown() override { set_cpu_device_count(1); }
+};
+
+TEST(DeviceTest, ParsesAndPrintsIndexedDevices) {
+  EXPECT_EQ(Device("cpu:1"), Device(kCPU, 1));
+  EXPECT_EQ(Device("cuda:0"), Device(kCUDA, 0));
+  EXPECT_EQ(Device("cpu").str(), "cpu:0");
+  std::ostringstream out;
+  out << Device(kCUDA, 3);
+  EXPECT_EQ(out.str(), "cuda:3");
+}
+
+TEST(DeviceTest, RejectsMalformedStrings) {
+  EXPECT_THROW_MSG(Device("tpu:0"), "Expected one of cpu, cuda device type");
+  EXPECT_THROW_MSG(Device("cpu:x"), "Invalid device string: 'cpu:x'");
+  EXPECT_THROW_MSG(Device("cpu:"), "Invalid device string");
+}
+
+TEST_F(CpuDevices, DefaultsToOneCpuDevice) { EXPECT_EQ(cpu_device_count(), 1); }
+
+TEST_F(CpuDevices, CountIsSettable) {
+  set_cpu_device_count(3);
+  EXPECT_EQ(cpu_device_count(), 3);
+  EXPECT_NO_THROW(check_device_exists(Device("cpu:2"), "test"));
+}
+
+TEST_F(CpuDevices, IndexBeyondCountIsAnError) {
+  EXPECT_THROW_MSG(zeros({2}, Device("cpu:1")), "empty: device cpu:1 does not exist (1 CPU device");
+  EXPECT_THROW_MSG(set_cpu_device_count(0), "set_cpu_device_count: expected a count in [1, 1024]");
+}
+
+TEST(DeviceTest, CudaDevicesAreAbsentWithoutGpu) {
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  EXPECT_EQ(cuda_device_count(), 0);
+  EXPECT_THROW_MSG(zeros({2}, Device("cuda:0")), "device cuda:0 does not exist (0 CUDA devices");
+}
+
+TEST_F(CpuDevices, DeviceGuardSetsTheCurrentDeviceForFactories) {
+  set_cpu_device_count(2);
+  EXPECT_EQ(current_device(), Device("cpu:0"));
+  {
+    DeviceGuard guard(Device("cpu:1"));
+    EXPECT_EQ(zeros({2}).device(), Device("cpu:1"));
+    EXPECT_EQ(zeros({2}, Device("cpu:0")).device(), Device("cpu:0"));
+  }
+  EXPECT_EQ(current_device(), Device("cpu:0"));
+}
+
+TEST_F(CpuDevices, DeviceGuardRejectsMissingDevice) {
+  EXPECT_THROW_MSG(DeviceGuard guard(Device("cpu:5")), "DeviceGuard: device cpu:5 does not exist");
+}
+
+TEST_F(CpuDevices, MixingDevicesInOneOpNamesBoth) {
+  set_cpu_device_count(2);
+  Tensor a = ones({2}, Device("cpu:0"));
+  Tensor b = ones({2}, Device("cpu:1"));
+  EXPECT_THROW_MSG(a + b, "add: Expected all tensors to be on the same device, but found at least "
+                          "two devices, cpu:0 and cpu:1!");
+}
+
+TEST_F(CpuDevices, ToCopiesAcrossCpuDevices) {
+  set_cpu_device_count(2);
+  Tensor a = arange(4);
+  Tensor b = a.to(Device("cpu:1"));
+  EXPECT_EQ(b.device(), Device("cpu:1"));
+  EXPECT_FALSE(b.shares_storage(a));
+  EXPECT_EQ(b.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace torchlet

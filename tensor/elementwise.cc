@@ -1,1 +1,488 @@
-// placeholder
+// The op layer of elementwise operations: validation, broadcasting, type
+// promotion and output allocation; the arithmetic is in cpu/.
+#include "tensor/elementwise.h"
+
+#include "tensor/cpu/kernels.h"
+#include "tensor/factories.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+using cpu::BinaryOp;
+using cpu::UnaryOp;
+
+// A number as a 0-dim tensor on `device`, kept exact (float64 or int64) and
+// marked so that promotion treats it as a Python number.
+Tensor wrap(Scalar value, Device device) {
+  const DType dtype = value.is_floating_point() ? kFloat64 : value.is_integral() ? kInt64 : kBool;
+  Tensor t = scalar_tensor(value, TensorOptions(dtype).device(device));
+  t.impl()->set_wrapped_number(true);
+  return t;
+}
+
+// PyTorch's category rule: the higher-priority operand's dtype wins unless
+// the lower one is of a higher category (bool < integral < floating).
+bool higher_category(DType lower, DType than) {
+  auto category = [](DType d) { return is_floating_point(d) ? 2 : d == kBool ? 0 : 1; };
+  return category(lower) > category(than);
+}
+
+struct ResultTypeState {
+  std::optional<DType> dims, zero_dim, wrapped;
+
+  void add(const Tensor& t) {
+    std::optional<DType>* slot = t.impl()->is_wrapped_number() ? &wrapped
+                                 : t.dim() == 0                 ? &zero_dim
+                                                                : &dims;
+    DType d = t.dtype();
+    if (t.impl()->is_wrapped_number() && is_floating_point(d)) d = kFloat32;
+    *slot = *slot ? promote_types(**slot, d) : d;
+  }
+
+  static std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+    if (!higher) return lower;
+    if (!lower) return higher;
+    return higher_category(*lower, *higher) ? promote_types(*higher, *lower) : *higher;
+  }
+
+  DType result() const { return *combine(dims, combine(zero_dim, wrapped)); }
+};
+
+DType result_type_of(std::initializer_list<const Tensor*> tensors) {
+  ResultTypeState state;
+  for (const Tensor* t : tensors) state.add(*t);
+  return state.result();
+}
+
+bool can_cast(DType from, DType to) {
+  if (is_floating_point(from) && is_integral(to, true)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+void check_operands(const char* op, const Tensor& a, const Tensor& b) {
+  check_defined(op, a);
+  check_defined(op, b);
+  check_cpu_kernel(op, a);
+  check_cpu_kernel(op, b);
+  if (!a.impl()->is_wrapped_number() && !b.impl()->is_wrapped_number()) {
+    check_same_device(op, a, b);
+  }
+}
+
+enum class Family { kArithmetic, kDivision, kComparison, kLogical };
+
+Family family_of(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kDiv: return Family::kDivision;
+    case BinaryOp::kEq: case BinaryOp::kNe: case BinaryOp::kLt:
+    case BinaryOp::kLe: case BinaryOp::kGt: case BinaryOp::kGe: return Family::kComparison;
+    case BinaryOp::kLogicalAnd: case BinaryOp::kLogicalOr: return Family::kLogical;
+    default: return Family::kArithmetic;
+  }
+}
+
+// The dtype the kernel computes in, given the promoted dtype.
+DType compute_dtype(BinaryOp op, DType common) {
+  switch (family_of(op)) {
+    case Family::kDivision: return is_floating_point(common) ? common : kFloat32;
+    case Family::kLogical: return kBool;
+    default: return common;
+  }
+}
+
+void check_binary_semantics(BinaryOp op, const char* name, DType common, const Scalar& alpha,
+                            const Tensor& b) {
+  if (op == BinaryOp::kSub) {
+    TORCHLET_CHECK(common != kBool, name, ": Subtraction, the `-` operator, with two bool "
+                   "tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+  }
+  if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
+    TORCHLET_CHECK(!(is_integral(common, true) && alpha.is_floating_point()), name,
+                   ": For integral input tensors, argument alpha must not be a floating point "
+                   "number.");
+  }
+  if (op == BinaryOp::kPow && is_integral(common, true) && b.impl()->is_wrapped_number()) {
+    TORCHLET_CHECK(b.item<int64_t>() >= 0, name,
+                   ": Integers to negative integer powers are not allowed.");
+  }
+}
+
+Tensor binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, Scalar alpha = 1) {
+  check_operands(name, a, b);
+  const SizeVec shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  const DType common = result_type_of({&a, &b});
+  check_binary_semantics(op, name, common, alpha, b);
+  const DType compute = compute_dtype(op, common);
+  const Family family = family_of(op);
+  const DType out_dtype = family == Family::kComparison || family == Family::kLogical ? kBool
+                                                                                       : compute;
+  const Device device = a.impl()->is_wrapped_number() ? b.device() : a.device();
+  Tensor out = empty(shape, TensorOptions(out_dtype).device(device));
+  cpu::binary(op, out, a.to(compute), b.to(compute), alpha);
+  return out;
+}
+
+Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other,
+                Scalar alpha = 1) {
+  check_operands(name, self, other);
+  const SizeVec shape = broadcast_shapes(self.sizes(), other.sizes(), name);
+  TORCHLET_CHECK(IntArrayRef(shape) == self.sizes(), name, ": output with shape ",
+                 shape_str(self.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
+  check_no_internal_overlap(name, self);
+  const DType common = result_type_of({&self, &other});
+  check_binary_semantics(op, name, common, alpha, other);
+  const DType compute = compute_dtype(op, common);
+  TORCHLET_CHECK(can_cast(compute, self.dtype()), name, ": result type ", compute,
+                 " can't be cast to the desired output type ", self.dtype());
+  const Tensor b = unaliased_input(self, other.to(compute));
+  if (compute == self.dtype()) {
+    cpu::binary(op, self, self, b, alpha);
+  } else {
+    Tensor tmp = empty(shape, TensorOptions(compute).device(self.device()));
+    cpu::binary(op, tmp, self.to(compute), b, alpha);
+    cpu::copy(self, tmp);
+  }
+  self.bump_version();
+  return self;
+}
+
+// Float-only math promotes integral inputs to float32; others keep dtype.
+bool is_float_math(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNeg: case UnaryOp::kAbs: case UnaryOp::kSign: case UnaryOp::kRelu:
+    case UnaryOp::kLogicalNot: return false;
+    default: return true;
+  }
+}
+
+void check_unary_dtype(UnaryOp op, const char* name, DType dtype) {
+  if (dtype != kBool) return;
+  TORCHLET_CHECK(op != UnaryOp::kNeg, name, ": Negation, the `-` operator, on a bool tensor is "
+                 "not supported. If you are trying to invert a mask, use the `~` or "
+                 "`logical_not()` operator instead.");
+  TORCHLET_CHECK(op != UnaryOp::kAbs && op != UnaryOp::kRelu, name,
+                 ": not implemented for 'Bool' tensors");
+}
+
+Tensor unary(UnaryOp op, const char* name, const Tensor& t) {
+  check_defined(name, t);
+  check_cpu_kernel(name, t);
+  check_unary_dtype(op, name, t.dtype());
+  const DType dtype = op == UnaryOp::kLogicalNot                    ? kBool
+                      : is_float_math(op) && !t.is_floating_point() ? kFloat32
+                                                                    : t.dtype();
+  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()));
+  cpu::unary(op, out, op == UnaryOp::kLogicalNot ? t : t.to(dtype));
+  return out;
+}
+
+Tensor& unary_(UnaryOp op, const char* name, Tensor& t) {
+  check_defined(name, t);
+  check_cpu_kernel(name, t);
+  check_unary_dtype(op, name, t.dtype());
+  check_no_internal_overlap(name, t);
+  TORCHLET_CHECK(!is_float_math(op) || t.is_floating_point(), name, ": result type Float can't "
+                 "be cast to the desired output type ", t.dtype());
+  cpu::unary(op, t, t);
+  t.bump_version();
+  return t;
+}
+
+UnaryOp gelu_op(const std::string& approximate) {
+  TORCHLET_CHECK(approximate == "none" || approximate == "tanh",
+                 "gelu: approximate argument must be either none or tanh, got '", approximate,
+                 "'");
+  return approximate == "none" ? UnaryOp::kGelu : UnaryOp::kGeluTanh;
+}
+
+// The dtype of clamp(t, min, max): bounds take part in promotion as numbers.
+DType clamp_dtype(const Tensor& t, const std::optional<Scalar>& lo,
+                  const std::optional<Scalar>& hi) {
+  ResultTypeState state;
+  state.add(t);
+  for (const auto* bound : {&lo, &hi}) {
+    if (*bound) state.add(wrap(**bound, t.device()));
+  }
+  return state.result();
+}
+
+void check_clamp_args(const Tensor& t, const std::optional<Scalar>& lo,
+                      const std::optional<Scalar>& hi) {
+  check_defined("clamp", t);
+  check_cpu_kernel("clamp", t);
+  TORCHLET_CHECK(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
+  TORCHLET_CHECK(t.dtype() != kBool, "clamp: not implemented for 'Bool' tensors");
+}
+
+Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_defined("where", cond);
+  check_operands("where", a, b);
+  check_cpu_kernel("where", cond);
+  TORCHLET_CHECK(cond.dtype() == kBool, "where: where expected condition to be a boolean tensor, "
+                 "but got a tensor with dtype ", cond.dtype());
+  if (!a.impl()->is_wrapped_number()) check_same_device("where", cond, a);
+  if (!b.impl()->is_wrapped_number()) check_same_device("where", cond, b);
+  const SizeVec shape =
+      broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  const DType dtype = result_type_of({&a, &b});
+  Tensor out = empty(shape, TensorOptions(dtype).device(cond.device()));
+  cpu::where(out, cond, a.to(dtype), b.to(dtype));
+  return out;
+}
+
+void check_mask(const char* op, const Tensor& t, const Tensor& mask) {
+  check_defined(op, mask);
+  check_cpu_kernel(op, t);
+  check_same_device(op, t, mask);
+  TORCHLET_CHECK(mask.dtype() == kBool, op, ": masked_fill_ only supports boolean masks, but got "
+                 "mask with dtype ", mask.dtype());
+}
+
+Tensor& masked_fill_impl(Tensor& t, const Tensor& mask, const Tensor& value) {
+  check_mask("masked_fill_", t, mask);
+  TORCHLET_CHECK(value.dim() == 0, "masked_fill_: masked_fill_ only supports a 0-dimensional "
+                 "value tensor, but got tensor with ", value.dim(), " dimension(s).");
+  const SizeVec shape = broadcast_shapes(t.sizes(), mask.sizes(), "masked_fill_");
+  TORCHLET_CHECK(IntArrayRef(shape) == t.sizes(), "masked_fill_: output with shape ",
+                 shape_str(t.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
+  check_no_internal_overlap("masked_fill_", t);
+  cpu::where(t, mask, value.to(t.device(), t.dtype()), t);
+  t.bump_version();
+  return t;
+}
+
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) { return result_type_of({&a, &b}); }
+DType result_type(const Tensor& a, Scalar b) {
+  const Tensor w = wrap(b, a.device());
+  return result_type_of({&a, &w});
+}
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary(BinaryOp::kAdd, "add", a, b, alpha);
+}
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  return binary(BinaryOp::kAdd, "add", a, wrap(b, a.device()), alpha);
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary(BinaryOp::kSub, "sub", a, b, alpha);
+}
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  return binary(BinaryOp::kSub, "sub", a, wrap(b, a.device()), alpha);
+}
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kMul, "mul", a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return binary(BinaryOp::kMul, "mul", a, wrap(b, a.device())); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kDiv, "div", a, b); }
+Tensor div(const Tensor& a, Scalar b) { return binary(BinaryOp::kDiv, "div", a, wrap(b, a.device())); }
+Tensor pow(const Tensor& base, const Tensor& exponent) {
+  return binary(BinaryOp::kPow, "pow", base, exponent);
+}
+Tensor pow(const Tensor& base, Scalar exponent) {
+  return binary(BinaryOp::kPow, "pow", base, wrap(exponent, base.device()));
+}
+Tensor pow(Scalar base, const Tensor& exponent) {
+  return binary(BinaryOp::kPow, "pow", wrap(base, exponent.device()), exponent);
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kMaximum, "maximum", a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kMinimum, "minimum", a, b);
+}
+
+#define TORCHLET_COMPARISON(name, op)                                       \
+  Tensor name(const Tensor& a, const Tensor& b) {                           \
+    return binary(BinaryOp::op, #name, a, b);                               \
+  }                                                                         \
+  Tensor name(const Tensor& a, Scalar b) {                                  \
+    return binary(BinaryOp::op, #name, a, wrap(b, a.device()));             \
+  }                                                                         \
+  Tensor Tensor::name(const Tensor& other) const { return torchlet::name(*this, other); } \
+  Tensor Tensor::name(Scalar other) const { return torchlet::name(*this, other); }
+TORCHLET_COMPARISON(eq, kEq)
+TORCHLET_COMPARISON(ne, kNe)
+TORCHLET_COMPARISON(lt, kLt)
+TORCHLET_COMPARISON(le, kLe)
+TORCHLET_COMPARISON(gt, kGt)
+TORCHLET_COMPARISON(ge, kGe)
+#undef TORCHLET_COMPARISON
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kLogicalAnd, "logical_and", a, b);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kLogicalOr, "logical_or", a, b);
+}
+Tensor logical_not(const Tensor& t) { return unary(UnaryOp::kLogicalNot, "logical_not", t); }
+
+#define TORCHLET_UNARY(name, op)                                                       \
+  Tensor name(const Tensor& t) { return unary(UnaryOp::op, #name, t); }                \
+  Tensor Tensor::name() const { return unary(UnaryOp::op, #name, *this); }             \
+  Tensor& Tensor::name##_() { return unary_(UnaryOp::op, #name "_", *this); }
+TORCHLET_UNARY(neg, kNeg)
+TORCHLET_UNARY(abs, kAbs)
+TORCHLET_UNARY(sign, kSign)
+TORCHLET_UNARY(exp, kExp)
+TORCHLET_UNARY(log, kLog)
+TORCHLET_UNARY(log1p, kLog1p)
+TORCHLET_UNARY(sqrt, kSqrt)
+TORCHLET_UNARY(rsqrt, kRsqrt)
+TORCHLET_UNARY(sin, kSin)
+TORCHLET_UNARY(cos, kCos)
+TORCHLET_UNARY(relu, kRelu)
+TORCHLET_UNARY(sigmoid, kSigmoid)
+TORCHLET_UNARY(tanh, kTanh)
+#undef TORCHLET_UNARY
+
+Tensor gelu(const Tensor& t, const std::string& approximate) {
+  return unary(gelu_op(approximate), "gelu", t);
+}
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_clamp_args(t, min, max);
+  const DType dtype = clamp_dtype(t, min, max);
+  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()));
+  cpu::clamp(out, t.to(dtype), min ? &*min : nullptr, max ? &*max : nullptr);
+  return out;
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  return where_impl(condition, a, b);
+}
+Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
+  return where_impl(condition, a, wrap(b, condition.device()));
+}
+Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
+  return where_impl(condition, wrap(a, condition.device()), b);
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
+  return t.masked_fill(mask, value);
+}
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
+  return t.masked_fill(mask, value);
+}
+
+// ---- Tensor methods -------------------------------------------------------------
+
+Tensor Tensor::add(const Tensor& other, Scalar alpha) const { return torchlet::add(*this, other, alpha); }
+Tensor Tensor::add(Scalar other, Scalar alpha) const { return torchlet::add(*this, other, alpha); }
+Tensor Tensor::sub(const Tensor& other, Scalar alpha) const { return torchlet::sub(*this, other, alpha); }
+Tensor Tensor::sub(Scalar other, Scalar alpha) const { return torchlet::sub(*this, other, alpha); }
+Tensor Tensor::mul(const Tensor& other) const { return torchlet::mul(*this, other); }
+Tensor Tensor::mul(Scalar other) const { return torchlet::mul(*this, other); }
+Tensor Tensor::div(const Tensor& other) const { return torchlet::div(*this, other); }
+Tensor Tensor::div(Scalar other) const { return torchlet::div(*this, other); }
+Tensor Tensor::pow(const Tensor& exponent) const { return torchlet::pow(*this, exponent); }
+Tensor Tensor::pow(Scalar exponent) const { return torchlet::pow(*this, exponent); }
+Tensor Tensor::maximum(const Tensor& other) const { return torchlet::maximum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return torchlet::minimum(*this, other); }
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  return binary_(BinaryOp::kAdd, "add_", *this, other, alpha);
+}
+Tensor& Tensor::add_(Scalar other, Scalar alpha) {
+  return binary_(BinaryOp::kAdd, "add_", *this, wrap(other, device()), alpha);
+}
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  return binary_(BinaryOp::kSub, "sub_", *this, other, alpha);
+}
+Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
+  return binary_(BinaryOp::kSub, "sub_", *this, wrap(other, device()), alpha);
+}
+Tensor& Tensor::mul_(const Tensor& other) { return binary_(BinaryOp::kMul, "mul_", *this, other); }
+Tensor& Tensor::mul_(Scalar other) {
+  return binary_(BinaryOp::kMul, "mul_", *this, wrap(other, device()));
+}
+Tensor& Tensor::div_(const Tensor& other) { return binary_(BinaryOp::kDiv, "div_", *this, other); }
+Tensor& Tensor::div_(Scalar other) {
+  return binary_(BinaryOp::kDiv, "div_", *this, wrap(other, device()));
+}
+Tensor& Tensor::pow_(const Tensor& exponent) {
+  return binary_(BinaryOp::kPow, "pow_", *this, exponent);
+}
+Tensor& Tensor::pow_(Scalar exponent) {
+  return binary_(BinaryOp::kPow, "pow_", *this, wrap(exponent, device()));
+}
+
+Tensor Tensor::gelu(const std::string& approximate) const {
+  return torchlet::gelu(*this, approximate);
+}
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return torchlet::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_clamp_args(*this, min, max);
+  check_no_internal_overlap("clamp_", *this);
+  const DType dtype = clamp_dtype(*this, min, max);
+  TORCHLET_CHECK(can_cast(dtype, this->dtype()), "clamp_: result type ", dtype,
+                 " can't be cast to the desired output type ", this->dtype());
+  cpu::clamp(*this, *this, min ? &*min : nullptr, max ? &*max : nullptr);
+  bump_version();
+  return *this;
+}
+
+Tensor Tensor::logical_and(const Tensor& other) const { return torchlet::logical_and(*this, other); }
+Tensor Tensor::logical_or(const Tensor& other) const { return torchlet::logical_or(*this, other); }
+Tensor Tensor::logical_not() const { return torchlet::logical_not(*this); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return torchlet::where(condition, *this, other);
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  return masked_fill(mask, wrap(value, device()));
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  check_defined("masked_fill", *this);
+  check_mask("masked_fill", *this, mask);
+  const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
+  Tensor out = expand(shape).clone();
+  return masked_fill_impl(out, mask, value);
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  return masked_fill_impl(*this, mask, wrap(value, device()));
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  return masked_fill_impl(*this, mask, value);
+}
+
+// ---- Operators ---------------------------------------------------------------------
+
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(a, b.device()), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(a, b.device()), b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, Scalar b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, Scalar b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, Scalar b) { return a.div_(b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+
+}  // namespace torchlet

@@ -1,1 +1,262 @@
+#include "tensor/elementwise.h"
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
 #include "gtest/gtest.h"
+#include "tensor/tensor.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+using testing::all_close;
+using testing::values;
+
+// Golden results exported from PyTorch by tools/gen_elementwise_golden.py.
+std::map<std::string, Tensor> load_golden() {
+  std::ifstream in("tensor/testdata/elementwise_golden.txt");
+  EXPECT_TRUE(in.good()) << "missing golden file";
+  std::map<std::string, Tensor> golden;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string name, shape_text, value_text;
+    std::getline(fields, name, '|');
+    std::getline(fields, shape_text, '|');
+    std::getline(fields, value_text);
+    std::vector<int64_t> shape;
+    std::stringstream dims(shape_text);
+    for (std::string d; std::getline(dims, d, ',');) shape.push_back(std::stoll(d));
+    std::vector<double> vals;
+    std::stringstream vs(value_text);
+    for (double v; vs >> v;) vals.push_back(v);
+    golden[name] = from_vector(vals, shape);
+  }
+  return golden;
+}
+
+const std::map<std::string, Tensor>& golden() {
+  static const auto* g = new std::map<std::string, Tensor>(load_golden());
+  return *g;
+}
+
+Tensor x() { return linspace(-2, 2, 12).view({3, 4}); }
+Tensor y() { return arange(4, kFloat32) + 0.5; }
+Tensor pos(const Tensor& t) { return t.abs() + 0.1; }
+
+// Every op runs on contiguous, transposed and step-sliced forms of x.
+std::vector<Tensor> layouts(const Tensor& t) {
+  return {t, testing::transposed_copy(t), testing::strided_copy(t)};
+}
+
+using Unary = std::function<Tensor(const Tensor&)>;
+using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+
+const std::map<std::string, Unary>& unary_cases() {
+  static const auto* cases = new std::map<std::string, Unary>{
+      {"neg", [](const Tensor& t) { return -t; }},
+      {"abs", [](const Tensor& t) { return t.abs(); }},
+      {"sign", [](const Tensor& t) { return t.sign(); }},
+      {"exp", [](const Tensor& t) { return t.exp(); }},
+      {"log", [](const Tensor& t) { return pos(t).log(); }},
+      {"log1p", [](const Tensor& t) { return pos(t).log1p(); }},
+      {"sqrt", [](const Tensor& t) { return pos(t).sqrt(); }},
+      {"rsqrt", [](const Tensor& t) { return pos(t).rsqrt(); }},
+      {"sin", [](const Tensor& t) { return t.sin(); }},
+      {"cos", [](const Tensor& t) { return t.cos(); }},
+      {"relu", [](const Tensor& t) { return t.relu(); }},
+      {"sigmoid", [](const Tensor& t) { return t.sigmoid(); }},
+      {"tanh", [](const Tensor& t) { return t.tanh(); }},
+      {"gelu", [](const Tensor& t) { return t.gelu(); }},
+      {"gelu_tanh", [](const Tensor& t) { return t.gelu("tanh"); }},
+      {"clamp", [](const Tensor& t) { return t.clamp(-0.5, 1.0); }},
+      {"pow_scalar", [](const Tensor& t) { return t.pow(2); }},
+  };
+  return *cases;
+}
+
+const std::map<std::string, Binary>& binary_cases() {
+  static const auto* cases = new std::map<std::string, Binary>{
+      {"add", [](const Tensor& a, const Tensor& b) { return a + b; }},
+      {"add_alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, 2.5); }},
+      {"sub", [](const Tensor& a, const Tensor& b) { return a - b; }},
+      {"mul", [](const Tensor& a, const Tensor& b) { return a * b; }},
+      {"div", [](const Tensor& a, const Tensor& b) { return a / b; }},
+      {"pow", [](const Tensor& a, const Tensor& b) { return pos(a).pow(b); }},
+      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b - 2); }},
+      {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b - 2); }},
+      {"lt", [](const Tensor& a, const Tensor& b) { return (a < b - 2).to(kFloat32); }},
+      {"where", [](const Tensor& a, const Tensor& b) { return where(a > 0, a, b * 10); }},
+  };
+  return *cases;
+}
+
+TEST(ElementwiseTest, UnaryOpsMatchPyTorchOnEveryLayout) {
+  for (const auto& [name, op] : unary_cases()) {
+    for (const Tensor& input : layouts(x())) {
+      EXPECT_TRUE(all_close(op(input), golden().at(name), 1e-5, 1e-6)) << name;
+    }
+  }
+}
+
+TEST(ElementwiseTest, BinaryOpsBroadcastAndMatchPyTorchOnEveryLayout) {
+  for (const auto& [name, op] : binary_cases()) {
+    for (const Tensor& input : layouts(x())) {
+      EXPECT_TRUE(all_close(op(input, y()), golden().at(name), 1e-5, 1e-6)) << name;
+    }
+  }
+}
+
+TEST(ElementwiseTest, BinaryOpsAcceptExpandedInputs) {
+  Tensor a = x().select(0, 0).unsqueeze(0).expand({3, 4});
+  Tensor expected = x().select(0, 0).unsqueeze(0) * y();
+  EXPECT_TRUE(all_close(a * y(), expected.expand({3, 4})));
+}
+
+TEST(ElementwiseTest, IntegerDivisionIsTrueDivision) {
+  Tensor q = tensor({{7, -7}, {3, 0}}) / tensor({2, 4});
+  EXPECT_EQ(q.dtype(), kFloat32);
+  EXPECT_TRUE(all_close(q, golden().at("int_div")));
+}
+
+TEST(ElementwiseTest, ScalarOperandsOnEitherSide) {
+  EXPECT_EQ(values(2 - tensor({1, 5})), (std::vector<double>{1, -3}));
+  EXPECT_EQ(values(1.0 / tensor({2.0, 4.0})), (std::vector<double>{0.5, 0.25}));
+  EXPECT_EQ(values(tensor({1, 2}) * 3), (std::vector<double>{3, 6}));
+  EXPECT_EQ(values(pow(2, tensor({1, 3}))), (std::vector<double>{2, 8}));
+}
+
+TEST(ElementwiseTest, IntegerPowStaysIntegral) {
+  Tensor p = tensor({2, 3, -2}).pow(3);
+  EXPECT_EQ(p.dtype(), kInt64);
+  EXPECT_EQ(values(p), (std::vector<double>{8, 27, -8}));
+  EXPECT_THROW_MSG(tensor({2}).pow(-1), "pow: Integers to negative integer powers are not allowed.");
+}
+
+TEST(ElementwiseTest, FloatMathOnIntegersGivesFloat32) {
+  EXPECT_EQ(tensor({1, 2}).exp().dtype(), kFloat32);
+  EXPECT_EQ(tensor({-1, 2}).abs().dtype(), kInt64);
+  EXPECT_EQ(values(tensor({-1, 2}).relu()), (std::vector<double>{0, 2}));
+}
+
+TEST(ElementwiseTest, NanPropagatesThroughMaximumAndClamp) {
+  Tensor n = tensor({NAN, 1.0f});
+  EXPECT_TRUE(std::isnan(maximum(n, tensor({0.0f, 0.0f})).to_vector<float>()[0]));
+  EXPECT_TRUE(std::isnan(n.clamp(0, 0.5).to_vector<float>()[0]));
+}
+
+TEST(ElementwiseTest, ComparisonsGiveBool) {
+  Tensor c = tensor({1, 2, 3}) >= 2;
+  EXPECT_EQ(c.dtype(), kBool);
+  EXPECT_EQ(c.to_vector<bool>(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ((tensor({1.0, 2.0}) == tensor({1, 3})).to_vector<bool>(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(ne(tensor({1, 2}), 1).to_vector<bool>(), (std::vector<bool>{false, true}));
+}
+
+TEST(ElementwiseTest, LogicalOpsTreatNonzeroAsTrue) {
+  Tensor a = tensor({0.0, 2.0, 0.0, -1.0});
+  Tensor b = tensor({0, 0, 3, 1});
+  EXPECT_EQ(logical_and(a, b).to_vector<bool>(), (std::vector<bool>{false, false, false, true}));
+  EXPECT_EQ(logical_or(a, b).to_vector<bool>(), (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(logical_not(a).to_vector<bool>(), (std::vector<bool>{true, false, true, false}));
+}
+
+TEST(ElementwiseTest, WhereBroadcastsAndPromotes) {
+  Tensor w = where(tensor({true, false}), tensor({{1, 2}, {3, 4}}), 0.5);
+  EXPECT_EQ(w.dtype(), kFloat32);
+  EXPECT_EQ(values(w), (std::vector<double>{1, 0.5, 3, 0.5}));
+  EXPECT_THROW_MSG(where(tensor({1.0}), tensor({1}), tensor({2})),
+                   "where: where expected condition to be a boolean tensor, but got a tensor with "
+                   "dtype float32");
+}
+
+TEST(ElementwiseTest, MaskedFillWritesWhereTheMaskHolds) {
+  Tensor t = zeros({2, 2});
+  Tensor filled = t.masked_fill(tensor({true, false}), 5);
+  EXPECT_EQ(values(filled), (std::vector<double>{5, 0, 5, 0}));
+  EXPECT_EQ(values(t), std::vector<double>(4, 0.0));
+  t.masked_fill_(tensor({{false, true}, {true, false}}), scalar_tensor(-1.0));
+  EXPECT_EQ(values(t), (std::vector<double>{0, -1, -1, 0}));
+}
+
+TEST(ElementwiseTest, MaskedFillErrors) {
+  Tensor t = zeros({2});
+  EXPECT_THROW_MSG(t.masked_fill_(tensor({1, 0}), 1), "masked_fill_ only supports boolean masks, "
+                                                      "but got mask with dtype int64");
+  EXPECT_THROW_MSG(t.masked_fill_(tensor({true, false}), zeros({2})),
+                   "masked_fill_ only supports a 0-dimensional value tensor");
+}
+
+TEST(ElementwiseTest, InPlaceOpsWriteIntoSelf) {
+  Tensor t = tensor({1.0, 2.0});
+  Tensor alias = t;
+  t.add_(1).mul_(2);
+  t += tensor({1.0, 1.0});
+  EXPECT_EQ(values(alias), (std::vector<double>{5, 7}));
+  t.sqrt_();
+  EXPECT_NEAR(values(alias)[0], std::sqrt(5.0), 1e-6);
+}
+
+TEST(ElementwiseTest, InPlaceOnNonContiguousSelf) {
+  Tensor t = zeros({2, 3});
+  Tensor view = t.t();
+  view.add_(tensor({1, 2}));
+  EXPECT_EQ(values(t), (std::vector<double>{1, 1, 1, 2, 2, 2}));
+}
+
+TEST(ElementwiseTest, InPlaceWithOverlappingInputIsCorrect) {
+  Tensor a = arange(4, kFloat32).view({2, 2});
+  a.add_(a.t());
+  EXPECT_EQ(values(a), (std::vector<double>{0, 3, 3, 6}));
+}
+
+TEST(ElementwiseTest, InPlaceCannotChangeDtypeOrShape) {
+  Tensor i = tensor({1, 2});
+  EXPECT_THROW_MSG(i.add_(1.5), "add_: result type float32 can't be cast to the desired output type "
+                                "int64");
+  EXPECT_THROW_MSG(i.exp_(), "exp_: result type Float can't be cast");
+  EXPECT_THROW_MSG(zeros({3}).add_(zeros({2, 3})), "add_: output with shape [3] doesn't match the "
+                                                   "broadcast shape [2, 3]");
+}
+
+TEST(ElementwiseTest, MismatchedShapesNameBothSizes) {
+  EXPECT_THROW_MSG(zeros({2, 3}) + zeros({2, 4}),
+                   "add: The size of tensor a (3) must match the size of tensor b (4) at "
+                   "non-singleton dimension 1");
+}
+
+TEST(ElementwiseTest, BoolArithmeticErrors) {
+  Tensor b = tensor({true, false});
+  EXPECT_THROW_MSG(-b, "neg: Negation, the `-` operator, on a bool tensor is not supported.");
+  EXPECT_THROW_MSG(b - b, "sub: Subtraction, the `-` operator, with two bool tensors is not "
+                          "supported.");
+  EXPECT_THROW_MSG(tensor({1, 2}).add(tensor({1, 2}), 0.5),
+                   "add: For integral input tensors, argument alpha must not be a floating point "
+                   "number.");
+}
+
+TEST(ElementwiseTest, ClampNeedsABound) {
+  EXPECT_THROW_MSG(zeros({2}).clamp(std::nullopt, std::nullopt),
+                   "clamp: At least one of 'min' or 'max' must not be None");
+  EXPECT_THROW_MSG(zeros({2}).gelu("fast"), "gelu: approximate argument must be either none or tanh");
+}
+
+TEST(ElementwiseTest, ZeroSizeTensorsProduceZeroSizeResults) {
+  Tensor e = zeros({0, 3}) + ones({3});
+  EXPECT_EQ(e.sizes(), IntArrayRef({0, 3}));
+  EXPECT_EQ(zeros({0}).exp().numel(), 0);
+}
+
+TEST(ElementwiseTest, LargeTensorsUseTheIntraOpPool) {
+  Tensor a = arange(1 << 20, kFloat32);
+  Tensor b = a * 2 + 1;
+  std::vector<float> v = b.to_vector<float>();
+  for (size_t i = 0; i < v.size(); i += 9973) ASSERT_EQ(v[i], 2.0f * i + 1) << i;
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -97,8 +97,9 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options) 
     // Symmetric evaluation, as PyTorch does: exact at both ends.
     const int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i) {
-      p[i] = static_cast<T>(i < half ? start + step * static_cast<double>(i)
-                                     : end - step * static_cast<double>(steps - 1 - i));
+      p[i] = static_cast<T>(steps == 1    ? start
+                            : i < half ? start + step * static_cast<double>(i)
+                                       : end - step * static_cast<double>(steps - 1 - i));
     }
   });
   return t;

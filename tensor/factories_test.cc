@@ -1,1 +1,133 @@
+#include "tensor/factories.h"
+
 #include "gtest/gtest.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+using testing::values;
+
+TEST(FactoriesTest, ZerosOnesFullHaveShapeAndValue) {
+  EXPECT_EQ(values(zeros({2, 3})), std::vector<double>(6, 0.0));
+  EXPECT_EQ(values(ones({4}, kInt32)), std::vector<double>(4, 1.0));
+  Tensor f = full({2}, 7);
+  EXPECT_EQ(f.dtype(), kInt64);
+  EXPECT_EQ(values(f), (std::vector<double>{7, 7}));
+  EXPECT_EQ(full({1}, 2.5).dtype(), kFloat32);
+  EXPECT_EQ(full({1}, true).dtype(), kBool);
+}
+
+TEST(FactoriesTest, DefaultsToFloat32OnTheCurrentDevice) {
+  Tensor t = empty({3});
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_EQ(t.device(), Device("cpu:0"));
+  EXPECT_TRUE(t.is_contiguous());
+}
+
+TEST(FactoriesTest, CpuMemoryIs64ByteAligned) {
+  for (int n : {1, 3, 17, 1000}) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(empty({n}).data_ptr()) % 64, 0u);
+  }
+}
+
+TEST(FactoriesTest, ZeroSizeTensorsAreValid) {
+  Tensor t = zeros({0, 3});
+  EXPECT_EQ(t.numel(), 0);
+  EXPECT_EQ(t.sizes(), IntArrayRef({0, 3}));
+}
+
+TEST(FactoriesTest, NegativeSizeIsAnError) {
+  EXPECT_THROW_MSG(zeros({2, -1}), "empty: Trying to create tensor with negative dimension -1: [2, -1]");
+}
+
+TEST(FactoriesTest, OverflowingSizeIsAnError) {
+  EXPECT_THROW_MSG(empty({1LL << 40, 1LL << 40}), "overflows int64");
+  EXPECT_THROW_MSG(empty({1LL << 62}, kFloat64), "overflows the address space");
+}
+
+TEST(FactoriesTest, ArangeIntegerAndFloat) {
+  EXPECT_EQ(arange(5).dtype(), kInt64);
+  EXPECT_EQ(values(arange(5)), (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(values(arange(1, 10, 3)), (std::vector<double>{1, 4, 7}));
+  EXPECT_EQ(values(arange(5, 0, -2)), (std::vector<double>{5, 3, 1}));
+  Tensor f = arange(0, 1, 0.25);
+  EXPECT_EQ(f.dtype(), kFloat32);
+  EXPECT_EQ(values(f), (std::vector<double>{0, 0.25, 0.5, 0.75}));
+}
+
+TEST(FactoriesTest, ArangeRejectsBadSteps) {
+  EXPECT_THROW_MSG(arange(0, 5, 0), "arange: step must be nonzero");
+  EXPECT_THROW_MSG(arange(5, 0, 1), "arange: upper bound and larger bound inconsistent");
+}
+
+TEST(FactoriesTest, LinspaceIncludesBothEnds) {
+  EXPECT_EQ(values(linspace(0, 1, 5)), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(linspace(0, 1, 0).numel(), 0);
+  EXPECT_EQ(values(linspace(3, 7, 1)), (std::vector<double>{3}));
+  EXPECT_THROW_MSG(linspace(0, 1, -1), "linspace: number of steps must be non-negative");
+}
+
+TEST(FactoriesTest, EyeIsIdentity) {
+  EXPECT_EQ(values(eye(2)), (std::vector<double>{1, 0, 0, 1}));
+  EXPECT_EQ(values(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(eye(0).numel(), 0);
+  EXPECT_THROW_MSG(eye(-1), "eye: n must be greater or equal to 0");
+}
+
+TEST(FactoriesTest, LikeFactoriesCopyDtypeAndDevice) {
+  Tensor t = ones({2, 2}, kFloat64);
+  EXPECT_EQ(zeros_like(t).dtype(), kFloat64);
+  EXPECT_EQ(ones_like(t, kInt32).dtype(), kInt32);
+  EXPECT_EQ(values(full_like(t, 3)), std::vector<double>(4, 3.0));
+  EXPECT_EQ(empty_like(t).sizes(), t.sizes());
+}
+
+TEST(FactoriesTest, FromVectorChecksTheElementCount) {
+  Tensor t = from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_EQ(t.size(1), 3);
+  EXPECT_THROW_MSG(from_vector(std::vector<float>{1, 2, 3}, {2, 2}),
+                   "from_vector: 3 values do not fill shape [2, 2] (4 elements)");
+}
+
+TEST(FactoriesTest, FromBlobSharesTheCallersMemory) {
+  float data[4] = {1, 2, 3, 4};
+  Tensor t = from_blob(data, {2, 2});
+  data[3] = 9;
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{1, 2, 3, 9}));
+  t.fill_(0);
+  EXPECT_EQ(data[0], 0);
+}
+
+TEST(FactoriesTest, FromBlobRunsTheDeleter) {
+  bool deleted = false;
+  {
+    static float data[2] = {1, 2};
+    Tensor t = from_blob(data, {2}, {1}, {}, [&](void*) { deleted = true; });
+  }
+  EXPECT_TRUE(deleted);
+}
+
+TEST(FactoriesTest, TensorLiteralsInferDtypeAndShape) {
+  Tensor i = tensor({{1, 2}, {3, 4}});
+  EXPECT_EQ(i.dtype(), kInt64);
+  EXPECT_EQ(i.sizes(), IntArrayRef({2, 2}));
+  EXPECT_EQ(tensor({1.5, 2}).dtype(), kFloat32);
+  EXPECT_EQ(tensor({true, false}).dtype(), kBool);
+  EXPECT_EQ(tensor(3.0).dim(), 0);
+  EXPECT_EQ(tensor({1, 2}, kFloat64).dtype(), kFloat64);
+}
+
+TEST(FactoriesTest, RaggedLiteralIsAnError) {
+  EXPECT_THROW_MSG(tensor({{1, 2}, {3}}), "tensor: expected sequence of length 2 at dim 1 (got 1)");
+}
+
+TEST(FactoriesTest, ScalarTensorIsZeroDim) {
+  Tensor t = scalar_tensor(2.5);
+  EXPECT_EQ(t.dim(), 0);
+  EXPECT_EQ(t.item<double>(), 2.5);
+}
+
+}  // namespace
+}  // namespace torchlet

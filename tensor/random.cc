@@ -1,1 +1,237 @@
-// placeholder
+// Random factories and in-place random fills. Each device has its own
+// generator (a Mersenne Twister); manual_seed reseeds them all. Values are
+// drawn on the host, in row-major order, then copied to the tensor.
+#include "tensor/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "tensor/cpu/dispatch.h"
+#include "tensor/factories.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+using Engine = std::mt19937_64;
+
+constexpr uint64_t kDefaultSeed = 67280421310721ULL;
+
+struct Generator {
+  std::mutex mutex;
+  Engine engine;
+};
+
+// The generator of every device that has drawn a number, created on first
+// use with the current seed.
+class Generators {
+ public:
+  static Generators& instance() {
+    static Generators* generators = new Generators;  // never destroyed
+    return *generators;
+  }
+
+  Generator& of(Device device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_ptr<Generator>& gen = by_device_[{static_cast<int>(device.type), device.index}];
+    if (!gen) {
+      gen = std::make_unique<Generator>();
+      gen->engine.seed(seed_);
+    }
+    return *gen;
+  }
+
+  void seed(uint64_t seed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seed_ = seed;
+    for (auto& [device, gen] : by_device_) {
+      std::lock_guard<std::mutex> gen_lock(gen->mutex);
+      gen->engine.seed(seed);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  uint64_t seed_ = kDefaultSeed;
+  std::map<std::pair<int, int>, std::unique_ptr<Generator>> by_device_;
+};
+
+void check_floating(const char* op, DType dtype) {
+  TORCHLET_CHECK(is_floating_point(dtype), op, ": expected a floating-point dtype, got ", dtype);
+}
+
+void check_probability(const char* op, double p) {
+  TORCHLET_CHECK(p >= 0 && p <= 1, op, ": expected p to be in [0, 1], but got p=", p);
+}
+
+// Uniform on [0, 1) with T's precision (so a float never rounds up to 1).
+template <typename T>
+T unit_uniform(Engine& engine);
+template <>
+float unit_uniform<float>(Engine& engine) {
+  return static_cast<float>(engine() >> 40) * 0x1p-24f;
+}
+template <>
+double unit_uniform<double>(Engine& engine) {
+  return static_cast<double>(engine() >> 11) * 0x1p-53;
+}
+
+// Two independent standard normals (Box–Muller).
+std::pair<double, double> standard_normal_pair(Engine& engine) {
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform<double>(engine)));
+  const double angle = 2.0 * M_PI * unit_uniform<double>(engine);
+  return {radius * std::cos(angle), radius * std::sin(angle)};
+}
+
+// Calls `fill(buffer, engine)` under the generator of t's device, where
+// `buffer` is a contiguous host tensor of t's shape and dtype (t itself when
+// it is a contiguous CPU tensor), then writes the buffer into t and bumps
+// t's version.
+template <typename Fill>
+void random_fill(Tensor& t, const char* op, Fill&& fill) {
+  check_no_internal_overlap(op, t);
+  const bool direct = t.device().is_cpu() && t.is_contiguous();
+  const Tensor buffer =
+      direct ? t : empty(t.sizes(), TensorOptions(t.dtype()).device(Device(kCPU, 0)));
+  Generator& gen = Generators::instance().of(t.device());
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    fill(buffer, gen.engine);
+  }
+  if (direct) {
+    t.bump_version();
+  } else {
+    t.copy_(buffer);
+  }
+}
+
+}  // namespace
+
+void manual_seed(uint64_t seed) { Generators::instance().seed(seed); }
+
+Tensor& Tensor::uniform_(double from, double to) {
+  check_floating("uniform_", dtype());
+  TORCHLET_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but found from=",
+                 from, " > to=", to);
+  random_fill(*this, "uniform_", [&](const Tensor& buffer, Engine& engine) {
+    cpu::dispatch_floating(buffer.dtype(), "uniform_", [&](auto tag) {
+      using T = decltype(tag);
+      T* p = static_cast<T*>(buffer.data_ptr());
+      for (int64_t i = 0; i < buffer.numel(); ++i) {
+        p[i] = static_cast<T>(from + (to - from) * unit_uniform<T>(engine));
+      }
+    });
+  });
+  return *this;
+}
+
+Tensor& Tensor::normal_(double mean, double std) {
+  check_floating("normal_", dtype());
+  TORCHLET_CHECK(std >= 0, "normal_: expects std >= 0.0, but found std=", std);
+  random_fill(*this, "normal_", [&](const Tensor& buffer, Engine& engine) {
+    cpu::dispatch_floating(buffer.dtype(), "normal_", [&](auto tag) {
+      using T = decltype(tag);
+      T* p = static_cast<T*>(buffer.data_ptr());
+      const int64_t n = buffer.numel();
+      for (int64_t i = 0; i < n; i += 2) {
+        const auto [z0, z1] = standard_normal_pair(engine);
+        p[i] = static_cast<T>(mean + std * z0);
+        if (i + 1 < n) p[i + 1] = static_cast<T>(mean + std * z1);
+      }
+    });
+  });
+  return *this;
+}
+
+Tensor rand(IntArrayRef sizes, TensorOptions options) {
+  const DType dtype = options.dtype_or(kFloat32);
+  check_floating("rand", dtype);
+  return empty(sizes, options.dtype(dtype)).uniform_(0, 1);
+}
+
+Tensor randn(IntArrayRef sizes, TensorOptions options) {
+  const DType dtype = options.dtype_or(kFloat32);
+  check_floating("randn", dtype);
+  return empty(sizes, options.dtype(dtype)).normal_(0, 1);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions options) {
+  TORCHLET_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
+                 " >= to=", high);
+  Tensor t = empty(sizes, options.dtype(options.dtype_or(kInt64)));
+  random_fill(t, "randint", [&](const Tensor& buffer, Engine& engine) {
+    std::uniform_int_distribution<int64_t> dist(low, high - 1);
+    cpu::dispatch_all(buffer.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* p = static_cast<T*>(buffer.data_ptr());
+      for (int64_t i = 0; i < buffer.numel(); ++i) p[i] = static_cast<T>(dist(engine));
+    });
+  });
+  return t;
+}
+
+Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions options) {
+  return randint(0, high, sizes, options);
+}
+
+Tensor bernoulli(const Tensor& p) {
+  check_defined("bernoulli", p);
+  check_floating("bernoulli", p.dtype());
+  const std::vector<double> probs = p.to_vector<double>();
+  for (double prob : probs) check_probability("bernoulli", prob);
+  Tensor out = empty_like(p);
+  random_fill(out, "bernoulli", [&](const Tensor& buffer, Engine& engine) {
+    cpu::dispatch_floating(buffer.dtype(), "bernoulli", [&](auto tag) {
+      using T = decltype(tag);
+      T* q = static_cast<T*>(buffer.data_ptr());
+      for (size_t i = 0; i < probs.size(); ++i) {
+        q[i] = static_cast<T>(unit_uniform<double>(engine) < probs[i]);
+      }
+    });
+  });
+  return out;
+}
+
+Tensor bernoulli(IntArrayRef sizes, double p, TensorOptions options) {
+  check_probability("bernoulli", p);
+  const DType dtype = options.dtype_or(kFloat32);
+  check_floating("bernoulli", dtype);
+  return bernoulli(full(sizes, p, options.dtype(dtype)));
+}
+
+Tensor randperm(int64_t n, TensorOptions options) {
+  TORCHLET_CHECK(n >= 0, "randperm: n must be non-negative, got n=", n);
+  Tensor t = empty({n}, options.dtype(options.dtype_or(kInt64)));
+  random_fill(t, "randperm", [&](const Tensor& buffer, Engine& engine) {
+    std::vector<int64_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), engine);
+    cpu::dispatch_all(buffer.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      std::transform(perm.begin(), perm.end(), static_cast<T*>(buffer.data_ptr()),
+                     [](int64_t v) { return static_cast<T>(v); });
+    });
+  });
+  return t;
+}
+
+Tensor rand_like(const Tensor& t) {
+  check_defined("rand_like", t);
+  check_floating("rand_like", t.dtype());
+  return rand(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+}
+
+Tensor randn_like(const Tensor& t) {
+  check_defined("randn_like", t);
+  check_floating("randn_like", t.dtype());
+  return randn(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+}
+
+}  // namespace torchlet

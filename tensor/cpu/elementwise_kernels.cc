@@ -1,1 +1,271 @@
-// placeholder
+// CPU kernels for elementwise math. Each op is a small functor applied by
+// one strided loop; the contiguous and scalar-broadcast cases get their own
+// tight loops so the compiler vectorizes them.
+#include <cmath>
+#include <type_traits>
+
+#include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/kernels.h"
+#include "tensor/cpu/loops.h"
+
+namespace torchlet::cpu {
+namespace {
+
+template <typename T>
+const T& at(char* base, int64_t stride, int64_t i) {
+  return *reinterpret_cast<const T*>(base + i * stride);
+}
+
+// out[i] = f(a[i], b[i]) over a loop of three operands.
+template <typename Out, typename In, typename F>
+void binary_loop(const StridedLoop& loop, F f) {
+  for_each_run(loop, [f](char** d, const int64_t* s, int64_t n) {
+    Out* out = reinterpret_cast<Out*>(d[0]);
+    const In* a = reinterpret_cast<const In*>(d[1]);
+    const In* b = reinterpret_cast<const In*>(d[2]);
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == sizeof(In)) {
+      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+    } else if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == 0) {
+      const In bv = *b;
+      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], bv);
+    } else if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(In)) {
+      const In av = *a;
+      for (int64_t i = 0; i < n; ++i) out[i] = f(av, b[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<Out*>(d[0] + i * s[0]) = f(at<In>(d[1], s[1], i), at<In>(d[2], s[2], i));
+      }
+    }
+  });
+}
+
+template <typename Out, typename In, typename F>
+void unary_loop(const StridedLoop& loop, F f) {
+  for_each_run(loop, [f](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      Out* out = reinterpret_cast<Out*>(d[0]);
+      const In* in = reinterpret_cast<const In*>(d[1]);
+      for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<Out*>(d[0] + i * s[0]) = f(at<In>(d[1], s[1], i));
+    }
+  });
+}
+
+template <typename T>
+T integer_pow(T base, T exp) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return base || !exp;
+  } else {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if constexpr (std::is_signed_v<T>) {
+        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
+      }
+      return 0;
+    }
+    T result = 1;
+    while (exp) {
+      if (exp & 1) result = static_cast<T>(result * base);
+      exp = static_cast<T>(exp >> 1);
+      base = static_cast<T>(base * base);
+    }
+    return result;
+  }
+}
+
+template <typename T>
+void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
+  const T alpha = alpha_scalar.to<T>();
+  const bool unit = alpha_scalar.to_double() == 1.0;
+  switch (op) {
+    case BinaryOp::kAdd:
+      if (unit) return binary_loop<T, T>(loop, [](T a, T b) { return static_cast<T>(a + b); });
+      return binary_loop<T, T>(loop, [alpha](T a, T b) { return static_cast<T>(a + alpha * b); });
+    case BinaryOp::kSub:
+      if (unit) return binary_loop<T, T>(loop, [](T a, T b) { return static_cast<T>(a - b); });
+      return binary_loop<T, T>(loop, [alpha](T a, T b) { return static_cast<T>(a - alpha * b); });
+    case BinaryOp::kMul:
+      return binary_loop<T, T>(loop, [](T a, T b) { return static_cast<T>(a * b); });
+    case BinaryOp::kDiv:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return a / b; });
+      }
+      break;
+    case BinaryOp::kPow:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return std::pow(a, b); });
+      } else {
+        return binary_loop<T, T>(loop, [](T a, T b) { return integer_pow(a, b); });
+      }
+    case BinaryOp::kMaximum:
+      return binary_loop<T, T>(loop, [](T a, T b) -> T {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+        }
+        return a > b ? a : b;
+      });
+    case BinaryOp::kMinimum:
+      return binary_loop<T, T>(loop, [](T a, T b) -> T {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+        }
+        return a < b ? a : b;
+      });
+    default:
+      break;
+  }
+  TORCHLET_INTERNAL_ASSERT(false, "not an arithmetic op for this dtype");
+}
+
+template <typename T>
+void comparison(BinaryOp op, const StridedLoop& loop) {
+  switch (op) {
+    case BinaryOp::kEq: return binary_loop<bool, T>(loop, [](T a, T b) { return a == b; });
+    case BinaryOp::kNe: return binary_loop<bool, T>(loop, [](T a, T b) { return a != b; });
+    case BinaryOp::kLt: return binary_loop<bool, T>(loop, [](T a, T b) { return a < b; });
+    case BinaryOp::kLe: return binary_loop<bool, T>(loop, [](T a, T b) { return a <= b; });
+    case BinaryOp::kGt: return binary_loop<bool, T>(loop, [](T a, T b) { return a > b; });
+    case BinaryOp::kGe: return binary_loop<bool, T>(loop, [](T a, T b) { return a >= b; });
+    case BinaryOp::kLogicalAnd: return binary_loop<bool, T>(loop, [](T a, T b) { return a && b; });
+    case BinaryOp::kLogicalOr: return binary_loop<bool, T>(loop, [](T a, T b) { return a || b; });
+    default: TORCHLET_INTERNAL_ASSERT(false, "not a comparison");
+  }
+}
+
+template <typename T>
+void float_math(UnaryOp op, const StridedLoop& loop) {
+  switch (op) {
+    case UnaryOp::kExp: return unary_loop<T, T>(loop, [](T x) { return std::exp(x); });
+    case UnaryOp::kLog: return unary_loop<T, T>(loop, [](T x) { return std::log(x); });
+    case UnaryOp::kLog1p: return unary_loop<T, T>(loop, [](T x) { return std::log1p(x); });
+    case UnaryOp::kSqrt: return unary_loop<T, T>(loop, [](T x) { return std::sqrt(x); });
+    case UnaryOp::kRsqrt: return unary_loop<T, T>(loop, [](T x) { return T(1) / std::sqrt(x); });
+    case UnaryOp::kSin: return unary_loop<T, T>(loop, [](T x) { return std::sin(x); });
+    case UnaryOp::kCos: return unary_loop<T, T>(loop, [](T x) { return std::cos(x); });
+    case UnaryOp::kSigmoid:
+      return unary_loop<T, T>(loop, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+    case UnaryOp::kTanh: return unary_loop<T, T>(loop, [](T x) { return std::tanh(x); });
+    case UnaryOp::kGelu:
+      return unary_loop<T, T>(loop, [](T x) {
+        return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
+      });
+    case UnaryOp::kGeluTanh:
+      return unary_loop<T, T>(loop, [](T x) {
+        const T inner = T(M_2_SQRTPI * M_SQRT1_2) * (x + T(0.044715) * x * x * x);
+        return T(0.5) * x * (T(1) + std::tanh(inner));
+      });
+    default: TORCHLET_INTERNAL_ASSERT(false, "not a floating-point op");
+  }
+}
+
+template <typename T>
+void sign_preserving(UnaryOp op, const StridedLoop& loop) {
+  switch (op) {
+    case UnaryOp::kNeg:
+      if constexpr (!std::is_same_v<T, bool>) {
+        return unary_loop<T, T>(loop, [](T x) { return static_cast<T>(-x); });
+      }
+      break;
+    case UnaryOp::kAbs:
+      if constexpr (std::is_floating_point_v<T>) {
+        return unary_loop<T, T>(loop, [](T x) { return std::abs(x); });
+      } else if constexpr (std::is_signed_v<T>) {
+        return unary_loop<T, T>(loop, [](T x) { return static_cast<T>(x < 0 ? -x : x); });
+      } else {
+        return unary_loop<T, T>(loop, [](T x) { return x; });
+      }
+    case UnaryOp::kSign:
+      if constexpr (std::is_same_v<T, bool>) {
+        return unary_loop<T, T>(loop, [](T x) { return x; });
+      } else {
+        return unary_loop<T, T>(loop, [](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
+      }
+    case UnaryOp::kRelu:
+      if constexpr (!std::is_same_v<T, bool>) {
+        // NaN stays NaN, as in PyTorch.
+        return unary_loop<T, T>(loop, [](T x) { return x < T(0) ? T(0) : x; });
+      }
+      break;
+    default:
+      break;
+  }
+  TORCHLET_INTERNAL_ASSERT(false, "unsupported unary op for this dtype");
+}
+
+}  // namespace
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  const StridedLoop loop = make_loop({&out, &a, &b}, out.sizes());
+  const bool boolean_out = out.dtype() == kBool && a.dtype() != kBool;
+  const bool is_compare = op >= BinaryOp::kEq;
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (is_compare || boolean_out) {
+      comparison<T>(op, loop);
+    } else {
+      arithmetic<T>(op, loop, alpha);
+    }
+  });
+}
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  const StridedLoop loop = make_loop({&out, &in}, out.sizes());
+  if (op == UnaryOp::kLogicalNot) {
+    dispatch_all(in.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      unary_loop<bool, T>(loop, [](T x) { return !x; });
+    });
+    return;
+  }
+  dispatch_all(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (op) {
+        case UnaryOp::kNeg: case UnaryOp::kAbs: case UnaryOp::kSign: case UnaryOp::kRelu:
+          return sign_preserving<T>(op, loop);
+        default:
+          return float_math<T>(op, loop);
+      }
+    } else {
+      return sign_preserving<T>(op, loop);
+    }
+  });
+}
+
+void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi) {
+  const StridedLoop loop = make_loop({&out, &in}, out.sizes());
+  dispatch_all(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+      const T l = has_lo ? lo->to<T>() : T(0);
+      const T h = has_hi ? hi->to<T>() : T(0);
+      unary_loop<T, T>(loop, [=](T x) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(x)) return x;
+        }
+        if (has_lo && x < l) x = l;
+        if (has_hi && x > h) x = h;
+        return x;
+      });
+    }
+  });
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const StridedLoop loop = make_loop({&out, &cond, &a, &b}, out.sizes());
+  dispatch_all(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(d[0] + i * s[0]) =
+            at<bool>(d[1], s[1], i) ? at<T>(d[2], s[2], i) : at<T>(d[3], s[3], i);
+      }
+    });
+  });
+}
+
+}  // namespace torchlet::cpu

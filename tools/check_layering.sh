@@ -12,14 +12,14 @@ probe=tensor/layering_probe
 trap 'rm -rf "$upper" "$probe"' EXIT
 mkdir -p "$upper" "$probe"
 cat > "$upper/BUILD.bazel" <<'BUILD'
-cc_library(name = "upper", visibility = ["//:above_tensor"])
+cc_library(name = "layering_probe_upper", visibility = ["//:above_tensor"])
 BUILD
 
 status=0
 for dep in "//$upper" //autograd //nn //parallel; do
   [ -f "${dep#//}/BUILD.bazel" ] || continue
   printf 'cc_library(name = "probe", deps = ["%s"])\n' "$dep" > "$probe/BUILD.bazel"
-  if out=$(bazel build "//$probe" 2>&1); then
+  if out=$(bazel build "//$probe:probe" 2>&1); then
     echo "FAIL: a //tensor target may depend on $dep" >&2
     status=1
   elif grep -q "is not visible from target" <<<"$out"; then

@@ -30,6 +30,7 @@ Tensor neg(const Tensor& t);
 Tensor abs(const Tensor& t);
 Tensor sign(const Tensor& t);
 Tensor exp(const Tensor& t);
+Tensor erf(const Tensor& t);
 Tensor log(const Tensor& t);
 Tensor log1p(const Tensor& t);
 Tensor sqrt(const Tensor& t);

@@ -17,30 +17,9 @@ using testing::all_close;
 using testing::values;
 
 // Golden results exported from PyTorch by tools/gen_elementwise_golden.py.
-std::map<std::string, Tensor> load_golden() {
-  std::ifstream in("tensor/testdata/elementwise_golden.txt");
-  EXPECT_TRUE(in.good()) << "missing golden file";
-  std::map<std::string, Tensor> golden;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::string name, shape_text, value_text;
-    std::getline(fields, name, '|');
-    std::getline(fields, shape_text, '|');
-    std::getline(fields, value_text);
-    std::vector<int64_t> shape;
-    std::stringstream dims(shape_text);
-    for (std::string d; std::getline(dims, d, ',');) shape.push_back(std::stoll(d));
-    std::vector<double> vals;
-    std::stringstream vs(value_text);
-    for (double v; vs >> v;) vals.push_back(v);
-    golden[name] = from_vector(vals, shape);
-  }
-  return golden;
-}
-
 const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(load_golden());
+  static const auto* g = new std::map<std::string, Tensor>(
+      testing::load_golden("tensor/testdata/elementwise_golden.txt"));
   return *g;
 }
 
@@ -62,6 +41,7 @@ const std::map<std::string, Unary>& unary_cases() {
       {"abs", [](const Tensor& t) { return t.abs(); }},
       {"sign", [](const Tensor& t) { return t.sign(); }},
       {"exp", [](const Tensor& t) { return t.exp(); }},
+      {"erf", [](const Tensor& t) { return t.erf(); }},
       {"log", [](const Tensor& t) { return pos(t).log(); }},
       {"log1p", [](const Tensor& t) { return pos(t).log1p(); }},
       {"sqrt", [](const Tensor& t) { return pos(t).sqrt(); }},

@@ -37,7 +37,9 @@ Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   return t;
 }
 
-Tensor ones(IntArrayRef sizes, TensorOptions options) { return full(sizes, 1, options); }
+Tensor ones(IntArrayRef sizes, TensorOptions options) {
+  return full(sizes, 1, options.dtype(options.dtype_or(kFloat32)));
+}
 
 Tensor full(IntArrayRef sizes, Scalar value, TensorOptions options) {
   Tensor t = empty(sizes, options.dtype(options.dtype_or(value.default_dtype())));

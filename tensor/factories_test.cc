@@ -23,6 +23,9 @@ TEST(FactoriesTest, DefaultsToFloat32OnTheCurrentDevice) {
   EXPECT_EQ(t.dtype(), kFloat32);
   EXPECT_EQ(t.device(), Device("cpu:0"));
   EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(zeros({2}).dtype(), kFloat32);
+  EXPECT_EQ(ones({2}).dtype(), kFloat32);
+  EXPECT_EQ(ones({2}, Device(kCPU, 0)).dtype(), kFloat32);
 }
 
 TEST(FactoriesTest, CpuMemoryIs64ByteAligned) {

@@ -132,20 +132,6 @@ IndexPlan apply_basic(const Tensor& self, const std::vector<TensorIndex>& indice
   return plan;
 }
 
-// Row-major element offsets of every element of a strided shape.
-std::vector<int64_t> element_offsets(IntArrayRef sizes, IntArrayRef strides) {
-  std::vector<int64_t> offsets{0};
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    std::vector<int64_t> next;
-    next.reserve(offsets.size() * sizes[d]);
-    for (int64_t base : offsets) {
-      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(base + i * strides[d]);
-    }
-    offsets.swap(next);
-  }
-  return offsets;
-}
-
 std::vector<int64_t> index_positions(const Tensor& self, const IndexPlan& plan, const char* op) {
   const int64_t size = plan.view.sizes()[plan.view_dim];
   const int64_t stride = plan.view.strides()[plan.view_dim];

@@ -35,4 +35,17 @@ Tensor unaliased_input(const Tensor& out, const Tensor& in) {
   return identical ? in : in.clone();
 }
 
+std::vector<int64_t> element_offsets(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<int64_t> offsets{0};
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
+    for (int64_t base : offsets) {
+      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(base + i * strides[d]);
+    }
+    offsets.swap(next);
+  }
+  return offsets;
+}
+
 }  // namespace torchlet

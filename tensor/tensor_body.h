@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tensor/device.h"
@@ -151,6 +152,7 @@ class Tensor {
   Tensor abs() const;
   Tensor sign() const;
   Tensor exp() const;
+  Tensor erf() const;
   Tensor log() const;
   Tensor log1p() const;
   Tensor sqrt() const;
@@ -169,6 +171,7 @@ class Tensor {
   Tensor& abs_();
   Tensor& sign_();
   Tensor& exp_();
+  Tensor& erf_();
   Tensor& log_();
   Tensor& log1p_();
   Tensor& sqrt_();
@@ -201,6 +204,83 @@ class Tensor {
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+
+  // ---- Reductions (tensor/reduction.h) ---------------------------------------
+  // Without dims they reduce every element to a 0-dim tensor. Integral and
+  // bool inputs sum/prod to int64, as in PyTorch.
+  Tensor sum(std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false,
+             std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  /// (values, indices) along `dim`.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  /// Empty `dims` reduces over every dim.
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  /// Without `dim`, the index into the flattened tensor.
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  /// The p-norm of all elements (p = 2 by default; inf for max-abs).
+  Tensor norm(Scalar p = 2) const;
+  Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor cumprod(int64_t dim) const;
+
+  // ---- Sorting and selection (tensor/sorting.h) -------------------------------
+  /// (values, indices) sorted along `dim`.
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false,
+                                  bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  /// The k-th smallest (1-based) along `dim`: (values, indices).
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  /// Indices of nonzero elements: int64 of shape [count, dim()].
+  Tensor nonzero() const;
+
+  // ---- Index-based ops (tensor/index_ops.h) -----------------------------------
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  /// The elements where `mask` (bool, broadcastable) holds, as a 1-D tensor.
+  Tensor masked_select(const Tensor& mask) const;
+  /// Elements at flat indices `index` (of the row-major flattened tensor).
+  Tensor take(const Tensor& index) const;
+
+  // ---- Linear algebra (tensor/linalg.h) ---------------------------------------
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor outer(const Tensor& other) const;
+  /// beta * this + alpha * (mat1 @ mat2).
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
+  /// beta * this + alpha * (batch1 @ batch2), batched.
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
+                 Scalar alpha = 1) const;
 
   // ---- Random fills ----------------------------------------------------------
   Tensor& uniform_(double from = 0, double to = 1);

@@ -2,6 +2,9 @@
 
 // Test helpers for tensors (testonly).
 
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,7 +30,7 @@ namespace torchlet::testing {
 /// Elements as doubles, row-major.
 inline std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }
 
-/// Same shape, and every element within atol + rtol * |expected| (NaNs match).
+/// Same shape, and every element within atol + rtol * |expected| (NaNs and equal infinities match).
 inline ::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected,
                                             double rtol = 1e-5, double atol = 1e-6) {
   if (actual.sizes() != expected.sizes()) {
@@ -36,8 +39,8 @@ inline ::testing::AssertionResult all_close(const Tensor& actual, const Tensor& 
   }
   const std::vector<double> a = values(actual), e = values(expected);
   for (size_t i = 0; i < a.size(); ++i) {
-    const bool both_nan = a[i] != a[i] && e[i] != e[i];
-    if (!both_nan && !(std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]))) {
+    const bool same = (a[i] != a[i] && e[i] != e[i]) || a[i] == e[i];  // NaNs, infinities
+    if (!same && !(std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]))) {
       return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs " << e[i]
                                            << "\nactual: " << actual << "\nexpected: " << expected;
     }
@@ -56,6 +59,31 @@ inline Tensor strided_copy(const Tensor& t) {
   Tensor view = wide.slice(-1, 0, std::nullopt, 2);
   view.copy_(t);
   return view;
+}
+
+/// Golden tensors written by a generator under tools/ (run with PyTorch):
+/// one per line as `name|d0,d1,...|v0 v1 ...` (float64 values, row-major).
+/// `path` is relative to the workspace root (tests run there).
+inline std::map<std::string, Tensor> load_golden(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "missing golden file " << path;
+  std::map<std::string, Tensor> golden;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string name, shape_text, value_text;
+    std::getline(fields, name, '|');
+    std::getline(fields, shape_text, '|');
+    std::getline(fields, value_text);
+    std::vector<int64_t> shape;
+    std::stringstream dims(shape_text);
+    for (std::string d; std::getline(dims, d, ',');) shape.push_back(std::stoll(d));
+    std::vector<double> vals;
+    std::stringstream vs(value_text);
+    for (std::string v; vs >> v;) vals.push_back(std::stod(v));
+    golden[name] = from_vector(vals, shape);
+  }
+  return golden;
 }
 
 }  // namespace torchlet::testing

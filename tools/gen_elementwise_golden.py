@@ -14,7 +14,7 @@ y = torch.arange(4, dtype=torch.float32) + 0.5
 pos = x.abs() + 0.1
 
 cases = {
-    "neg": -x, "abs": x.abs(), "sign": x.sign(), "exp": x.exp(), "log": pos.log(),
+    "neg": -x, "abs": x.abs(), "sign": x.sign(), "exp": x.exp(), "erf": x.erf(), "log": pos.log(),
     "log1p": pos.log1p(), "sqrt": pos.sqrt(), "rsqrt": pos.rsqrt(), "sin": x.sin(),
     "cos": x.cos(), "relu": x.relu(), "sigmoid": x.sigmoid(), "tanh": x.tanh(),
     "gelu": torch.nn.functional.gelu(x),

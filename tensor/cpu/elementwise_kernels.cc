@@ -148,6 +148,7 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
     case UnaryOp::kSigmoid:
       return unary_loop<T, T>(loop, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case UnaryOp::kTanh: return unary_loop<T, T>(loop, [](T x) { return std::tanh(x); });
+    case UnaryOp::kErf: return unary_loop<T, T>(loop, [](T x) { return std::erf(x); });
     case UnaryOp::kGelu:
       return unary_loop<T, T>(loop, [](T x) {
         return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));

@@ -24,7 +24,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
 
 enum class UnaryOp {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSin, kCos,
-  kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kLogicalNot,
+  kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kErf, kLogicalNot,
 };
 /// out = op(in); in has out's dtype (bool out for kLogicalNot takes any).
 void unary(UnaryOp op, const Tensor& out, const Tensor& in);
@@ -34,5 +34,33 @@ void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* 
 
 /// out = cond ? a : b, with a and b of out's dtype and cond bool.
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// ---- Reductions (cpu/reduction_kernels.cc) ----------------------------------
+// `in`'s last `reduced` dims are reduced; `out` is contiguous with `in`'s
+// other dims as its shape.
+
+/// Sum; out is in's dtype for floats, int64 otherwise.
+void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced);
+/// Product; dtypes as reduce_sum.
+void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced);
+/// amax (largest) or amin; NaN propagates.
+void reduce_extreme(const Tensor& out, const Tensor& in, int64_t reduced, bool largest);
+/// all or any: bool out (uint8 for uint8 in).
+void reduce_logical(const Tensor& out, const Tensor& in, int64_t reduced, bool all);
+/// Value (when `values` is defined) and int64 index of the first max or min.
+void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t reduced,
+                bool largest);
+/// Variance (or its square root) with `correction` subtracted from the count.
+void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t correction,
+                bool take_sqrt);
+/// The p-norm (p may be 0 or +-inf).
+void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p);
+/// log(sum(exp(x))), stabilized by the max.
+void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced);
+/// Softmax (or log-softmax) along the last dim; out has in's shape.
+void softmax_lastdim(const Tensor& out, const Tensor& in, bool log);
+/// Running sum (or product) along the last dim; out has in's shape and
+/// reduce_sum's dtype.
+void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod);
 
 }  // namespace torchlet::cpu

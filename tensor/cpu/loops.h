@@ -28,9 +28,10 @@ StridedLoop make_loop(std::initializer_list<const Tensor*> operands, IntArrayRef
 
 /// Calls `inner(char** data, const int64_t* strides, int64_t n)` over runs
 /// of the innermost dimension, splitting the outer rows across the current
-/// device's intra-op threads when the work is large.
+/// device's intra-op threads when the work is large and `parallel` allows
+/// (a loop whose runs may write one location, or that throws, passes false).
 template <typename Inner>
-void for_each_run(const StridedLoop& loop, Inner&& inner) {
+void for_each_run(const StridedLoop& loop, Inner&& inner, bool parallel = true) {
   const int k = loop.operands;
   if (loop.numel == 0) return;
   const int nd = static_cast<int>(loop.shape.size());
@@ -66,6 +67,10 @@ void for_each_run(const StridedLoop& loop, Inner&& inner) {
       }
     }
   };
+  if (!parallel) {
+    run_rows(0, rows);
+    return;
+  }
   const int64_t grain_rows = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner_n, 1));
   if (rows == 1 && inner_n >= 2 * kParallelGrain) {
     // One long run: split it instead of the rows.

@@ -1,0 +1,66 @@
+#include "tensor/cpu/gemm.h"
+
+#include <algorithm>
+
+#include "tensor/parallel.h"
+
+namespace torchlet::cpu {
+namespace {
+
+using Kernel = void (*)(const GemmArgs&);
+
+struct Kernels {
+  Kernel f32;
+  Kernel f64;
+};
+
+// The widest instruction set this CPU has; the default build thereby uses
+// AVX-512 or AVX2+FMA where present and stays runnable on any x86-64.
+Kernels select_kernels() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl")) {
+    return {gemm_f32_avx512, gemm_f64_avx512};
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {gemm_f32_avx2, gemm_f64_avx2};
+  }
+  return {gemm_f32_baseline, gemm_f64_baseline};
+}
+
+// Below this many multiply-adds a product runs on one thread.
+constexpr int64_t kParallelFlops = 1 << 18;
+
+}  // namespace
+
+void gemm(const GemmArgs& g, bool dtype_is_double) {
+  static const Kernels kernels = select_kernels();
+  const Kernel kernel = dtype_is_double ? kernels.f64 : kernels.f32;
+  if (g.m == 0 || g.n == 0) return;
+  const int64_t work = g.m * g.n * std::max<int64_t>(g.k, 1);
+  const int threads = get_num_threads();
+  if (work < kParallelFlops || threads == 1) {
+    kernel(g);
+    return;
+  }
+  // Split the larger of C's dimensions into one block per thread.
+  const bool split_rows = g.m >= g.n;
+  const int64_t extent = split_rows ? g.m : g.n;
+  const int64_t grain = std::max<int64_t>(16, (extent + threads - 1) / threads);
+  const size_t esize = dtype_is_double ? sizeof(double) : sizeof(float);
+  parallel_for(0, extent, grain - 1, [&](int64_t begin, int64_t end) {
+    GemmArgs part = g;
+    if (split_rows) {
+      part.m = end - begin;
+      part.a = static_cast<const char*>(g.a) + begin * g.a_row_stride * esize;
+      part.c = static_cast<char*>(g.c) + begin * g.ldc * esize;
+    } else {
+      part.n = end - begin;
+      part.b = static_cast<const char*>(g.b) + begin * g.b_col_stride * esize;
+      part.c = static_cast<char*>(g.c) + begin * esize;
+    }
+    kernel(part);
+  });
+}
+
+}  // namespace torchlet::cpu

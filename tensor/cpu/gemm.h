@@ -1,0 +1,38 @@
+#pragma once
+
+// Internal: single-threaded matrix multiply kernels, one per instruction set
+// (the dispatcher in gemm.cc picks by CPU and splits work across threads).
+//
+//   C[m x n] = alpha * A[m x k] @ B[k x n] + beta * C
+//
+// A and B are strided (element strides for rows and columns; one of the two
+// is 1); C is row-major with leading dimension ldc. beta == 0 ignores C.
+
+#include <cstdint>
+
+namespace torchlet::cpu {
+
+struct GemmArgs {
+  int64_t m, n, k;
+  const void* a;
+  int64_t a_row_stride, a_col_stride;
+  const void* b;
+  int64_t b_row_stride, b_col_stride;
+  void* c;
+  int64_t ldc;
+  double alpha, beta;
+};
+
+#define TORCHLET_DECLARE_GEMM(isa)       \
+  void gemm_f32_##isa(const GemmArgs& g); \
+  void gemm_f64_##isa(const GemmArgs& g);
+TORCHLET_DECLARE_GEMM(baseline)
+TORCHLET_DECLARE_GEMM(avx2)
+TORCHLET_DECLARE_GEMM(avx512)
+#undef TORCHLET_DECLARE_GEMM
+
+/// Multiplies on the current device's intra-op threads, with the fastest
+/// kernel this CPU supports. `dtype_is_double` selects f64.
+void gemm(const GemmArgs& g, bool dtype_is_double);
+
+}  // namespace torchlet::cpu

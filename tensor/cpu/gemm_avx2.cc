@@ -1,0 +1,4 @@
+// The GEMM kernel built for the avx2 instruction set (see gemm_impl.inc).
+#define TORCHLET_GEMM_ISA avx2
+#define Eigen torchlet_eigen_avx2
+#include "tensor/cpu/gemm_impl.inc"

@@ -1,0 +1,4 @@
+// The GEMM kernel built for the avx512 instruction set (see gemm_impl.inc).
+#define TORCHLET_GEMM_ISA avx512
+#define Eigen torchlet_eigen_avx512
+#include "tensor/cpu/gemm_impl.inc"

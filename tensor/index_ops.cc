@@ -1,0 +1,428 @@
+// Index-based ops (index_select, gather, scatter, scatter_add,
+// masked_select, take, one_hot) and joining (cat, stack).
+//
+// gather and scatter follow PyTorch's CPU scheme: `self` is restrided to the
+// index's shape with stride 0 along `dim`, so one strided loop over the index
+// visits, for each index element, the lane of `self` it selects from.
+#include "tensor/index_ops.h"
+
+#include <cstring>
+
+#include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/loops.h"
+#include "tensor/elementwise.h"
+#include "tensor/factories.h"
+#include "tensor/indexing.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+void check_input(const char* op, const Tensor& t) {
+  check_defined(op, t);
+  check_cpu_kernel(op, t);
+}
+
+// gather and scatter accept an empty index of any dtype, as PyTorch does.
+void check_index(const char* op, const Tensor& self, const Tensor& index) {
+  check_input(op, index);
+  check_same_device(op, self, index);
+  TORCHLET_CHECK(index.dtype() == kInt64 || index.numel() == 0, op,
+                 "(): Expected dtype int64 for index, got ", index.dtype());
+}
+
+// Calls f(value, position) for every element of an int64 `index`, serially,
+// in row-major order.
+template <typename F>
+void for_each_index(const Tensor& index, F&& f) {
+  const cpu::StridedLoop loop = cpu::make_loop({&index}, index.sizes());
+  int64_t position = 0;
+  cpu::for_each_run(
+      loop,
+      [&](char** data, const int64_t* strides, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          f(*reinterpret_cast<const int64_t*>(data[0] + i * strides[0]), position++);
+        }
+      },
+      /*parallel=*/false);
+}
+
+// Throws unless every entry of `index` is in [0, size). `lead` starts the
+// message (index_select keeps PyTorch's "index out of range in self").
+void check_bounds(const char* op, const Tensor& index, int64_t dim, int64_t size,
+                  const char* lead = "") {
+  for_each_index(index, [&](int64_t i, int64_t) {
+    TORCHLET_CHECK(i >= 0 && i < size, op, "(): ", lead, "index ", i,
+                   " is out of bounds for dimension ", dim, " with size ", size);
+  });
+}
+
+// size(d), with 0-dim tensors acting as 1-element vectors.
+int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
+
+// `t` restrided to `shape` with stride 0 along `dim`: each element of the
+// view is the first element of the lane along `dim` that contains it, so
+// adding index * stride(dim) reaches the selected element. 0-dim tensors act
+// as 1-element vectors.
+Tensor lane_starts(const Tensor& t, IntArrayRef shape, int64_t dim) {
+  const Tensor base = t.dim() == 0 ? t.view({1}) : t;
+  SizeVec strides(base.strides().begin(), base.strides().end());
+  strides[dim] = 0;
+  return base.as_strided(shape, strides);
+}
+
+// A 0-dim index acts as a 1-element vector.
+Tensor as_vector_if_scalar(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// Shape rule shared by gather and scatter (PyTorch's gather_shape_check and
+// scatter_shape_check, messages included): same ndim, and index no larger
+// than `self` except along `dim` (and, for scatter with a tensor `src`, than
+// `src` everywhere). An empty index is never checked.
+void check_gather_shapes(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                         bool is_scatter, const Tensor* src) {
+  if (index.numel() == 0) return;
+  const int64_t ndim = std::max<int64_t>(self.dim(), 1);
+  TORCHLET_CHECK(std::max<int64_t>(index.dim(), 1) == ndim, op,
+                 "(): Index tensor must have the same number of dimensions as ",
+                 is_scatter ? "self" : "input", " tensor (", shape_str(index.sizes()), " vs ",
+                 shape_str(self.sizes()), ")");
+  for (int64_t d = 0; d < ndim; ++d) {
+    const int64_t n = nonempty_size(index, d);
+    const bool fits_self = d == dim || n <= nonempty_size(self, d);
+    const bool fits_src = src == nullptr || n <= nonempty_size(*src, d);
+    if (!is_scatter) {
+      TORCHLET_CHECK(fits_self, op, "(): Size does not match at dimension ", d,
+                     " expected index ", shape_str(index.sizes()), " to be smaller than self ",
+                     shape_str(self.sizes()), " apart from dimension ", dim);
+    } else if (src == nullptr) {
+      TORCHLET_CHECK(fits_self, op, "(): Expected index ", shape_str(index.sizes()),
+                     " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ",
+                     dim);
+    } else {
+      TORCHLET_CHECK(fits_self && fits_src, op, "(): Expected index ", shape_str(index.sizes()),
+                     " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ",
+                     dim, " and to be smaller size than src ", shape_str(src->sizes()));
+    }
+  }
+}
+
+// Copies one element of `size` bytes.
+inline void copy_element(char* dst, const char* src, size_t size) {
+  switch (size) {
+    case 8: std::memcpy(dst, src, 8); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    default: std::memcpy(dst, src, size); return;
+  }
+}
+
+enum class ScatterMode { kCopy, kAdd };
+
+// self[.., index[..], ..] = src[..] (or +=) along `dim`, for every element of
+// `index`; `src` is a tensor of index's shape (possibly expanded).
+void scatter_into(Tensor& self, int64_t dim, const Tensor& index_in, const Tensor& src,
+                  ScatterMode mode) {
+  if (index_in.numel() == 0) return;
+  const Tensor index = as_vector_if_scalar(index_in);
+  const Tensor dst = lane_starts(self, index.sizes(), dim);
+  const Tensor src_view = as_vector_if_scalar(src).as_strided(
+      index.sizes(), as_vector_if_scalar(src).strides());
+  const int64_t dim_stride = (self.dim() > 0 ? self.stride(dim) : 0) *
+                             static_cast<int64_t>(self.element_size());
+  const cpu::StridedLoop loop = cpu::make_loop({&dst, &index, &src_view}, index.sizes());
+  cpu::dispatch_all(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    cpu::for_each_run(
+        loop,
+        [&](char** data, const int64_t* strides, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t at = *reinterpret_cast<const int64_t*>(data[1] + i * strides[1]);
+            T* out = reinterpret_cast<T*>(data[0] + i * strides[0] + at * dim_stride);
+            const T value = *reinterpret_cast<const T*>(data[2] + i * strides[2]);
+            if (mode == ScatterMode::kAdd) {
+              *out = static_cast<T>(*out + value);
+            } else {
+              *out = value;
+            }
+          }
+        },
+        /*parallel=*/false);  // two index entries may name one element
+  });
+  self.bump_version();
+}
+
+// The checks scatter, scatter_ and scatter_add(_) share; returns the wrapped dim.
+int64_t check_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor* src) {
+  check_input(op, self);
+  check_index(op, self, index);
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  if (src != nullptr) {
+    check_input(op, *src);
+    check_same_device(op, self, *src);
+    TORCHLET_CHECK(self.dtype() == src->dtype(), op,
+                   "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
+                   " and ", src->dtype(), ")");
+  }
+  check_gather_shapes(op, self, d, index, /*is_scatter=*/true, src);
+  check_bounds(op, index, d, self.dim() > 0 ? self.size(d) : 1);
+  check_no_internal_overlap(op, self);
+  return d;
+}
+
+Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index,
+                     const Tensor& src, ScatterMode mode) {
+  const int64_t d = check_scatter(op, self, dim, index, &src);
+  scatter_into(self, d, index, unaliased_input(self, src), mode);
+  return self;
+}
+
+Tensor& scatter_value_impl(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  const int64_t d = check_scatter("scatter_", self, dim, index, nullptr);
+  const Tensor src = full({}, value, TensorOptions(self.dtype()).device(self.device()))
+                         .expand(index.sizes());
+  scatter_into(self, d, index, src, ScatterMode::kCopy);
+  return self;
+}
+
+}  // namespace
+
+// ---- Selection --------------------------------------------------------------------
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  const char* op = "index_select";
+  check_input(op, *this);
+  check_input(op, index);
+  check_same_device(op, *this, index);
+  TORCHLET_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, op,
+                 "(): Expected dtype int32 or int64 for index, got ", index.dtype());
+  TORCHLET_CHECK(index.dim() <= 1, op, "(): Index is supposed to be a vector, got shape ",
+                 shape_str(index.sizes()));
+  const int64_t d = wrap_dim(dim, this->dim(), op);
+  const Tensor idx = index.to(kInt64).reshape({-1}).contiguous();
+  TORCHLET_CHECK(this->dim() > 0 || idx.numel() == 1, op,
+                 "(): Index to scalar can have only 1 value, got ", idx.numel(), " value(s)");
+  const int64_t size = this->dim() > 0 ? this->size(d) : 1;
+  check_bounds(op, idx, d, size, "index out of range in self: ");
+
+  // self viewed as [outer, size, inner] (contiguous), out as [outer, n, inner].
+  const Tensor src = contiguous();
+  SizeVec shape(sizes().begin(), sizes().end());
+  const int64_t n = idx.numel();
+  if (!shape.empty()) shape[d] = n;
+  Tensor out = empty(shape, TensorOptions(dtype()).device(device()));
+  if (out.numel() == 0) return out;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < d; ++i) outer *= this->size(i);
+  for (int64_t i = d + 1; i < this->dim(); ++i) inner *= this->size(i);
+  const size_t row_bytes = static_cast<size_t>(inner) * element_size();
+  const char* in = static_cast<const char*>(src.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  const int64_t* pick = idx.data<int64_t>();
+  const int64_t rows = outer * n;
+  parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)),
+               [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t o = r / n, j = r % n;
+      std::memcpy(dst + r * row_bytes, in + (o * size + pick[j]) * row_bytes, row_bytes);
+    }
+  });
+  return out;
+}
+
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  const char* op = "gather";
+  check_input(op, *this);
+  check_index(op, *this, index);
+  const int64_t d = wrap_dim(dim, this->dim(), op);
+  check_gather_shapes(op, *this, d, index, /*is_scatter=*/false, nullptr);
+  check_bounds(op, index, d, this->dim() > 0 ? size(d) : 1);
+  Tensor result = empty(index.sizes(), TensorOptions(dtype()).device(device()));
+  if (result.numel() == 0) return result;
+  const Tensor out = as_vector_if_scalar(result);
+  const Tensor src = lane_starts(*this, out.sizes(), d);
+  const int64_t esize = static_cast<int64_t>(element_size());
+  const int64_t dim_stride = (this->dim() > 0 ? stride(d) : 0) * esize;
+  const Tensor idx = as_vector_if_scalar(index);
+  const cpu::StridedLoop loop = cpu::make_loop({&out, &idx, &src}, out.sizes());
+  cpu::for_each_run(loop, [&](char** data, const int64_t* strides, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t at = *reinterpret_cast<const int64_t*>(data[1] + i * strides[1]);
+      copy_element(data[0] + i * strides[0], data[2] + i * strides[2] + at * dim_stride,
+                   static_cast<size_t>(esize));
+    }
+  });
+  return result;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_", *this, dim, index, src, ScatterMode::kCopy);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
+  return scatter_value_impl(*this, dim, index, value);
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_add_", *this, dim, index, src, ScatterMode::kAdd);
+}
+
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  check_input("scatter", *this);
+  Tensor out = clone();
+  return scatter_impl("scatter", out, dim, index, src, ScatterMode::kCopy);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
+  check_input("scatter", *this);
+  Tensor out = clone();
+  return scatter_value_impl(out, dim, index, value);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  check_input("scatter_add", *this);
+  Tensor out = clone();
+  return scatter_impl("scatter_add", out, dim, index, src, ScatterMode::kAdd);
+}
+
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  const char* op = "masked_select";
+  check_input(op, *this);
+  check_input(op, mask);
+  check_same_device(op, *this, mask);
+  TORCHLET_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, op,
+                 ": expected BoolTensor or ByteTensor for mask, got ", mask.dtype());
+  const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), op);
+  const Tensor values = expand(shape);
+  const Tensor keep = mask.expand(shape);
+  const cpu::StridedLoop loop = cpu::make_loop({&values, &keep}, shape);
+  int64_t count = 0;
+  cpu::for_each_run(
+      loop,
+      [&](char** data, const int64_t* strides, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) count += data[1][i * strides[1]] != 0;
+      },
+      /*parallel=*/false);
+  Tensor out = empty({count}, TensorOptions(dtype()).device(device()));
+  char* dst = static_cast<char*>(out.data_ptr());
+  const size_t esize = element_size();
+  cpu::for_each_run(
+      loop,
+      [&](char** data, const int64_t* strides, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          if (data[1][i * strides[1]] == 0) continue;
+          copy_element(dst, data[0] + i * strides[0], esize);
+          dst += esize;
+        }
+      },
+      /*parallel=*/false);
+  return out;
+}
+
+Tensor Tensor::take(const Tensor& index) const {
+  const char* op = "take";
+  check_input(op, *this);
+  check_input(op, index);
+  check_same_device(op, *this, index);
+  TORCHLET_CHECK(index.dtype() == kInt64, op, "(): Expected a long tensor for index, but got ",
+                 index.dtype());
+  const int64_t n = numel();
+  TORCHLET_CHECK(n > 0 || index.numel() == 0, op, "(): tried to take from an empty tensor");
+  for_each_index(index, [&](int64_t i, int64_t) {
+    TORCHLET_CHECK(i >= -n && i < n, op, "(): out of range: tried to access index ", i,
+                   " on a tensor of ", n, " elements.");
+  });
+  const Tensor flat = reshape({n});
+  Tensor wrapped = empty(index.sizes(), TensorOptions(kInt64).device(device()));
+  int64_t* w = wrapped.data<int64_t>();
+  for_each_index(index, [&](int64_t i, int64_t position) { w[position] = i < 0 ? i + n : i; });
+  return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());
+}
+
+// ---- Free functions ----------------------------------------------------------------
+
+Tensor one_hot(const Tensor& t, int64_t num_classes) {
+  const char* op = "one_hot";
+  check_input(op, t);
+  TORCHLET_CHECK(t.dtype() == kInt64, op, ": one_hot is only applicable to index tensor, got ",
+                 t.dtype());
+  // PyTorch's order of checks: an empty input needs a positive num_classes;
+  // otherwise the values are checked before num_classes is inferred.
+  SizeVec shape(t.sizes().begin(), t.sizes().end());
+  if (t.numel() == 0) {
+    TORCHLET_CHECK(num_classes > 0, op,
+                   ": Can not infer total number of classes from empty tensor.");
+    shape.push_back(num_classes);
+    return empty(shape, TensorOptions(kInt64).device(t.device()));
+  }
+  const int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
+  TORCHLET_CHECK(lo >= 0, op, ": Class values must be non-negative, got ", lo);
+  if (num_classes == -1) {
+    num_classes = hi + 1;
+  } else {
+    TORCHLET_CHECK(hi < num_classes, op, ": Class values must be smaller than num_classes (",
+                   num_classes, "), got ", hi);
+  }
+  shape.push_back(num_classes);
+  Tensor out = zeros(shape, TensorOptions(kInt64).device(t.device()));
+  return out.scatter_(-1, t.unsqueeze(-1), 1);
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  const char* op = "cat";
+  TORCHLET_CHECK(!tensors.empty(), op, "(): expected a non-empty list of Tensors");
+  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+  std::vector<size_t> parts;  // positions in `tensors` of the tensors kept
+  DType dtype = kBool;
+  bool first = true;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    check_input(op, t);
+    TORCHLET_CHECK(t.dim() > 0, op, "(): zero-dimensional tensor (at position ", i,
+                   ") cannot be concatenated");
+    check_same_device(op, tensors[0], t);
+    dtype = first ? t.dtype() : promote_types(dtype, t.dtype());
+    first = false;
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    parts.push_back(i);
+  }
+  if (parts.empty()) return empty({0}, TensorOptions(dtype).device(tensors[0].device()));
+  const Tensor& ref = tensors[parts[0]];
+  const int64_t d = wrap_dim(dim, ref.dim(), op);
+  SizeVec shape(ref.sizes().begin(), ref.sizes().end());
+  shape[d] = 0;
+  for (size_t i : parts) {
+    const Tensor& t = tensors[i];
+    TORCHLET_CHECK(t.dim() == ref.dim(), op,
+                   "(): Tensors must have same number of dimensions: got ", ref.dim(), " and ",
+                   t.dim());
+    for (int64_t k = 0; k < ref.dim(); ++k) {
+      TORCHLET_CHECK(k == d || t.size(k) == ref.size(k), op,
+                     "(): Sizes of tensors must match except in dimension ", d,
+                     ". Expected size ", ref.size(k), " but got size ", t.size(k),
+                     " for tensor number ", i, " in the list.");
+    }
+    shape[d] += t.size(d);
+  }
+  Tensor out = empty(shape, TensorOptions(dtype).device(ref.device()));
+  int64_t offset = 0;
+  for (size_t i : parts) {
+    out.narrow(d, offset, tensors[i].size(d)).copy_(tensors[i]);
+    offset += tensors[i].size(d);
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  const char* op = "stack";
+  TORCHLET_CHECK(!tensors.empty(), op, "(): expects a non-empty TensorList");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    check_input(op, tensors[i]);
+    TORCHLET_CHECK(tensors[i].sizes() == tensors[0].sizes(), op,
+                   "(): expects each tensor to be equal size, but got ",
+                   shape_str(tensors[0].sizes()), " at entry 0 and ",
+                   shape_str(tensors[i].sizes()), " at entry ", i);
+  }
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, op);
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));
+  return cat(parts, d);
+}
+
+}  // namespace torchlet

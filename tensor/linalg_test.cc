@@ -1,0 +1,135 @@
+#include "tensor/linalg.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "tensor/tensor.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+using testing::all_close;
+
+// The reference: a triple loop in double precision.
+Tensor naive_mm(const Tensor& a, const Tensor& b) {
+  const std::vector<double> av = testing::values(a), bv = testing::values(b);
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  std::vector<double> c(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += av[i * k + p] * bv[p * n + j];
+  return from_vector(c, {m, n});
+}
+
+TEST(LinalgTest, MmMatchesTheReferenceForManyShapes) {
+  manual_seed(1);
+  for (auto [m, k, n] : {std::tuple{1, 1, 1}, {3, 5, 2}, {17, 33, 9}, {64, 128, 96}, {300, 70, 257}}) {
+    Tensor a = randn({m, k}), b = randn({k, n});
+    EXPECT_TRUE(all_close(mm(a, b), naive_mm(a, b), 1e-4, 1e-4)) << m << "x" << k << "x" << n;
+  }
+}
+
+TEST(LinalgTest, MmOnNonContiguousOperands) {
+  manual_seed(2);
+  Tensor a = randn({8, 6}), b = randn({6, 5});
+  const Tensor expected = naive_mm(a, b);
+  EXPECT_TRUE(all_close(mm(testing::transposed_copy(a), b), expected, 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(mm(a, testing::strided_copy(b)), expected, 1e-5, 1e-5));
+  Tensor row = randn({1, 6});
+  EXPECT_TRUE(all_close(mm(row.expand({8, 6}), b), naive_mm(row.expand({8, 6}).contiguous(), b),
+                        1e-5, 1e-5));
+}
+
+TEST(LinalgTest, MmInFloat64IsExactForIntegers) {
+  Tensor a = arange(6, kFloat64).view({2, 3}), b = arange(6, kFloat64).view({3, 2});
+  EXPECT_EQ(testing::values(mm(a, b)), (std::vector<double>{10, 13, 28, 40}));
+}
+
+TEST(LinalgTest, LargeMmSplitsAcrossThreads) {
+  manual_seed(3);
+  Tensor a = randn({513, 200}), b = randn({200, 129});
+  EXPECT_TRUE(all_close(mm(a, b), naive_mm(a, b), 1e-4, 1e-4));
+  Tensor wide_b = randn({200, 700});
+  EXPECT_TRUE(all_close(mm(a.narrow(0, 0, 40), wide_b), naive_mm(a.narrow(0, 0, 40), wide_b), 1e-4, 1e-4));
+}
+
+TEST(LinalgTest, EmptyInnerDimensionGivesZeros) {
+  EXPECT_EQ(testing::values(mm(zeros({2, 0}), zeros({0, 3}))), std::vector<double>(6, 0.0));
+  EXPECT_EQ(mm(zeros({0, 4}), zeros({4, 3})).sizes(), IntArrayRef({0, 3}));
+}
+
+TEST(LinalgTest, MmErrorsNameShapesAndDtypes) {
+  EXPECT_THROW_MSG(mm(zeros({2, 3}), zeros({4, 5})),
+                   "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  EXPECT_THROW_MSG(mm(zeros({2}), zeros({2, 2})), "mm: self must be a 2-D tensor, got a 1-D tensor");
+  EXPECT_THROW_MSG(mm(zeros({2, 2}), zeros({2, 2}, kFloat64)),
+                   "mm: expected both operands to have the same dtype, but got float32 and float64");
+  EXPECT_THROW_MSG(mm(ones({2, 2}, kInt64), ones({2, 2}, kInt64)),
+                   "mm: only float32 and float64 are supported, got int64");
+}
+
+TEST(LinalgTest, AddmmScalesAndBroadcastsSelf) {
+  Tensor a = arange(4, kFloat32).view({2, 2}), b = eye(2);
+  Tensor out = addmm(tensor({1.0, 2.0}), a, b, 0.5, 2.0);
+  EXPECT_EQ(testing::values(out), (std::vector<double>{0.5, 3, 4.5, 7}));
+  Tensor nan_self = full({2, 2}, NAN);
+  EXPECT_EQ(testing::values(addmm(nan_self, a, b, 0, 1)), (std::vector<double>{0, 1, 2, 3}));
+}
+
+TEST(LinalgTest, BmmAndBaddbmm) {
+  manual_seed(4);
+  Tensor a = randn({3, 4, 5}), b = randn({3, 5, 2});
+  Tensor c = bmm(a, b);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(all_close(c[i], naive_mm(a[i], b[i]), 1e-5, 1e-5));
+  Tensor d = baddbmm(ones({4, 2}), a, b, 1, 1);
+  EXPECT_TRUE(all_close(d, c + 1, 1e-5, 1e-5));
+  EXPECT_THROW_MSG(bmm(a, randn({2, 5, 2})), "bmm: batch1 and batch2 must have same number of batches");
+  EXPECT_THROW_MSG(bmm(a, randn({3, 4, 2})), "bmm: Expected size for first two dimensions of batch2");
+}
+
+TEST(LinalgTest, MatmulFollowsPyTorchShapeRules) {
+  manual_seed(5);
+  Tensor v = randn({4}), m = randn({4, 3}), b3 = randn({2, 5, 4});
+  EXPECT_EQ(matmul(v, v).dim(), 0);
+  EXPECT_EQ(matmul(v, m).sizes(), IntArrayRef({3}));
+  EXPECT_EQ(matmul(m.t(), v).sizes(), IntArrayRef({3}));
+  EXPECT_EQ(matmul(b3, m).sizes(), IntArrayRef({2, 5, 3}));
+  EXPECT_EQ(matmul(b3, v).sizes(), IntArrayRef({2, 5}));
+  EXPECT_EQ(matmul(v, randn({2, 4, 3})).sizes(), IntArrayRef({2, 3}));
+  EXPECT_TRUE(all_close(matmul(b3, m)[1], naive_mm(b3[1], m), 1e-5, 1e-5));
+}
+
+TEST(LinalgTest, MatmulBroadcastsBatchDims) {
+  manual_seed(6);
+  Tensor a = randn({2, 1, 3, 4}), b = randn({5, 4, 2});
+  Tensor c = matmul(a, b);
+  EXPECT_EQ(c.sizes(), IntArrayRef({2, 5, 3, 2}));
+  EXPECT_TRUE(all_close(c[1][3], naive_mm(a[1][0], b[3]), 1e-5, 1e-5));
+  EXPECT_THROW_MSG(matmul(randn({2, 3, 4}), randn({3, 5, 2})), "matmul: The size of tensor a (2)");
+}
+
+TEST(LinalgTest, MatmulOfZeroDimIsAnError) {
+  EXPECT_THROW_MSG(matmul(scalar_tensor(1.0), randn({2, 2})),
+                   "matmul: both arguments to matmul need to be at least 1D, but they are 0D and 2D");
+}
+
+TEST(LinalgTest, MvDotOuter) {
+  Tensor m = arange(6, kFloat32).view({2, 3}), v = tensor({1.0f, 0.0f, -1.0f});
+  EXPECT_EQ(testing::values(mv(m, v)), (std::vector<double>{-2, -2}));
+  EXPECT_EQ(dot(v, v).item<float>(), 2.0f);
+  EXPECT_EQ(testing::values(outer(tensor({1, 2}), tensor({3, 4}))), (std::vector<double>{3, 4, 6, 8}));
+  EXPECT_THROW_MSG(dot(v, tensor({1.0f})), "dot: inconsistent tensor size");
+  EXPECT_THROW_MSG(mv(m, tensor({1.0f})), "mv: size mismatch");
+}
+
+TEST(LinalgTest, ProductsStayOnTheirVirtualDevice) {
+  set_cpu_device_count(2);
+  Tensor a = ones({3, 3}, Device("cpu:1"));
+  EXPECT_EQ(mm(a, a).device(), Device("cpu:1"));
+  EXPECT_THROW_MSG(mm(a, ones({3, 3})), "mm: Expected all tensors to be on the same device");
+  set_cpu_device_count(1);
+}
+
+}  // namespace
+}  // namespace torchlet

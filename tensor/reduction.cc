@@ -1,0 +1,304 @@
+// Reductions, softmax and scans: argument checks, output dtypes and shapes.
+// Each reduction permutes its input so the reduced dims come last and hands
+// it to a kernel in cpu/reduction_kernels.cc.
+#include "tensor/reduction.h"
+
+#include <cmath>
+#include <vector>
+
+#include "tensor/cpu/kernels.h"
+#include "tensor/factories.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+// A reduction of `t` over some of its dims, laid out for the kernels.
+struct Plan {
+  Tensor in;             // `t` permuted: kept dims first, reduced dims last
+  int64_t reduced = 0;   // how many trailing dims of `in` are reduced
+  int64_t n_red = 1;     // elements per output
+  SizeVec kept_shape;    // the kernel's output shape
+  SizeVec out_shape;     // the op's output shape (keepdim honoured)
+  std::vector<int64_t> reduced_dims;  // wrapped, in the order given
+  int64_t first_empty_dim = -1;       // the first reduced dim of size 0
+};
+
+void check_input(const char* op, const Tensor& t) {
+  check_defined(op, t);
+  check_cpu_kernel(op, t);
+}
+
+// Plans reducing `dims` of `t` (all dims when empty). A 0-dim tensor reduces
+// its one element whatever `dims` (0 or -1) says, and stays 0-dim.
+Plan plan(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim) {
+  check_input(op, t);
+  const int64_t ndim = t.dim();
+  std::vector<bool> reduce(std::max<int64_t>(ndim, 1), dims.empty());
+  Plan p;
+  for (int64_t dim : dims) {
+    const int64_t d = wrap_dim(dim, ndim, op);
+    TORCHLET_CHECK(!reduce[d] || dims.empty(), op, ": dim ", d,
+                   " appears multiple times in the list of dims");
+    reduce[d] = true;
+    p.reduced_dims.push_back(d);
+  }
+  if (ndim == 0) {
+    p.in = t.view({1});
+    p.reduced = 1;
+    return p;
+  }
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) p.reduced_dims.push_back(d);
+  }
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (!reduce[d]) {
+      order.push_back(d);
+      p.kept_shape.push_back(t.size(d));
+      p.out_shape.push_back(t.size(d));
+    } else if (keepdim) {
+      p.out_shape.push_back(1);
+    }
+  }
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (reduce[d]) {
+      order.push_back(d);
+      p.n_red *= t.size(d);
+      ++p.reduced;
+      if (t.size(d) == 0 && p.first_empty_dim < 0) p.first_empty_dim = d;
+    }
+  }
+  p.in = t.permute(order);
+  return p;
+}
+
+// max/min/amax/amin/argmax/argmin have no identity: an empty reduction is an
+// error, worded as PyTorch's.
+void check_nonempty(const char* op, const Plan& p, bool dim_given) {
+  if (p.n_red != 0) return;
+  TORCHLET_CHECK(dim_given, op,
+                 "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                 "reduction dim with the 'dim' argument.");
+  TORCHLET_CHECK(false, op, "(): Expected reduction dim ", p.first_empty_dim,
+                 " to have non-zero size.");
+}
+
+Tensor new_output(const Plan& p, DType dtype, const Tensor& like) {
+  return empty(p.kept_shape, TensorOptions(dtype).device(like.device()));
+}
+
+Tensor finish(const Plan& p, const Tensor& out) { return out.view(p.out_shape); }
+
+DType sum_dtype(DType in) { return is_floating_point(in) ? in : kInt64; }
+
+void check_floating(const char* op, const Tensor& t, const char* what) {
+  TORCHLET_CHECK(t.is_floating_point(), op, ": ", what, ", got ", t.dtype());
+}
+
+Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
+                std::optional<DType> dtype, bool prod) {
+  check_input(op, t);
+  const Tensor src = dtype && *dtype != t.dtype() ? t.to(*dtype) : t;
+  const Plan p = plan(op, src, dims, keepdim);
+  Tensor out = new_output(p, sum_dtype(src.dtype()), src);
+  if (prod) {
+    cpu::reduce_prod(out, p.in, p.reduced);
+  } else {
+    cpu::reduce_sum(out, p.in, p.reduced);
+  }
+  // An explicit dtype is also the result's (int32 sums to int32, as in PyTorch).
+  return dtype ? finish(p, out).to(*dtype) : finish(p, out);
+}
+
+Tensor extreme_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
+                    bool largest, bool dim_given) {
+  const Plan p = plan(op, t, dims, keepdim);
+  check_nonempty(op, p, dim_given);
+  Tensor out = new_output(p, t.dtype(), t);
+  cpu::reduce_extreme(out, p.in, p.reduced, largest);
+  return finish(p, out);
+}
+
+std::tuple<Tensor, Tensor> arg_impl(const char* op, const Tensor& t, std::optional<int64_t> dim,
+                                    bool keepdim, bool largest, bool want_values) {
+  check_input(op, t);
+  // Without a dim the flattened tensor is reduced; keepdim then keeps every
+  // dim as size 1.
+  const Tensor src = dim ? t : t.reshape({t.numel()});
+  Plan p = plan(op, src, dim ? IntArrayRef{*dim} : IntArrayRef{0}, keepdim);
+  if (!dim) {
+    p.reduced_dims = {0};
+    p.out_shape = keepdim ? SizeVec(t.dim(), 1) : SizeVec{};
+  }
+  check_nonempty(op, p, dim.has_value());
+  Tensor values = want_values ? new_output(p, t.dtype(), t) : Tensor();
+  Tensor indices = new_output(p, kInt64, t);
+  cpu::reduce_arg(values, indices, p.in, p.reduced, largest);
+  return {want_values ? finish(p, values) : Tensor(), finish(p, indices)};
+}
+
+Tensor var_impl(const char* op, const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim,
+                bool take_sqrt) {
+  check_input(op, t);
+  TORCHLET_CHECK(t.is_floating_point(), op,
+                 ": std and var only support floating point dtypes, got ", t.dtype());
+  const Plan p = plan(op, t, dims, keepdim);
+  Tensor out = new_output(p, t.dtype(), t);
+  cpu::reduce_var(out, p.in, p.reduced, unbiased ? 1 : 0, take_sqrt);
+  return finish(p, out);
+}
+
+Tensor norm_impl(const Tensor& t, Scalar p_value, IntArrayRef dims, bool keepdim) {
+  check_input("norm", t);
+  TORCHLET_CHECK(t.is_floating_point(), "norm(): input dtype should be floating point, got ",
+                 t.dtype());
+  const Plan p = plan("norm", t, dims, keepdim);
+  Tensor out = new_output(p, t.dtype(), t);
+  cpu::reduce_norm(out, p.in, p.reduced, p_value.to<double>());
+  return finish(p, out);
+}
+
+Tensor logical_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim, bool all) {
+  const Plan p = plan(op, t, dims, keepdim);
+  Tensor out = new_output(p, t.dtype() == kUInt8 ? kUInt8 : kBool, t);
+  cpu::reduce_logical(out, p.in, p.reduced, all);
+  return finish(p, out);
+}
+
+// Applies a kernel that works along the last dim to `dim` of `t`.
+Tensor along_dim(const char* op, const Tensor& t, int64_t dim, DType out_dtype,
+                 void (*kernel)(const Tensor&, const Tensor&, bool), bool flag) {
+  check_input(op, t);
+  const int64_t d = wrap_dim(dim, t.dim(), op);
+  Tensor out = empty(t.sizes(), TensorOptions(out_dtype).device(t.device()));
+  if (t.dim() == 0) {
+    kernel(out.view({1}), t.view({1}), flag);
+  } else {
+    kernel(out.transpose(d, -1), t.transpose(d, -1), flag);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- Free functions ---------------------------------------------------------------
+
+Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  return sum_impl("sum", t, dims, keepdim, dtype, /*prod=*/false);
+}
+
+Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  check_input("mean", t);
+  TORCHLET_CHECK(t.is_floating_point(),
+                 "mean(): could not infer output dtype. Input dtype must be either a floating "
+                 "point or complex dtype. Got: ", t.dtype());
+  const Plan p = plan("mean", t, dims, keepdim);
+  Tensor out = new_output(p, t.dtype(), t);
+  cpu::reduce_sum(out, p.in, p.reduced);
+  out.div_(static_cast<double>(p.n_red));
+  return finish(p, out);
+}
+
+Tensor softmax(const Tensor& t, int64_t dim) {
+  check_input("softmax", t);
+  check_floating("softmax", t, "expected a floating-point dtype");
+  return along_dim("softmax", t, dim, t.dtype(), cpu::softmax_lastdim, /*log=*/false);
+}
+
+Tensor log_softmax(const Tensor& t, int64_t dim) {
+  check_input("log_softmax", t);
+  check_floating("log_softmax", t, "expected a floating-point dtype");
+  return along_dim("log_softmax", t, dim, t.dtype(), cpu::softmax_lastdim, /*log=*/true);
+}
+
+Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  check_input("logsumexp", t);
+  // Integer inputs compute in float32, as in PyTorch.
+  const Tensor src = t.is_floating_point() ? t : t.to(kFloat32);
+  const Plan p = plan("logsumexp", src, dims, keepdim);
+  Tensor out = new_output(p, src.dtype(), src);
+  cpu::reduce_logsumexp(out, p.in, p.reduced);
+  return finish(p, out);
+}
+
+Tensor cumsum(const Tensor& t, int64_t dim) {
+  check_input("cumsum", t);
+  return along_dim("cumsum", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
+                   /*prod=*/false);
+}
+
+Tensor cumprod(const Tensor& t, int64_t dim) {
+  check_input("cumprod", t);
+  return along_dim("cumprod", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
+                   /*prod=*/true);
+}
+
+// ---- Methods -------------------------------------------------------------------------
+
+Tensor Tensor::sum(std::optional<DType> dtype) const { return torchlet::sum(*this, {}, false, dtype); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return torchlet::sum(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::mean() const { return torchlet::mean(*this); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
+  return torchlet::mean(*this, dims, keepdim);
+}
+Tensor Tensor::prod() const { return sum_impl("prod", *this, {}, false, std::nullopt, true); }
+Tensor Tensor::prod(int64_t dim, bool keepdim) const {
+  return sum_impl("prod", *this, {dim}, keepdim, std::nullopt, true);
+}
+
+Tensor Tensor::max() const { return extreme_impl("max", *this, {}, false, true, false); }
+Tensor Tensor::min() const { return extreme_impl("min", *this, {}, false, false, false); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return arg_impl("max", *this, dim, keepdim, /*largest=*/true, /*want_values=*/true);
+}
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return arg_impl("min", *this, dim, keepdim, /*largest=*/false, /*want_values=*/true);
+}
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
+  return extreme_impl("amax", *this, dims, keepdim, true, !dims.empty());
+}
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
+  return extreme_impl("amin", *this, dims, keepdim, false, !dims.empty());
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return std::get<1>(arg_impl("argmax", *this, dim, keepdim, true, false));
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return std::get<1>(arg_impl("argmin", *this, dim, keepdim, false, false));
+}
+
+Tensor Tensor::var(bool unbiased) const { return var_impl("var", *this, {}, unbiased, false, false); }
+Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  return var_impl("var", *this, dims, unbiased, keepdim, false);
+}
+Tensor Tensor::std(bool unbiased) const { return var_impl("std", *this, {}, unbiased, false, true); }
+Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  return var_impl("std", *this, dims, unbiased, keepdim, true);
+}
+
+Tensor Tensor::norm(Scalar p) const { return norm_impl(*this, p, {}, false); }
+Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
+  return norm_impl(*this, p, dims, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
+  return torchlet::logsumexp(*this, dims, keepdim);
+}
+
+Tensor Tensor::all() const { return logical_impl("all", *this, {}, false, true); }
+Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  return logical_impl("all", *this, {dim}, keepdim, true);
+}
+Tensor Tensor::any() const { return logical_impl("any", *this, {}, false, false); }
+Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  return logical_impl("any", *this, {dim}, keepdim, false);
+}
+
+Tensor Tensor::softmax(int64_t dim) const { return torchlet::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return torchlet::log_softmax(*this, dim); }
+Tensor Tensor::cumsum(int64_t dim) const { return torchlet::cumsum(*this, dim); }
+Tensor Tensor::cumprod(int64_t dim) const { return torchlet::cumprod(*this, dim); }
+
+}  // namespace torchlet

@@ -1,0 +1,308 @@
+// The backward engine (PyTorch's engine.cpp design): count the dependencies
+// of every node reachable from the roots, sum the gradients arriving at each
+// node, and run a node once all of them have arrived, later-recorded nodes
+// first.
+//
+// Every node runs on its device: nodes of the caller's current device run on
+// the calling thread (as PyTorch runs CPU work), those of other devices on
+// their device's executor (tensor/executor.h), so the backward passes of
+// replicas on cpu:0 and cpu:1 run at once. The first exception stops the
+// pass and is rethrown to the caller once no worker is still running.
+#include "autograd/engine.h"
+
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+
+namespace torchlet::autograd {
+namespace {
+
+struct NodeTask {
+  std::shared_ptr<Node> node;
+  variable_list grads;  // one per output of the node
+};
+
+struct LaterFirst {
+  bool operator()(const NodeTask& a, const NodeTask& b) const {
+    return a.node->sequence_nr() < b.node->sequence_nr();
+  }
+};
+
+using ReadyQueue = std::priority_queue<NodeTask, std::vector<NodeTask>, LaterFirst>;
+
+struct DeviceLess {
+  bool operator()(const Device& a, const Device& b) const {
+    return a.type != b.type ? a.type < b.type : a.index < b.index;
+  }
+};
+
+class GraphTask : public std::enable_shared_from_this<GraphTask> {
+ public:
+  GraphTask(bool retain_graph, bool create_graph, Device caller_device)
+      : retain_graph_(retain_graph), create_graph_(create_graph), caller_device_(caller_device) {}
+
+  // Dependencies of every node reachable from `roots`; with captures, only
+  // nodes that lead to a captured input run.
+  void prepare(const std::vector<Edge>& roots) {
+    std::vector<Node*> stack;
+    std::unordered_set<Node*> seen;
+    for (const Edge& e : roots) {
+      if (e.valid() && seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    }
+    std::vector<Node*> order;  // discovery order
+    while (!stack.empty()) {
+      Node* node = stack.back();
+      stack.pop_back();
+      order.push_back(node);
+      for (const Edge& e : node->next_edges()) {
+        if (!e.valid()) continue;
+        ++dependencies_[e.fn.get()];
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    }
+    if (captures_.empty()) return;
+    // A node is needed if it is captured or one of its edges leads to a
+    // needed node; settle by iterating to a fixed point over `order`.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Node* node : order) {
+        if (needed_.count(node)) continue;
+        bool need = captured_nodes_.count(node) > 0;
+        for (const Edge& e : node->next_edges()) need = need || (e.valid() && needed_.count(e.fn.get()));
+        if (need) {
+          needed_.insert(node);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  void capture(const Edge& edge, size_t slot) {
+    captures_[{edge.fn.get(), edge.input_nr}] = slot;
+    captured_nodes_.insert(edge.fn.get());
+  }
+
+  // Delivers `grad` to input `edge.input_nr` of `edge.fn`; queues the node
+  // when it has all its gradients. Call with mutex_ held.
+  void deliver_locked(const Edge& edge, Variable grad) {
+    Node* target = edge.fn.get();
+    auto it = pending_.find(target);
+    if (it == pending_.end()) {
+      it = pending_.emplace(target, variable_list(target->num_outputs())).first;
+    }
+    Variable& slot = it->second.at(edge.input_nr);
+    if (grad.defined()) slot = slot.defined() ? slot + grad : std::move(grad);
+    if (--dependencies_[target] > 0) return;
+    NodeTask task{edge.fn, std::move(it->second)};
+    pending_.erase(it);
+    if (!captures_.empty() && !needed_.count(target)) return;
+    enqueue_locked(std::move(task));
+  }
+
+  void deliver_roots(const std::vector<Edge>& roots, variable_list grads) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Edge& e : roots) ++dependencies_[e.fn.get()];
+    for (size_t i = 0; i < roots.size(); ++i) deliver_locked(roots[i], std::move(grads[i]));
+  }
+
+  // Runs until every queued node ran or one threw; rethrows that.
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (error_ == nullptr && outstanding_ > 0) {
+        auto it = ready_.find(caller_device_);
+        if (it != ready_.end() && !it->second.empty()) {
+          NodeTask task = pop_locked(it->second);
+          lock.unlock();
+          execute(std::move(task));
+          lock.lock();
+          continue;
+        }
+      }
+      if ((outstanding_ == 0 || error_ != nullptr) && active_workers_ == 0) break;
+      done_.wait(lock);
+    }
+    if (error_ != nullptr) std::rethrow_exception(error_);
+  }
+
+  variable_list& results() { return results_; }
+
+ private:
+  // The caller's current device runs on the caller: no thread hop for
+  // single-device training, and no deadlock when the caller is that
+  // device's executor.
+  bool runs_inline(Device device) const { return device == caller_device_; }
+
+  NodeTask pop_locked(ReadyQueue& queue) {
+    NodeTask task = queue.top();
+    queue.pop();
+    return task;
+  }
+
+  void enqueue_locked(NodeTask task) {
+    const Device device = task.node->device();
+    ready_[device].push(std::move(task));
+    ++outstanding_;
+    if (runs_inline(device)) {
+      done_.notify_all();
+      return;
+    }
+    if (!draining_.insert(device).second) return;
+    ++active_workers_;
+    auto self = shared_from_this();
+    device_executor(device).submit([self, device] { self->drain(device); });
+  }
+
+  // An executor's loop: run this device's ready nodes until none is left.
+  void drain(Device device) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      ReadyQueue& queue = ready_[device];
+      if (queue.empty() || error_ != nullptr) break;
+      NodeTask task = pop_locked(queue);
+      lock.unlock();
+      execute(std::move(task));
+      lock.lock();
+    }
+    draining_.erase(device);
+    --active_workers_;
+    done_.notify_all();
+  }
+
+  void execute(NodeTask task) {
+    try {
+      run_node(task);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (error_ == nullptr) error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    --outstanding_;
+    done_.notify_all();
+  }
+
+  void run_node(NodeTask& task) {
+    Node& node = *task.node;
+    DeviceGuard device_guard(node.device());
+    AutoGradMode grad_mode(create_graph_);
+    for (uint32_t i = 0; i < task.grads.size(); ++i) {
+      if (!task.grads[i].defined()) task.grads[i] = node.zeros_for_output(i);
+      task.grads[i] = node.run_output_hooks(i, std::move(task.grads[i]));
+    }
+    if (!captures_.empty() && captured_nodes_.count(&node)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (uint32_t i = 0; i < task.grads.size(); ++i) {
+        auto it = captures_.find({&node, i});
+        if (it != captures_.end()) results_[it->second] = task.grads[i];
+      }
+      if (dynamic_cast<AccumulateGrad*>(&node) != nullptr) return;
+    }
+    variable_list outputs = node.apply(std::move(task.grads));
+    if (!retain_graph_) node.release_variables();
+    const std::vector<Edge>& edges = node.next_edges();
+    TORCHLET_CHECK(outputs.size() == edges.size(), node.name(),
+                   " returned ", outputs.size(), " gradients but has ", edges.size(), " inputs");
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (edges[i].valid()) deliver_locked(edges[i], std::move(outputs[i]));
+    }
+  }
+
+  const bool retain_graph_;
+  const bool create_graph_;
+  const Device caller_device_;
+
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::unordered_map<Node*, int> dependencies_;
+  std::unordered_map<Node*, variable_list> pending_;
+  std::map<Device, ReadyQueue, DeviceLess> ready_;
+  std::set<Device, DeviceLess> draining_;
+  int outstanding_ = 0;
+  int active_workers_ = 0;
+  std::exception_ptr error_;
+
+  std::map<std::pair<Node*, uint32_t>, size_t> captures_;
+  std::unordered_set<Node*> captured_nodes_;
+  std::unordered_set<Node*> needed_;
+  variable_list results_;
+};
+
+// Root edges and their seed gradients.
+std::pair<std::vector<Edge>, variable_list> roots_of(const variable_list& outputs,
+                                                      const variable_list& grad_outputs) {
+  TORCHLET_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
+                 "backward: got ", grad_outputs.size(), " gradients for ", outputs.size(),
+                 " outputs");
+  std::vector<Edge> edges;
+  variable_list grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Variable& out = outputs[i];
+    TORCHLET_CHECK(out.defined(), "backward: output ", i, " is undefined");
+    TORCHLET_CHECK(out.requires_grad(), "element ", i,
+                   " of tensors does not require grad and does not have a grad_fn");
+    Variable g = i < grad_outputs.size() ? grad_outputs[i] : Variable();
+    if (!g.defined()) {
+      TORCHLET_CHECK(out.numel() == 1,
+                     "grad can be implicitly created only for scalar outputs (got an output of "
+                     "shape ", shape_str(out.sizes()), ")");
+      g = Variable(ones_like(out.data()));
+    } else {
+      TORCHLET_CHECK(g.sizes() == out.sizes(), "backward: the gradient of shape ",
+                     shape_str(g.sizes()), " does not match output ", i, " of shape ",
+                     shape_str(out.sizes()));
+    }
+    edges.push_back(gradient_edge(out));
+    grads.push_back(std::move(g));
+  }
+  return {std::move(edges), std::move(grads)};
+}
+
+std::shared_ptr<GraphTask> new_task(bool retain_graph, bool create_graph) {
+  return std::make_shared<GraphTask>(retain_graph, create_graph, current_device());
+}
+
+}  // namespace
+
+void backward(const variable_list& outputs, const variable_list& grad_outputs,
+              std::optional<bool> retain_graph, bool create_graph) {
+  auto [edges, grads] = roots_of(outputs, grad_outputs);
+  auto task = new_task(retain_graph.value_or(create_graph), create_graph);
+  task->prepare(edges);
+  task->deliver_roots(edges, std::move(grads));
+  task->run();
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs, std::optional<bool> retain_graph,
+                   bool create_graph, bool allow_unused) {
+  auto [edges, grads] = roots_of(outputs, grad_outputs);
+  auto task = new_task(retain_graph.value_or(create_graph), create_graph);
+  task->results().resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TORCHLET_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad: input ", i,
+                   " does not require grad");
+    task->capture(gradient_edge(inputs[i]), i);
+  }
+  task->prepare(edges);
+  task->deliver_roots(edges, std::move(grads));
+  task->run();
+  variable_list results = std::move(task->results());
+  for (size_t i = 0; i < results.size(); ++i) {
+    TORCHLET_CHECK(results[i].defined() || allow_unused,
+                   "grad: One of the differentiated Variables (input ", i,
+                   ") appears to not have been used in the graph. Set allow_unused=true if this "
+                   "is the desired behavior.");
+  }
+  return results;
+}
+
+}  // namespace torchlet::autograd

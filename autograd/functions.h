@@ -1,0 +1,34 @@
+#pragma once
+
+// Free-function forms of the differentiable ops (torch.* on Variables), and
+// the helpers every training loop needs.
+
+#include <vector>
+
+#include "autograd/variable.h"
+
+namespace torchlet {
+
+Variable mm(const Variable& a, const Variable& b);
+Variable bmm(const Variable& a, const Variable& b);
+/// PyTorch's matmul rules: 1-D and 2-D operands, and batched broadcasting.
+Variable matmul(const Variable& a, const Variable& b);
+Variable mv(const Variable& m, const Variable& v);
+/// beta * self + alpha * (m1 @ m2).
+Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta = 1,
+               Scalar alpha = 1);
+Variable cat(const std::vector<Variable>& tensors, int64_t dim = 0);
+Variable stack(const std::vector<Variable>& tensors, int64_t dim = 0);
+/// Elements of `a` where `condition`, else of `b`.
+Variable where(const Tensor& condition, const Variable& a, const Variable& b);
+Variable softmax(const Variable& x, int64_t dim);
+Variable log_softmax(const Variable& x, int64_t dim);
+
+/// Scales the gradients of `parameters` so that their joint `norm_type`-norm
+/// is at most `max_norm`; returns the norm before clipping.
+double clip_grad_norm_(const std::vector<Variable>& parameters, double max_norm,
+                       double norm_type = 2);
+/// Clamps every gradient of `parameters` into [-clip_value, clip_value].
+void clip_grad_value_(const std::vector<Variable>& parameters, double clip_value);
+
+}  // namespace torchlet

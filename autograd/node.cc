@@ -1,0 +1,215 @@
+#include "autograd/node.h"
+
+#include <limits>
+
+#include "autograd/grad_mode.h"
+
+namespace torchlet::autograd {
+namespace {
+std::atomic<uint64_t> next_sequence_nr{0};
+}  // namespace
+
+Node::Node() : sequence_nr_(next_sequence_nr++) {}
+
+void Node::set_output_meta(uint32_t output_nr, const Tensor& t) {
+  if (output_meta_.size() <= output_nr) output_meta_.resize(output_nr + 1);
+  output_meta_[output_nr] = {SizeVec(t.sizes().begin(), t.sizes().end()), t.dtype(), t.device()};
+}
+
+Variable Node::zeros_for_output(uint32_t output_nr) const {
+  const OutputMeta& m = output_meta_.at(output_nr);
+  return Variable(zeros(m.shape, TensorOptions(m.dtype).device(m.device)));
+}
+
+void Node::add_hooked_output(uint32_t output_nr, const std::shared_ptr<VariableImpl>& impl) {
+  std::lock_guard<std::mutex> lock(hooks_mutex_);
+  for (const auto& [nr, weak] : hooked_outputs_) {
+    if (nr == output_nr && weak.lock() == impl) return;
+  }
+  hooked_outputs_.emplace_back(output_nr, impl);
+}
+
+Variable Node::run_output_hooks(uint32_t output_nr, Variable grad) {
+  std::vector<std::shared_ptr<VariableImpl>> owners;
+  {
+    std::lock_guard<std::mutex> lock(hooks_mutex_);
+    if (hooked_outputs_.empty()) return grad;
+    for (const auto& [nr, weak] : hooked_outputs_) {
+      if (nr != output_nr) continue;
+      if (auto impl = weak.lock()) owners.push_back(std::move(impl));
+    }
+  }
+  for (const auto& impl : owners) {
+    std::map<int, Variable::Hook> hooks;
+    {
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      hooks = impl->hooks;
+    }
+    for (const auto& [id, hook] : hooks) {
+      Variable replaced = hook(grad);
+      if (replaced.defined()) grad = replaced;
+    }
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    if (impl->retains_grad) {
+      impl->grad = impl->grad.defined() ? impl->grad + grad
+                                        : Variable(grad.data().clone(), false);
+    }
+  }
+  return grad;
+}
+
+// ---- SavedVariable ------------------------------------------------------------------
+
+SavedVariable::SavedVariable(const Variable& v, bool is_output) {
+  if (!v.defined()) return;
+  data_ = v.data();
+  version_ = data_.version();
+  output_nr_ = v.output_nr();
+  requires_grad_ = v.requires_grad();
+  is_output_ = is_output;
+  if (!is_output) variable_ = v;
+  defined_ = true;
+}
+
+Variable SavedVariable::unpack(const Node& owner) const {
+  TORCHLET_CHECK(!released_, owner.name(),
+                 ": Trying to backward through the graph a second time (or directly access saved "
+                 "tensors after they have already been freed). Saved intermediate values of the "
+                 "graph are freed when you call .backward() or autograd::grad(). Specify "
+                 "retain_graph=true if you need to backward through the graph a second time.");
+  if (!defined_) return Variable();
+  TORCHLET_CHECK(data_.version() == version_,
+                 "one of the variables needed for gradient computation has been modified by an "
+                 "inplace operation: [", data_.dtype(), " ", shape_str(data_.sizes()),
+                 "], which is saved by ", owner.name(), ", is at version ", data_.version(),
+                 "; expected version ", version_, " instead.");
+  if (!is_output_) return variable_;
+  auto impl = std::make_shared<VariableImpl>(data_);
+  impl->requires_grad = requires_grad_;
+  impl->grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+  impl->output_nr = output_nr_;
+  return Variable(std::move(impl));
+}
+
+void SavedVariable::reset() {
+  data_ = Tensor();
+  variable_ = Variable();
+  released_ = true;
+}
+
+// ---- AccumulateGrad -------------------------------------------------------------------
+
+AccumulateGrad::AccumulateGrad(std::shared_ptr<VariableImpl> leaf) : leaf_(std::move(leaf)) {
+  sequence_nr_ = std::numeric_limits<uint64_t>::max();
+  set_device(leaf_->data.device());
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Variable grad = std::move(grads.at(0));
+  if (!grad.defined()) return {};
+  std::map<int, Variable::Hook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(leaf_->mutex);
+    hooks = leaf_->hooks;
+  }
+  for (const auto& [id, hook] : hooks) {
+    Variable replaced = hook(grad);
+    if (replaced.defined()) grad = replaced;
+  }
+  const Tensor& data = leaf_->data;
+  TORCHLET_CHECK(grad.sizes() == data.sizes() && grad.dtype() == data.dtype() &&
+                     grad.device() == data.device(),
+                 "AccumulateGrad: the gradient (", grad.dtype(), " ", shape_str(grad.sizes()),
+                 " on ", grad.device(), ") does not match the leaf (", data.dtype(), " ",
+                 shape_str(data.sizes()), " on ", data.device(), ")");
+  std::lock_guard<std::mutex> lock(leaf_->mutex);
+  Variable& current = leaf_->grad;
+  if (is_grad_enabled()) {
+    // create_graph: the gradient keeps its history.
+    current = current.defined() ? current + grad : grad;
+  } else if (!current.defined()) {
+    // A fresh tensor: the incoming one may be shared with other gradients.
+    current = Variable(grad.data().clone(), false);
+  } else {
+    Tensor accumulated = current.data();
+    accumulated.add_(grad.data());
+  }
+  return {};
+}
+
+// ---- FunctionNode ------------------------------------------------------------------------
+
+variable_list FunctionNode::apply(variable_list&& grad_outputs) {
+  return formula_(*this, grad_outputs);
+}
+
+void FunctionNode::release_variables() {
+  for (SavedVariable& s : saved) s.reset();
+  tensors.clear();
+}
+
+// ---- Recording ---------------------------------------------------------------------------------
+
+Edge gradient_edge(const Variable& v) {
+  if (!v.defined() || !v.requires_grad()) return {};
+  VariableImpl& impl = *v.impl();
+  if (impl.grad_fn) return {impl.grad_fn, impl.output_nr};
+  std::lock_guard<std::mutex> lock(impl.mutex);
+  std::shared_ptr<Node> acc = impl.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(v.shared_impl());
+    impl.grad_accumulator = acc;
+  }
+  return {std::move(acc), 0};
+}
+
+bool should_record(std::initializer_list<const Variable*> inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Variable* v : inputs) {
+    if (v->defined() && v->requires_grad()) return true;
+  }
+  return false;
+}
+
+namespace {
+std::shared_ptr<FunctionNode> new_node(const char* name, FunctionNode::Formula formula,
+                                       Device device) {
+  auto node = std::make_shared<FunctionNode>(name, formula);
+  node->set_device(device);
+  return node;
+}
+}  // namespace
+
+std::shared_ptr<FunctionNode> record_op(const char* name, FunctionNode::Formula formula,
+                                        std::initializer_list<const Variable*> inputs,
+                                        Device device) {
+  if (!should_record(inputs)) return nullptr;
+  auto node = new_node(name, formula, device);
+  for (const Variable* v : inputs) node->mutable_next_edges().push_back(gradient_edge(*v));
+  return node;
+}
+
+std::shared_ptr<FunctionNode> record_op(const char* name, FunctionNode::Formula formula,
+                                        const std::vector<Variable>& inputs, Device device) {
+  if (!is_grad_enabled()) return nullptr;
+  bool any = false;
+  for (const Variable& v : inputs) any = any || (v.defined() && v.requires_grad());
+  if (!any) return nullptr;
+  auto node = new_node(name, formula, device);
+  for (const Variable& v : inputs) node->mutable_next_edges().push_back(gradient_edge(v));
+  return node;
+}
+
+Variable make_result(Tensor data, const std::shared_ptr<FunctionNode>& node, uint32_t output_nr) {
+  auto impl = std::make_shared<VariableImpl>(std::move(data));
+  if (node) {
+    impl->requires_grad = true;
+    impl->grad_fn = node;
+    impl->output_nr = output_nr;
+    if (output_nr >= node->num_outputs()) node->set_num_outputs(output_nr + 1);
+    node->set_output_meta(output_nr, impl->data);
+  }
+  return Variable(std::move(impl));
+}
+
+}  // namespace torchlet::autograd

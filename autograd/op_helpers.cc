@@ -1,0 +1,54 @@
+#include "autograd/op_helpers.h"
+
+#include "autograd/grad_mode.h"
+
+namespace torchlet::autograd {
+
+Variable sum_to(const Variable& grad, IntArrayRef shape, DType dtype) {
+  Variable g = grad;
+  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    if (d < lead || (shape[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
+  }
+  if (!dims.empty()) g = g.sum(dims, /*keepdim=*/true);
+  if (g.sizes() != shape) g = g.view(shape);
+  if (g.dtype() != dtype) g = g.to(dtype);
+  return g;
+}
+
+void save_meta(FunctionNode& node, const Variable& input) {
+  node.shapes.emplace_back(input.sizes().begin(), input.sizes().end());
+  node.dtypes.push_back(input.dtype());
+}
+
+void check_inplace(const char* op, const Variable& self) {
+  if (!is_grad_enabled()) return;
+  TORCHLET_CHECK(!(self.is_leaf() && self.requires_grad()), op,
+                 ": a leaf Variable that requires grad is being used in an in-place operation.");
+  TORCHLET_CHECK(!self.impl()->is_view, op,
+                 ": in-place operations on a view of a Variable that requires grad are not "
+                 "supported; use the out-of-place form");
+}
+
+Variable snapshot(const Variable& self, bool copy_data) {
+  auto impl = std::make_shared<VariableImpl>(copy_data ? self.data().clone() : self.data());
+  impl->requires_grad = self.requires_grad();
+  if (!self.is_leaf()) {
+    impl->grad_fn = self.grad_fn();
+    impl->output_nr = self.output_nr();
+  }
+  return Variable(std::move(impl));
+}
+
+void rebase_history(const Variable& self, const Variable& result) {
+  Tensor data = self.data();
+  data.copy_(result.data());
+  VariableImpl& impl = *self.impl();
+  impl.grad_fn = result.grad_fn();
+  impl.output_nr = result.output_nr();
+  impl.requires_grad = impl.requires_grad || result.requires_grad();
+  if (impl.grad_fn) impl.grad_fn->set_output_meta(impl.output_nr, data);
+}
+
+}  // namespace torchlet::autograd

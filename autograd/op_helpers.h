@@ -1,0 +1,40 @@
+#pragma once
+
+// Internal to //autograd: helpers the differentiable ops share.
+
+#include <memory>
+
+#include "autograd/node.h"
+
+namespace torchlet::autograd {
+
+/// `grad` summed over the dims that broadcasting expanded, back to `shape`,
+/// and converted to `dtype` (the input's).
+Variable sum_to(const Variable& grad, IntArrayRef shape, DType dtype);
+
+/// Records the input's shape and dtype (for sum_to in the formula).
+void save_meta(FunctionNode& node, const Variable& input);
+
+/// The common case: an op with these inputs producing `out`. Returns the
+/// result Variable; `setup` (if recording) saves what the formula needs.
+template <typename Setup>
+Variable record(const char* name, FunctionNode::Formula formula,
+                std::initializer_list<const Variable*> inputs, Tensor out, Setup&& setup) {
+  std::shared_ptr<FunctionNode> node = record_op(name, formula, inputs, out.device());
+  if (node) setup(*node);
+  return make_result(std::move(out), node);
+}
+
+/// A constant (no history) Variable.
+inline Variable constant(Tensor t) { return Variable(std::move(t), false); }
+
+/// Throws unless an in-place op may write to `self` (PyTorch's rules).
+void check_inplace(const char* op, const Variable& self);
+/// Makes `self` hold `result`'s value and history (in-place ops): copies the
+/// data into self's storage and rebases self onto result's node.
+void rebase_history(const Variable& self, const Variable& result);
+/// A handle with self's history but its own data (a copy when `copy_data`),
+/// so an in-place op can compute out of place from the old value.
+Variable snapshot(const Variable& self, bool copy_data);
+
+}  // namespace torchlet::autograd

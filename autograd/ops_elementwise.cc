@@ -1,0 +1,346 @@
+// Differentiable elementwise ops. Formulas use Variable ops so that a
+// backward run with create_graph records its own graph.
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "autograd/op_helpers.h"
+
+namespace torchlet {
+
+using autograd::FunctionNode;
+using autograd::constant;
+using autograd::record;
+using autograd::save_meta;
+using autograd::sum_to;
+
+namespace {
+
+Variable input_grad(const FunctionNode& n, size_t i, const Variable& g) {
+  return n.needs_input_grad(i) ? sum_to(g, n.shapes[i], n.dtypes[i]) : Variable();
+}
+
+// a op b on Variables: both inputs' shapes and dtypes saved, plus each other.
+Variable binary_op(const char* name, FunctionNode::Formula f, const Variable& a, const Variable& b,
+                   Tensor out, bool save_inputs, double number = 0) {
+  return record(name, f, {&a, &b}, std::move(out), [&](FunctionNode& n) {
+    save_meta(n, a);
+    save_meta(n, b);
+    n.numbers.push_back(number);
+    if (save_inputs) {
+      n.saved.emplace_back(a, false);
+      n.saved.emplace_back(b, false);
+    }
+  });
+}
+
+variable_list add_backward(FunctionNode& n, const variable_list& g) {
+  const double alpha = n.numbers[0];
+  return {input_grad(n, 0, g[0]), input_grad(n, 1, alpha == 1 ? g[0] : g[0] * alpha)};
+}
+variable_list sub_backward(FunctionNode& n, const variable_list& g) {
+  const double alpha = n.numbers[0];
+  return {input_grad(n, 0, g[0]), input_grad(n, 1, alpha == 1 ? -g[0] : g[0] * -alpha)};
+}
+variable_list mul_backward(FunctionNode& n, const variable_list& g) {
+  return {n.needs_input_grad(0) ? input_grad(n, 0, g[0] * n.var(1)) : Variable(),
+          n.needs_input_grad(1) ? input_grad(n, 1, g[0] * n.var(0)) : Variable()};
+}
+variable_list div_backward(FunctionNode& n, const variable_list& g) {
+  const Variable b = n.var(1);
+  return {n.needs_input_grad(0) ? input_grad(n, 0, g[0] / b) : Variable(),
+          n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * n.var(0) / (b * b)) : Variable()};
+}
+variable_list pow_backward(FunctionNode& n, const variable_list& g) {
+  const Variable a = n.var(0), b = n.var(1);
+  Variable ga, gb;
+  if (n.needs_input_grad(0)) ga = input_grad(n, 0, g[0] * b * a.pow(b - 1.0));
+  if (n.needs_input_grad(1)) {
+    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch).
+    const Tensor zero_base = a.data().eq(0).logical_and(b.data().ge(0));
+    gb = input_grad(n, 1, (g[0] * a.pow(b) * a.log()).masked_fill(zero_base, 0));
+  }
+  return {ga, gb};
+}
+variable_list extreme_backward(FunctionNode& n, const variable_list& g, bool maximum) {
+  // Ties split the gradient evenly (PyTorch 1.13).
+  const Tensor a = n.var(0).data(), b = n.var(1).data();
+  const Variable shared = g[0].where(a.ne(b), g[0] * 0.5);
+  const Tensor a_loses = maximum ? a.lt(b) : a.gt(b);
+  const Tensor b_loses = maximum ? a.gt(b) : a.lt(b);
+  return {input_grad(n, 0, shared.masked_fill(a_loses, 0)),
+          input_grad(n, 1, shared.masked_fill(b_loses, 0))};
+}
+variable_list maximum_backward(FunctionNode& n, const variable_list& g) {
+  return extreme_backward(n, g, true);
+}
+variable_list minimum_backward(FunctionNode& n, const variable_list& g) {
+  return extreme_backward(n, g, false);
+}
+
+// Unary ops save their input (index 0) or output (index 0) as the formula needs.
+Variable unary_op(const char* name, FunctionNode::Formula f, const Variable& x, Tensor out,
+                  bool save_input, bool save_output) {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(name, f, {&x}, out.device());
+  if (node && save_input) node->saved.emplace_back(x, false);
+  Variable result = autograd::make_result(std::move(out), node);
+  if (node && save_output) node->saved.emplace_back(result, true);
+  return result;
+}
+
+Variable scalar_op(const char* name, FunctionNode::Formula f, const Variable& x, Tensor out,
+                   double number, bool save_input = false) {
+  return record(name, f, {&x}, std::move(out), [&](FunctionNode& n) {
+    save_meta(n, x);
+    n.numbers.push_back(number);
+    if (save_input) n.saved.emplace_back(x, false);
+  });
+}
+
+// erf, differentiable (GELU's exact derivative needs it to second order).
+Variable erf(const Variable& x) {
+  return unary_op("ErfBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(0);
+    return {g[0] * (x * x * -1.0).exp() * M_2_SQRTPI};
+  }, x, x.data().erf(), true, false);
+}
+
+}  // namespace
+
+// ---- Binary ---------------------------------------------------------------------------
+
+Variable Variable::add(const Variable& other, Scalar alpha) const {
+  return binary_op("AddBackward0", add_backward, *this, other, data().add(other.data(), alpha),
+                   false, alpha.to<double>());
+}
+Variable Variable::sub(const Variable& other, Scalar alpha) const {
+  return binary_op("SubBackward0", sub_backward, *this, other, data().sub(other.data(), alpha),
+                   false, alpha.to<double>());
+}
+Variable Variable::mul(const Variable& other) const {
+  return binary_op("MulBackward0", mul_backward, *this, other, data().mul(other.data()), true);
+}
+Variable Variable::div(const Variable& other) const {
+  return binary_op("DivBackward0", div_backward, *this, other, data().div(other.data()), true);
+}
+Variable Variable::pow(const Variable& exponent) const {
+  return binary_op("PowBackward1", pow_backward, *this, exponent, data().pow(exponent.data()),
+                   true);
+}
+Variable Variable::maximum(const Variable& other) const {
+  return binary_op("MaximumBackward0", maximum_backward, *this, other,
+                   data().maximum(other.data()), true);
+}
+Variable Variable::minimum(const Variable& other) const {
+  return binary_op("MinimumBackward0", minimum_backward, *this, other,
+                   data().minimum(other.data()), true);
+}
+
+// ---- With a scalar -----------------------------------------------------------------------
+
+Variable Variable::add(Scalar other) const {
+  return scalar_op("AddBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {input_grad(n, 0, g[0])};
+  }, *this, data().add(other), 0);
+}
+Variable Variable::sub(Scalar other) const {
+  return scalar_op("SubBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {input_grad(n, 0, g[0])};
+  }, *this, data().sub(other), 0);
+}
+Variable Variable::mul(Scalar other) const {
+  return scalar_op("MulBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {input_grad(n, 0, g[0] * n.numbers[0])};
+  }, *this, data().mul(other), other.to<double>());
+}
+Variable Variable::div(Scalar other) const {
+  return scalar_op("DivBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {input_grad(n, 0, g[0] / n.numbers[0])};
+  }, *this, data().div(other), other.to<double>());
+}
+Variable Variable::pow(Scalar exponent) const {
+  return scalar_op("PowBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const double p = n.numbers[0];
+    if (p == 0) return {input_grad(n, 0, g[0] * 0.0)};
+    return {input_grad(n, 0, g[0] * (n.var(0).pow(p - 1) * p))};
+  }, *this, data().pow(exponent), exponent.to<double>(), /*save_input=*/true);
+}
+
+Variable operator+(const Variable& a, const Variable& b) { return a.add(b); }
+Variable operator-(const Variable& a, const Variable& b) { return a.sub(b); }
+Variable operator*(const Variable& a, const Variable& b) { return a.mul(b); }
+Variable operator/(const Variable& a, const Variable& b) { return a.div(b); }
+Variable operator+(const Variable& a, Scalar b) { return a.add(b); }
+Variable operator-(const Variable& a, Scalar b) { return a.sub(b); }
+Variable operator*(const Variable& a, Scalar b) { return a.mul(b); }
+Variable operator/(const Variable& a, Scalar b) { return a.div(b); }
+Variable operator+(Scalar a, const Variable& b) { return b.add(a); }
+Variable operator-(Scalar a, const Variable& b) { return b.neg().add(a); }
+Variable operator*(Scalar a, const Variable& b) { return b.mul(a); }
+Variable operator/(Scalar a, const Variable& b) { return b.pow(-1.0).mul(a); }
+Variable operator-(const Variable& a) { return a.neg(); }
+
+// ---- Unary -------------------------------------------------------------------------------
+
+Variable Variable::neg() const {
+  return unary_op("NegBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+    return {-g[0]};
+  }, *this, data().neg(), false, false);
+}
+// PyTorch's -g for a Variable: the NegBackward formula above uses this.
+Variable Variable::abs() const {
+  return unary_op("AbsBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] * constant(n.var(0).data().sign())};
+  }, *this, data().abs(), true, false);
+}
+Variable Variable::exp() const {
+  return unary_op("ExpBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] * n.var(0)};
+  }, *this, data().exp(), false, true);
+}
+Variable Variable::log() const {
+  return unary_op("LogBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] / n.var(0)};
+  }, *this, data().log(), true, false);
+}
+Variable Variable::sqrt() const {
+  return unary_op("SqrtBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] / (n.var(0) * 2.0)};
+  }, *this, data().sqrt(), false, true);
+}
+Variable Variable::sin() const {
+  return unary_op("SinBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] * n.var(0).cos()};
+  }, *this, data().sin(), true, false);
+}
+Variable Variable::cos() const {
+  return unary_op("CosBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {-g[0] * n.var(0).sin()};
+  }, *this, data().cos(), true, false);
+}
+Variable Variable::relu() const {
+  return unary_op("ReluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0].masked_fill(n.var(0).data().le(0), 0)};
+  }, *this, data().relu(), false, true);
+}
+Variable Variable::sigmoid() const {
+  return unary_op("SigmoidBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable y = n.var(0);
+    return {g[0] * y * (1.0 - y)};
+  }, *this, data().sigmoid(), false, true);
+}
+Variable Variable::tanh() const {
+  return unary_op("TanhBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable y = n.var(0);
+    return {g[0] * (1.0 - y * y)};
+  }, *this, data().tanh(), false, true);
+}
+Variable Variable::gelu(const std::string& approximate) const {
+  Tensor out = data().gelu(approximate);
+  if (approximate == "tanh") {
+    return unary_op("GeluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+      // d/dx 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3).
+      const Variable x = n.var(0);
+      const double k = M_2_SQRTPI * M_SQRT1_2;
+      const Variable t = ((x + x * x * x * 0.044715) * k).tanh();
+      const Variable du = (1.0 + x * x * (3 * 0.044715)) * k;
+      return {g[0] * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du)};
+    }, *this, std::move(out), true, false);
+  }
+  return unary_op("GeluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    // d/dx x Phi(x) = Phi(x) + x phi(x).
+    const Variable x = n.var(0);
+    const Variable cdf = 0.5 * (1.0 + erf(x * M_SQRT1_2));
+    const Variable pdf = (x * x * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+    return {g[0] * (cdf + x * pdf)};
+  }, *this, std::move(out), true, false);
+}
+Variable Variable::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  Tensor out = data().clamp(min, max);
+  return record("ClampBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0].masked_fill(n.tensors[0], 0)};
+  }, {this}, std::move(out), [&](FunctionNode& n) {
+    // Where the input was clamped the gradient is 0 (bounds themselves pass).
+    Tensor outside = zeros(sizes(), TensorOptions(kBool).device(device()));
+    if (min) outside = outside.logical_or(data().lt(*min));
+    if (max) outside = outside.logical_or(data().gt(*max));
+    n.tensors.push_back(outside);
+  });
+}
+
+Variable Variable::where(const Tensor& condition, const Variable& other) const {
+  Tensor out = data().where(condition, other.data());
+  return record("WhereBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Tensor& cond = n.tensors[0];
+    return {n.needs_input_grad(0) ? input_grad(n, 0, g[0].masked_fill(cond.logical_not(), 0))
+                                  : Variable(),
+            n.needs_input_grad(1) ? input_grad(n, 1, g[0].masked_fill(cond, 0)) : Variable()};
+  }, {this, &other}, std::move(out), [&](FunctionNode& n) {
+    save_meta(n, *this);
+    save_meta(n, other);
+    n.tensors.push_back(condition);
+  });
+}
+
+Variable Variable::masked_fill(const Tensor& mask, Scalar value) const {
+  Tensor out = data().masked_fill(mask, value);
+  return record("MaskedFillBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {input_grad(n, 0, g[0].masked_fill(n.tensors[0], 0))};
+  }, {this}, std::move(out), [&](FunctionNode& n) {
+    save_meta(n, *this);
+    n.tensors.push_back(mask);
+  });
+}
+
+// ---- In place -------------------------------------------------------------------------------
+// Without recording they write straight into the data (optimizers run so).
+
+namespace {
+template <typename Op, typename Raw>
+Variable& inplace(const char* name, Variable& self, bool needs_old_value, std::initializer_list<const Variable*> others, Op op, Raw raw) {
+  autograd::check_inplace(name, self);
+  bool record = is_grad_enabled() && self.requires_grad();
+  for (const Variable* o : others) record = record || (is_grad_enabled() && o->requires_grad());
+  if (!record) {
+    Tensor data = self.data();
+    raw(data);
+    return self;
+  }
+  const Variable result = op(autograd::snapshot(self, needs_old_value));
+  autograd::rebase_history(self, result);
+  return self;
+}
+}  // namespace
+
+Variable& Variable::add_(const Variable& other, Scalar alpha) {
+  return inplace("add_", *this, false, {&other},
+                 [&](const Variable& old) { return old.add(other, alpha); },
+                 [&](Tensor& t) { t.add_(other.data(), alpha); });
+}
+Variable& Variable::add_(Scalar other) {
+  return inplace("add_", *this, false, {}, [&](const Variable& old) { return old.add(other); },
+                 [&](Tensor& t) { t.add_(other); });
+}
+Variable& Variable::sub_(const Variable& other, Scalar alpha) {
+  return inplace("sub_", *this, false, {&other},
+                 [&](const Variable& old) { return old.sub(other, alpha); },
+                 [&](Tensor& t) { t.sub_(other.data(), alpha); });
+}
+Variable& Variable::mul_(const Variable& other) {
+  return inplace("mul_", *this, other.requires_grad(), {&other},
+                 [&](const Variable& old) { return old.mul(other); },
+                 [&](Tensor& t) { t.mul_(other.data()); });
+}
+Variable& Variable::mul_(Scalar other) {
+  return inplace("mul_", *this, false, {}, [&](const Variable& old) { return old.mul(other); },
+                 [&](Tensor& t) { t.mul_(other); });
+}
+Variable& Variable::div_(Scalar other) {
+  return inplace("div_", *this, false, {}, [&](const Variable& old) { return old.div(other); },
+                 [&](Tensor& t) { t.div_(other); });
+}
+Variable& Variable::zero_() {
+  return inplace("zero_", *this, false, {}, [&](const Variable& old) { return old.mul(0.0); },
+                 [&](Tensor& t) { t.zero_(); });
+}
+
+}  // namespace torchlet

@@ -1,0 +1,217 @@
+// Differentiable reductions, softmax, scans and sorting.
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/op_helpers.h"
+
+namespace torchlet {
+
+using autograd::FunctionNode;
+using autograd::constant;
+using autograd::record;
+using autograd::save_meta;
+
+namespace {
+
+// The reduced dims of `shape` (all when `dims` is empty), wrapped and sorted.
+std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim) {
+  std::vector<int64_t> out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+  } else {
+    for (int64_t d : dims) out.push_back(d < 0 ? d + std::max<int64_t>(ndim, 1) : d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A reduction's gradient (or output) given back its reduced dims as size 1,
+// so it broadcasts against the input. ints = reduced dims, numbers[0] =
+// keepdim.
+Variable unreduce(const FunctionNode& n, const Variable& g) {
+  if (n.numbers.at(0) != 0.0 || n.shapes[0].empty()) return g;
+  Variable out = g;
+  for (int64_t d : n.ints) out = out.unsqueeze(d);
+  return out;
+}
+
+void save_reduction(FunctionNode& n, const Variable& x, IntArrayRef dims, bool keepdim) {
+  save_meta(n, x);
+  n.ints = reduced_dims(dims, x.dim());
+  n.numbers = {keepdim ? 1.0 : 0.0};
+}
+
+int64_t reduced_count(const FunctionNode& n) {
+  int64_t count = 1;
+  for (int64_t d : n.ints) count *= n.shapes[0].empty() ? 1 : n.shapes[0][d];
+  return count;
+}
+
+// Gradient of amax/amin/max()/min(): shared evenly among the extreme values.
+variable_list extreme_backward(FunctionNode& n, const variable_list& g) {
+  const Tensor x = n.var(0).data();
+  const Tensor hit = x.eq(unreduce(n, n.var(1)).data()).to(x.dtype());
+  const Tensor count = hit.sum(n.ints, true);
+  return {unreduce(n, g[0]) * constant(hit.div(count))};
+}
+
+Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef dims, bool keepdim) {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(name, extreme_backward, {&x}, out.device());
+  if (node) {
+    save_reduction(*node, x, dims, keepdim);
+    node->saved.emplace_back(x, false);
+  }
+  Variable result = autograd::make_result(std::move(out), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+// Gradient of ops that pick elements by index along a dim (max(dim), sort,
+// topk): scattered back through a differentiable scatter.
+Variable indexed(const char* name, const Variable& x, Tensor values, const Tensor& indices,
+                 int64_t dim, bool keepdim) {
+  return record(name, [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable base = constant(zeros(n.shapes[0], TensorOptions(n.dtypes[0]).device(g[0].device())));
+    const int64_t dim = n.ints[0];
+    Variable grad = g[0];
+    Tensor index = n.tensors[0];
+    if (n.numbers[0] == 0.0 && !n.shapes[0].empty()) {
+      grad = grad.unsqueeze(dim);
+      index = index.unsqueeze(dim);
+    }
+    return {base.scatter(dim, index, grad)};
+  }, {&x}, std::move(values), [&](FunctionNode& n) {
+    save_meta(n, x);
+    n.ints = {dim < 0 ? dim + std::max<int64_t>(x.dim(), 1) : dim};
+    n.numbers = {keepdim ? 1.0 : 0.0};
+    n.tensors = {indices};
+  });
+}
+
+}  // namespace
+
+Variable Variable::sum() const { return sum({}, false); }
+Variable Variable::sum(IntArrayRef dims, bool keepdim) const {
+  return record(dims.empty() ? "SumBackward0" : "SumBackward1",
+                [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {unreduce(n, g[0]).expand(n.shapes[0])};
+  }, {this}, data().sum(dims, keepdim), [&](FunctionNode& n) { save_reduction(n, *this, dims, keepdim); });
+}
+Variable Variable::mean() const { return mean({}, false); }
+Variable Variable::mean(IntArrayRef dims, bool keepdim) const {
+  return record(dims.empty() ? "MeanBackward0" : "MeanBackward1",
+                [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {unreduce(n, g[0]).expand(n.shapes[0]) / static_cast<double>(reduced_count(n))};
+  }, {this}, data().mean(dims, keepdim), [&](FunctionNode& n) { save_reduction(n, *this, dims, keepdim); });
+}
+Variable Variable::prod() const {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "ProdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        const Variable x = n.var(0);
+        const Tensor zero = x.data().eq(0);
+        const int64_t zeros_n = zero.sum().item<int64_t>();
+        if (zeros_n == 0) return {g[0] * n.var(1) / x};
+        // With zeros, only a lone zero gets a gradient: the product of the rest.
+        Tensor grad = zeros_like(x.data());
+        if (zeros_n == 1) grad.masked_fill_(zero, x.data().masked_fill(zero, 1).prod());
+        return {g[0] * constant(grad)};
+      }, {this}, device());
+  if (node) node->saved.emplace_back(*this, false);
+  Variable result = autograd::make_result(data().prod(), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+Variable Variable::max() const { return extreme("MaxBackward1", *this, data().max(), {}, false); }
+Variable Variable::min() const { return extreme("MinBackward1", *this, data().min(), {}, false); }
+Variable Variable::amax(IntArrayRef dims, bool keepdim) const {
+  return extreme("AmaxBackward0", *this, data().amax(dims, keepdim), dims, keepdim);
+}
+Variable Variable::amin(IntArrayRef dims, bool keepdim) const {
+  return extreme("AminBackward0", *this, data().amin(dims, keepdim), dims, keepdim);
+}
+std::tuple<Variable, Tensor> Variable::max(int64_t dim, bool keepdim) const {
+  auto [values, indices] = data().max(dim, keepdim);
+  return {indexed("MaxBackward0", *this, values, indices, dim, keepdim), indices};
+}
+std::tuple<Variable, Tensor> Variable::min(int64_t dim, bool keepdim) const {
+  auto [values, indices] = data().min(dim, keepdim);
+  return {indexed("MinBackward0", *this, values, indices, dim, keepdim), indices};
+}
+std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending) const {
+  auto [values, indices] = data().sort(dim, descending);
+  return {indexed("SortBackward0", *this, values, indices, dim, true), indices};
+}
+std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest) const {
+  auto [values, indices] = data().topk(k, dim, largest);
+  return {indexed("TopkBackward0", *this, values, indices, dim, true), indices};
+}
+
+Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  return record("VarBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(0);
+    const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
+    const Variable centered = x - x.mean(n.ints, true);
+    return {unreduce(n, g[0]) * centered * (2.0 / denom)};
+  }, {this}, data().var(dims, unbiased, keepdim), [&](FunctionNode& n) {
+    save_reduction(n, *this, dims, keepdim);
+    n.numbers.push_back(unbiased ? 1.0 : 0.0);
+    n.saved.emplace_back(*this, false);
+  });
+}
+Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  return var(dims, unbiased, keepdim).sqrt();
+}
+
+Variable Variable::norm(Scalar p) const {
+  const double order = p.to<double>();
+  if (order == 2) return (*this * *this).sum().sqrt();
+  if (order == 1) return abs().sum();
+  if (std::isinf(order)) return order > 0 ? abs().max() : abs().min();
+  return abs().pow(order).sum().pow(1.0 / order);
+}
+
+Variable Variable::logsumexp(IntArrayRef dims, bool keepdim) const {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "LogsumexpBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        return {unreduce(n, g[0]) * (n.var(0) - unreduce(n, n.var(1))).exp()};
+      }, {this}, device());
+  if (node) {
+    save_reduction(*node, *this, dims, keepdim);
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().logsumexp(dims, keepdim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+Variable Variable::softmax(int64_t dim) const {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "SoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        const Variable y = n.var(0);
+        return {y * (g[0] - (g[0] * y).sum({n.ints[0]}, true))};
+      }, {this}, device());
+  if (node) node->ints = {dim};
+  Variable result = autograd::make_result(data().softmax(dim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+Variable Variable::log_softmax(int64_t dim) const {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "LogSoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        return {g[0] - n.var(0).exp() * g[0].sum({n.ints[0]}, true)};
+      }, {this}, device());
+  if (node) node->ints = {dim};
+  Variable result = autograd::make_result(data().log_softmax(dim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+Variable Variable::cumsum(int64_t dim) const {
+  return record("CumsumBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    // Each input reaches every later output: a reversed running sum.
+    const int64_t d = n.ints[0];
+    return {g[0].sum({d}, true) - g[0].cumsum(d) + g[0]};
+  }, {this}, data().cumsum(dim), [&](FunctionNode& n) { n.ints = {dim}; });
+}
+
+}  // namespace torchlet

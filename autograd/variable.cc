@@ -1,0 +1,135 @@
+// Variable's autograd state: data, requires_grad, grad, history, hooks.
+#include "autograd/variable.h"
+
+#include <ostream>
+
+#include "autograd/engine.h"
+#include "autograd/node.h"
+
+namespace torchlet {
+
+Variable::Variable(Tensor data, bool requires_grad) {
+  TORCHLET_CHECK(data.defined(), "Variable: the data tensor is undefined");
+  impl_ = std::make_shared<VariableImpl>(std::move(data));
+  if (requires_grad) requires_grad_(true);
+}
+
+const VariableImpl& Variable::checked() const {
+  TORCHLET_CHECK(impl_ != nullptr, "Variable: called on an undefined Variable");
+  return *impl_;
+}
+
+const Tensor& Variable::data() const { return checked().data; }
+
+void Variable::set_data(const Tensor& data) const {
+  checked();
+  TORCHLET_CHECK(data.defined(), "set_data: the new data tensor is undefined");
+  impl_->data = data;
+}
+
+bool Variable::requires_grad() const { return checked().requires_grad; }
+
+const Variable& Variable::requires_grad_(bool requires_grad) const {
+  checked();
+  if (impl_->grad_fn) {
+    TORCHLET_CHECK(requires_grad,
+                   "requires_grad_: you can only change requires_grad flags of leaf variables. If "
+                   "you want to use a computed variable in a subgraph that doesn't require "
+                   "differentiation use var_no_grad = var.detach().");
+    return *this;
+  }
+  TORCHLET_CHECK(!requires_grad || impl_->data.is_floating_point(),
+                 "requires_grad_: only Tensors of floating point dtype can require gradients, "
+                 "got ", impl_->data.dtype());
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+Variable Variable::grad() const {
+  checked();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->grad;
+}
+
+void Variable::set_grad(const Variable& grad) const {
+  checked();
+  if (grad.defined()) {
+    TORCHLET_CHECK(grad.sizes() == sizes() && grad.dtype() == dtype() && grad.device() == device(),
+                   "set_grad: assigned grad (", grad.dtype(), " ", shape_str(grad.sizes()), " on ",
+                   grad.device(), ") does not match the Variable (", dtype(), " ",
+                   shape_str(sizes()), " on ", device(), ")");
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->grad = grad;
+}
+
+std::shared_ptr<autograd::Node> Variable::grad_fn() const { return checked().grad_fn; }
+uint32_t Variable::output_nr() const { return checked().output_nr; }
+bool Variable::is_leaf() const { return checked().grad_fn == nullptr; }
+
+Variable Variable::detach() const { return Variable(data(), false); }
+
+const Variable& Variable::detach_() const {
+  checked();
+  impl_->grad_fn = nullptr;
+  impl_->output_nr = 0;
+  impl_->requires_grad = false;
+  return *this;
+}
+
+void Variable::retain_grad() const {
+  TORCHLET_CHECK(requires_grad(),
+                 "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf()) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->retains_grad = true;
+  }
+  impl_->grad_fn->add_hooked_output(impl_->output_nr, impl_);
+}
+
+bool Variable::retains_grad() const { return checked().retains_grad; }
+
+void Variable::backward(const Variable& gradient, bool retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph || create_graph, create_graph);
+}
+
+Variable::HookHandle Variable::register_hook(Hook hook) const {
+  TORCHLET_CHECK(requires_grad(),
+                 "register_hook: cannot register a hook on a tensor that doesn't require gradient");
+  int id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    id = impl_->next_hook_id++;
+    impl_->hooks.emplace(id, std::move(hook));
+  }
+  if (!is_leaf()) impl_->grad_fn->add_hooked_output(impl_->output_nr, impl_);
+  return HookHandle(impl_, id);
+}
+
+void Variable::HookHandle::remove() {
+  if (auto impl = impl_.lock()) {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->hooks.erase(id_);
+  }
+  impl_.reset();
+}
+
+std::string Variable::str() const {
+  std::string text = data().str();
+  std::string suffix;
+  if (grad_fn()) {
+    suffix = "grad_fn=<" + grad_fn()->name() + ">";
+  } else if (requires_grad()) {
+    suffix = "requires_grad=True";
+  }
+  if (suffix.empty()) return text;
+  text.pop_back();  // the closing parenthesis
+  return text + ", " + suffix + ")";
+}
+
+std::ostream& operator<<(std::ostream& out, const Variable& v) {
+  return out << (v.defined() ? v.str() : std::string("[ undefined Variable ]"));
+}
+
+}  // namespace torchlet

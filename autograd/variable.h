@@ -1,0 +1,229 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace torchlet {
+
+namespace autograd {
+class Node;
+}  // namespace autograd
+struct VariableImpl;
+
+/// A Tensor with autograd state: whether it requires grad, its accumulated
+/// gradient, and the node that produced it. Variable is a shared handle:
+/// copies refer to one Variable, so set_data(), a new gradient or a rebased
+/// history is seen through every handle (module replication relies on it).
+///
+/// Ops on Variables record the graph when grad mode is on and an input
+/// requires grad; backward() replays it. Tensors never record anything:
+/// data() gives the raw Tensor, and there is no implicit conversion between
+/// the two types.
+class Variable {
+ public:
+  /// An undefined Variable.
+  Variable() = default;
+  /// A leaf holding `data` (not copied).
+  explicit Variable(Tensor data, bool requires_grad = false);
+  /// A handle to existing state (used by the graph machinery).
+  explicit Variable(std::shared_ptr<VariableImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  VariableImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<VariableImpl>& shared_impl() const { return impl_; }
+  /// True when both handles refer to one Variable.
+  bool is_same(const Variable& other) const { return impl_ == other.impl_; }
+
+  // ---- Autograd state ------------------------------------------------------
+  /// The data, without autograd state (shares storage).
+  const Tensor& data() const;
+  /// Replaces the data (any shape); history and gradient are kept.
+  void set_data(const Tensor& data) const;
+  bool requires_grad() const;
+  /// Sets requires_grad on a leaf (non-leaves throw, as in PyTorch).
+  const Variable& requires_grad_(bool requires_grad = true) const;
+  /// The accumulated gradient (undefined until a backward reaches this leaf).
+  Variable grad() const;
+  void set_grad(const Variable& grad) const;
+  /// The node that produced this Variable (null for leaves).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Which output of grad_fn() this is.
+  uint32_t output_nr() const;
+  bool is_leaf() const;
+  /// A new leaf sharing the data, detached from the graph.
+  Variable detach() const;
+  /// Detaches this Variable itself from the graph (it becomes a leaf).
+  const Variable& detach_() const;
+  /// Keep grad() for a non-leaf after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+
+  /// Backward from this Variable. `gradient` defaults to 1 for one-element
+  /// outputs.
+  void backward(const Variable& gradient = Variable(), bool retain_graph = false,
+                bool create_graph = false) const;
+
+  /// Runs `hook` on this Variable's gradient before it is used; a defined
+  /// result replaces the gradient. Returns the id for remove_hook().
+  using Hook = std::function<Variable(const Variable&)>;
+  class HookHandle {
+   public:
+    HookHandle() = default;
+    HookHandle(std::weak_ptr<VariableImpl> impl, int id) : impl_(std::move(impl)), id_(id) {}
+    /// Removes the hook (a no-op if already removed or the Variable is gone).
+    void remove();
+
+   private:
+    std::weak_ptr<VariableImpl> impl_;
+    int id_ = -1;
+  };
+  HookHandle register_hook(Hook hook) const;
+
+  // ---- Metadata (of the data) ------------------------------------------------
+  int64_t dim() const { return data().dim(); }
+  IntArrayRef sizes() const { return data().sizes(); }
+  IntArrayRef shape() const { return data().sizes(); }
+  int64_t size(int64_t dim) const { return data().size(dim); }
+  int64_t numel() const { return data().numel(); }
+  DType dtype() const { return data().dtype(); }
+  Device device() const { return data().device(); }
+  bool is_floating_point() const { return data().is_floating_point(); }
+  template <typename T>
+  T item() const {
+    return data().item<T>();
+  }
+  std::string str() const;
+
+  // ---- Conversions -------------------------------------------------------------
+  Variable to(Device device) const;
+  Variable to(DType dtype) const;
+  Variable clone() const;
+  Variable contiguous() const;
+
+  // ---- Views -------------------------------------------------------------------
+  Variable view(IntArrayRef shape) const;
+  Variable reshape(IntArrayRef shape) const;
+  Variable view_as(const Variable& other) const;
+  Variable reshape_as(const Variable& other) const;
+  Variable permute(IntArrayRef dims) const;
+  Variable transpose(int64_t dim0, int64_t dim1) const;
+  Variable t() const;
+  Variable narrow(int64_t dim, int64_t start, int64_t length) const;
+  Variable select(int64_t dim, int64_t index) const;
+  Variable slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+                 std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Variable unsqueeze(int64_t dim) const;
+  Variable squeeze() const;
+  Variable squeeze(int64_t dim) const;
+  Variable expand(IntArrayRef sizes) const;
+  Variable expand_as(const Variable& other) const;
+  Variable flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Variable unflatten(int64_t dim, IntArrayRef sizes) const;
+  std::vector<Variable> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Variable> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Variable> unbind(int64_t dim = 0) const;
+
+  // ---- Elementwise -------------------------------------------------------------
+  Variable add(const Variable& other, Scalar alpha = 1) const;
+  Variable add(Scalar other) const;
+  Variable sub(const Variable& other, Scalar alpha = 1) const;
+  Variable sub(Scalar other) const;
+  Variable mul(const Variable& other) const;
+  Variable mul(Scalar other) const;
+  Variable div(const Variable& other) const;
+  Variable div(Scalar other) const;
+  Variable pow(const Variable& exponent) const;
+  Variable pow(Scalar exponent) const;
+  Variable maximum(const Variable& other) const;
+  Variable minimum(const Variable& other) const;
+  Variable neg() const;
+  Variable abs() const;
+  Variable exp() const;
+  Variable log() const;
+  Variable sqrt() const;
+  Variable sin() const;
+  Variable cos() const;
+  Variable relu() const;
+  Variable sigmoid() const;
+  Variable tanh() const;
+  Variable gelu(const std::string& approximate = "none") const;
+  Variable clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  /// Elements of this where `condition` holds, else of `other`.
+  Variable where(const Tensor& condition, const Variable& other) const;
+  Variable masked_fill(const Tensor& mask, Scalar value) const;
+
+  // In place: on a leaf that requires grad they throw (PyTorch's error);
+  // otherwise the Variable's history is rebased onto the op.
+  Variable& add_(const Variable& other, Scalar alpha = 1);
+  Variable& add_(Scalar other);
+  Variable& sub_(const Variable& other, Scalar alpha = 1);
+  Variable& mul_(const Variable& other);
+  Variable& mul_(Scalar other);
+  Variable& div_(Scalar other);
+  Variable& zero_();
+
+  // ---- Reductions --------------------------------------------------------------
+  Variable sum() const;
+  Variable sum(IntArrayRef dims, bool keepdim = false) const;
+  Variable mean() const;
+  Variable mean(IntArrayRef dims, bool keepdim = false) const;
+  Variable prod() const;
+  Variable max() const;
+  Variable min() const;
+  std::tuple<Variable, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Variable, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Variable amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Variable amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Variable var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Variable std(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Variable norm(Scalar p = 2) const;
+  Variable logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Variable softmax(int64_t dim) const;
+  Variable log_softmax(int64_t dim) const;
+  Variable cumsum(int64_t dim) const;
+  std::tuple<Variable, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Variable, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
+
+  // ---- Indexing and linear algebra -------------------------------------------------
+  Variable index_select(int64_t dim, const Tensor& index) const;
+  Variable gather(int64_t dim, const Tensor& index) const;
+  Variable scatter(int64_t dim, const Tensor& index, const Variable& src) const;
+  Variable scatter_add(int64_t dim, const Tensor& index, const Variable& src) const;
+  Variable masked_select(const Tensor& mask) const;
+  Variable mm(const Variable& other) const;
+  Variable bmm(const Variable& other) const;
+  Variable matmul(const Variable& other) const;
+  Variable mv(const Variable& vec) const;
+
+ private:
+  std::shared_ptr<VariableImpl> impl_;
+  const VariableImpl& checked() const;
+};
+
+using variable_list = std::vector<Variable>;
+
+std::ostream& operator<<(std::ostream& out, const Variable& v);
+
+Variable operator+(const Variable& a, const Variable& b);
+Variable operator-(const Variable& a, const Variable& b);
+Variable operator*(const Variable& a, const Variable& b);
+Variable operator/(const Variable& a, const Variable& b);
+Variable operator+(const Variable& a, Scalar b);
+Variable operator-(const Variable& a, Scalar b);
+Variable operator*(const Variable& a, Scalar b);
+Variable operator/(const Variable& a, Scalar b);
+Variable operator+(Scalar a, const Variable& b);
+Variable operator-(Scalar a, const Variable& b);
+Variable operator*(Scalar a, const Variable& b);
+Variable operator/(Scalar a, const Variable& b);
+Variable operator-(const Variable& a);
+
+}  // namespace torchlet

@@ -1,0 +1,77 @@
+#include "autograd/variable.h"
+
+#include <sstream>
+
+#include "autograd/autograd.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+TEST(VariableTest, HandlesShareState) {
+  Variable a(zeros({2}), true);
+  Variable b = a;
+  b.set_data(ones({3}));
+  EXPECT_EQ(a.numel(), 3);
+  EXPECT_TRUE(a.is_same(b));
+}
+
+TEST(VariableTest, OnlyFloatingPointCanRequireGrad) {
+  EXPECT_THROW_MSG(Variable(ones({2}, kInt64), true),
+                   "only Tensors of floating point dtype can require gradients");
+}
+
+TEST(VariableTest, NonLeafRequiresGradCannotBeTurnedOff) {
+  Variable x(ones({2}), true);
+  Variable y = x * 2.0;
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_THROW_MSG(y.requires_grad_(false), "you can only change requires_grad flags of leaf variables");
+}
+
+TEST(VariableTest, ResultsRequireGradOnlyWhenAnInputDoes) {
+  Variable a(ones({2})), b(ones({2}), true);
+  EXPECT_FALSE((a + a).requires_grad());
+  EXPECT_TRUE((a + b).requires_grad());
+  EXPECT_EQ((a + b).grad_fn()->name(), "AddBackward0");
+}
+
+TEST(VariableTest, PrintsLikePyTorch) {
+  Variable x(tensor({1.0f, 2.0f}), true);
+  EXPECT_EQ(x.str(), "tensor([1., 2.], requires_grad=True)");
+  EXPECT_EQ(mm(x.view({1, 2}), x.view({2, 1})).str(), "tensor([[5.]], grad_fn=<MmBackward0>)");
+  EXPECT_EQ(Variable(tensor({3.0f})).str(), "tensor([3.])");
+}
+
+TEST(VariableTest, DtypeConversionsCastTheGradientBack) {
+  Variable x(tensor({1.0f, 2.0f}), true);
+  (x.to(kFloat64) * 2.0).sum().backward();
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{2, 2}));
+}
+
+TEST(VariableTest, RegisterHookNeedsRequiresGrad) {
+  EXPECT_THROW_MSG(Variable(ones({1})).register_hook([](const Variable& g) { return g; }),
+                   "cannot register a hook on a tensor that doesn't require gradient");
+}
+
+TEST(VariableTest, InPlaceOnAViewThatRequiresGradIsRefused) {
+  Variable x(ones({2, 2}), true);
+  Variable y = x * 1.0;
+  Variable row = y.select(0, 0);
+  EXPECT_THROW_MSG(row.add_(1.0), "in-place operations on a view");
+}
+
+TEST(VariableTest, ClipGradNormScalesAllGradients) {
+  Variable a(zeros({2}), true), b(zeros({1}), true);
+  a.set_grad(Variable(tensor({3.0f, 0.0f})));
+  b.set_grad(Variable(tensor({4.0f})));
+  EXPECT_NEAR(clip_grad_norm_({a, b}, 1.0), 5.0, 1e-6);
+  EXPECT_NEAR(a.grad().data().norm().item<double>() * a.grad().data().norm().item<double>() +
+                  b.grad().item<double>() * b.grad().item<double>(),
+              1.0, 1e-5);
+  clip_grad_value_({a}, 0.1);
+  EXPECT_NEAR(a.grad().data().max().item<double>(), 0.1, 1e-7);
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -137,23 +137,26 @@ Variable Variable::select(int64_t dim, int64_t index) const {
   }, *this, std::move(out), {d, i});
 }
 
-std::vector<Variable> Variable::split(int64_t split_size, int64_t dim) const {
+namespace {
+// The differentiable pieces of `x` along `dim` matching `pieces` (the same
+// split of its data), each a narrow of `x`.
+std::vector<Variable> narrow_pieces(const Variable& x, const std::vector<Tensor>& pieces,
+                                    int64_t dim) {
   std::vector<Variable> parts;
   int64_t offset = 0;
-  for (const Tensor& piece : data().split(split_size, dim)) {
-    parts.push_back(narrow(dim, offset, piece.size(dim)));
+  for (const Tensor& piece : pieces) {
+    parts.push_back(x.narrow(dim, offset, piece.size(dim)));
     offset += piece.size(dim);
   }
   return parts;
 }
+}  // namespace
+
+std::vector<Variable> Variable::split(int64_t split_size, int64_t dim) const {
+  return narrow_pieces(*this, data().split(split_size, dim), dim);
+}
 std::vector<Variable> Variable::chunk(int64_t chunks, int64_t dim) const {
-  std::vector<Variable> parts;
-  int64_t offset = 0;
-  for (const Tensor& piece : data().chunk(chunks, dim)) {
-    parts.push_back(narrow(dim, offset, piece.size(dim)));
-    offset += piece.size(dim);
-  }
-  return parts;
+  return narrow_pieces(*this, data().chunk(chunks, dim), dim);
 }
 std::vector<Variable> Variable::unbind(int64_t dim) const {
   const int64_t d = wrap(dim, this->dim());

@@ -9,6 +9,9 @@ import os
 
 import torch
 
+from golden import write_golden
+
+
 x = torch.linspace(-2, 2, 12, dtype=torch.float32).reshape(3, 4)
 y = torch.arange(4, dtype=torch.float32) + 0.5
 pos = x.abs() + 0.1
@@ -26,10 +29,4 @@ cases = {
     "int_div": torch.tensor([[7, -7], [3, 0]]) / torch.tensor([2, 4]),
 }
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tensor", "testdata",
-                   "elementwise_golden.txt")
-with open(out, "w") as f:
-    for name, t in cases.items():
-        shape = ",".join(str(s) for s in t.shape)
-        vals = " ".join("%.9g" % v for v in t.double().flatten().tolist())
-        f.write("%s|%s|%s\n" % (name, shape, vals))
+write_golden("elementwise_golden.txt", cases)

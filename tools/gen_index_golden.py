@@ -10,9 +10,10 @@ tensor/sorting_test.cc and tensor/index_ops_test.cc:
   idx0, idx1: int64 index tensors for dims 0 and 1 (duplicates included);
   src: 2x5 float32 arange.
 """
-import os
-
 import torch
+
+from golden import write_golden
+
 
 x = torch.tensor([((7 * i) % 20 - 9.5) / 2 for i in range(20)], dtype=torch.float32).reshape(4, 5)
 idx0 = torch.tensor([[3, 0, 1, 2, 0], [1, 0, 3, 0, 2]])  # 2x5, column 1 repeats row 0
@@ -53,10 +54,4 @@ add("cat_d0_promote", torch.cat([x, torch.arange(10).reshape(2, 5)], 0))
 add("cat_d1", torch.cat([x, x[:, :2]], 1))
 add("stack_d1", torch.stack([x, 2 * x], 1))
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tensor", "testdata",
-                   "index_golden.txt")
-with open(out, "w") as f:
-    for name, t in cases.items():
-        shape = ",".join(str(s) for s in t.shape)
-        vals = " ".join("%.9g" % v for v in t.double().flatten().tolist())
-        f.write("%s|%s|%s\n" % (name, shape, vals))
+write_golden("index_golden.txt", cases)

@@ -6,9 +6,10 @@ Each line is `name|dim0,dim1,...|v0 v1 ...` with values printed to 9 significant
 (nan, inf and -inf as such). The inputs are rebuilt identically by tensor/reduction_test.cc.
 """
 import math
-import os
-
 import torch
+
+from golden import write_golden
+
 
 inf = math.inf
 
@@ -56,10 +57,4 @@ cases = {
     "any_d0_keep": (a > 1.5).any(0, keepdim=True),
 }
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tensor", "testdata",
-                   "reduction_golden.txt")
-with open(out, "w") as f:
-    for name, t in cases.items():
-        shape = ",".join(str(s) for s in t.shape)
-        vals = " ".join("%.9g" % v for v in t.double().flatten().tolist())
-        f.write("%s|%s|%s\n" % (name, shape, vals))
+write_golden("reduction_golden.txt", cases)

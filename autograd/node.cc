@@ -60,6 +60,14 @@ Variable Node::run_output_hooks(uint32_t output_nr, Variable grad) {
 
 // ---- SavedVariable ------------------------------------------------------------------
 
+namespace {
+constexpr const char* kSecondBackward =
+    ": Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd::grad(). Specify retain_graph=true if you need to "
+    "backward through the graph a second time.";
+}  // namespace
+
 SavedVariable::SavedVariable(const Variable& v, bool is_output) {
   if (!v.defined()) return;
   data_ = v.data();
@@ -72,11 +80,7 @@ SavedVariable::SavedVariable(const Variable& v, bool is_output) {
 }
 
 Variable SavedVariable::unpack(const Node& owner) const {
-  TORCHLET_CHECK(!released_, owner.name(),
-                 ": Trying to backward through the graph a second time (or directly access saved "
-                 "tensors after they have already been freed). Saved intermediate values of the "
-                 "graph are freed when you call .backward() or autograd::grad(). Specify "
-                 "retain_graph=true if you need to backward through the graph a second time.");
+  TORCHLET_CHECK(!released_, owner.name(), kSecondBackward);
   if (!defined_) return Variable();
   TORCHLET_CHECK(data_.version() == version_,
                  "one of the variables needed for gradient computation has been modified by an "
@@ -140,10 +144,12 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
 // ---- FunctionNode ------------------------------------------------------------------------
 
 variable_list FunctionNode::apply(variable_list&& grad_outputs) {
+  TORCHLET_CHECK(!released_, name_, kSecondBackward);
   return formula_(*this, grad_outputs);
 }
 
 void FunctionNode::release_variables() {
+  released_ = !saved.empty() || !tensors.empty();
   for (SavedVariable& s : saved) s.reset();
   tensors.clear();
 }

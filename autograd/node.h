@@ -139,6 +139,7 @@ class FunctionNode : public Node {
  private:
   const char* name_;
   Formula formula_;
+  bool released_ = false;  // saved state was freed by a backward
 };
 
 }  // namespace autograd
@@ -156,9 +157,13 @@ struct VariableImpl {
   std::weak_ptr<autograd::Node> grad_accumulator;
   std::map<int, Variable::Hook> hooks;
   int next_hook_id = 0;
-  /// Recorded as a view of a Variable that requires grad: in-place writes to
-  /// it would bypass the base's history, so they are refused.
-  bool is_view = false;
+  /// Set on a view op's result: the Variable (never itself a view) whose
+  /// storage it shares. An in-place write through the view rebases the
+  /// base's history; the view's own history is regenerated from the base's
+  /// whenever the storage's version moved past `view_version` (the base or
+  /// another of its views was written since).
+  std::shared_ptr<VariableImpl> view_base;
+  std::atomic<uint32_t> view_version{0};
 };
 
 namespace autograd {
@@ -166,6 +171,14 @@ namespace autograd {
 /// The edge a gradient for `v` flows along: its grad_fn, or its leaf's
 /// AccumulateGrad (created once and shared), or none.
 Edge gradient_edge(const Variable& v);
+
+/// For a view whose base requires grad and whose storage was written since
+/// its history was set: makes the view's history a fresh view of the base's
+/// current history (PyTorch regenerates a view's grad_fn the same way).
+void refresh_view(VariableImpl& impl);
+/// The base `impl` is a tracked view of (null when it is none, or when set_data
+/// gave either of them other storage).
+VariableImpl* tracked_base(const VariableImpl& impl);
 
 /// True when grad mode is on and some input requires grad.
 bool should_record(std::initializer_list<const Variable*> inputs);

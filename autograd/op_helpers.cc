@@ -22,15 +22,6 @@ void save_meta(FunctionNode& node, const Variable& input) {
   node.dtypes.push_back(input.dtype());
 }
 
-void check_inplace(const char* op, const Variable& self) {
-  if (!is_grad_enabled()) return;
-  TORCHLET_CHECK(!(self.is_leaf() && self.requires_grad()), op,
-                 ": a leaf Variable that requires grad is being used in an in-place operation.");
-  TORCHLET_CHECK(!self.impl()->is_view, op,
-                 ": in-place operations on a view of a Variable that requires grad are not "
-                 "supported; use the out-of-place form");
-}
-
 Variable snapshot(const Variable& self, bool copy_data) {
   auto impl = std::make_shared<VariableImpl>(copy_data ? self.data().clone() : self.data());
   impl->requires_grad = self.requires_grad();
@@ -39,16 +30,6 @@ Variable snapshot(const Variable& self, bool copy_data) {
     impl->output_nr = self.output_nr();
   }
   return Variable(std::move(impl));
-}
-
-void rebase_history(const Variable& self, const Variable& result) {
-  Tensor data = self.data();
-  data.copy_(result.data());
-  VariableImpl& impl = *self.impl();
-  impl.grad_fn = result.grad_fn();
-  impl.output_nr = result.output_nr();
-  impl.requires_grad = impl.requires_grad || result.requires_grad();
-  if (impl.grad_fn) impl.grad_fn->set_output_meta(impl.output_nr, data);
 }
 
 }  // namespace torchlet::autograd

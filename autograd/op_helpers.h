@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "autograd/grad_mode.h"
+
 #include "autograd/node.h"
 
 namespace torchlet::autograd {
@@ -28,13 +30,38 @@ Variable record(const char* name, FunctionNode::Formula formula,
 /// A constant (no history) Variable.
 inline Variable constant(Tensor t) { return Variable(std::move(t), false); }
 
+/// Records that `result` (a view op's output) views `input`'s data, unless
+/// the op had to copy.
+void mark_view(const Variable& result, const Variable& input);
+
 /// Throws unless an in-place op may write to `self` (PyTorch's rules).
 void check_inplace(const char* op, const Variable& self);
 /// Makes `self` hold `result`'s value and history (in-place ops): copies the
-/// data into self's storage and rebases self onto result's node.
+/// data into self's storage and rebases self onto result's node. Through a
+/// view, the base's history is rebased (CopySlices) and the view's follows.
 void rebase_history(const Variable& self, const Variable& result);
 /// A handle with self's history but its own data (a copy when `copy_data`),
 /// so an in-place op can compute out of place from the old value.
 Variable snapshot(const Variable& self, bool copy_data);
+
+/// The shape every in-place op on Variables follows. Without recording it
+/// writes straight into the data (optimizers run so); otherwise `op`
+/// computes the result out of place from a snapshot of self (a copy of the
+/// old value when the op's backward needs it) and self is rebased onto it.
+template <typename Op, typename Raw>
+Variable& inplace(const char* name, Variable& self, bool needs_old_value,
+                  std::initializer_list<const Variable*> others, Op op, Raw raw) {
+  check_inplace(name, self);
+  bool record = self.requires_grad();
+  for (const Variable* o : others) record = record || o->requires_grad();
+  if (!record || !is_grad_enabled()) {
+    Tensor data = self.data();
+    raw(data);
+    return self;
+  }
+  const Variable result = op(snapshot(self, needs_old_value));
+  rebase_history(self, result);
+  return self;
+}
 
 }  // namespace torchlet::autograd

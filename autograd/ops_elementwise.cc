@@ -294,22 +294,7 @@ Variable Variable::masked_fill(const Tensor& mask, Scalar value) const {
 // ---- In place -------------------------------------------------------------------------------
 // Without recording they write straight into the data (optimizers run so).
 
-namespace {
-template <typename Op, typename Raw>
-Variable& inplace(const char* name, Variable& self, bool needs_old_value, std::initializer_list<const Variable*> others, Op op, Raw raw) {
-  autograd::check_inplace(name, self);
-  bool record = is_grad_enabled() && self.requires_grad();
-  for (const Variable* o : others) record = record || (is_grad_enabled() && o->requires_grad());
-  if (!record) {
-    Tensor data = self.data();
-    raw(data);
-    return self;
-  }
-  const Variable result = op(autograd::snapshot(self, needs_old_value));
-  autograd::rebase_history(self, result);
-  return self;
-}
-}  // namespace
+using autograd::inplace;
 
 Variable& Variable::add_(const Variable& other, Scalar alpha) {
   return inplace("add_", *this, false, {&other},
@@ -338,9 +323,46 @@ Variable& Variable::div_(Scalar other) {
   return inplace("div_", *this, false, {}, [&](const Variable& old) { return old.div(other); },
                  [&](Tensor& t) { t.div_(other); });
 }
-Variable& Variable::zero_() {
-  return inplace("zero_", *this, false, {}, [&](const Variable& old) { return old.mul(0.0); },
-                 [&](Tensor& t) { t.zero_(); });
+Variable& Variable::zero_() { return fill_(0); }
+Variable& Variable::fill_(Scalar value) {
+  return inplace("fill_", *this, false, {}, [&](const Variable& old) {
+    return record("FillBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+      return {constant(zeros_like(g[0].data()))};
+    }, {&old}, full_like(old.data(), value), [](FunctionNode&) {});
+  }, [&](Tensor& t) { t.fill_(value); });
+}
+Variable& Variable::div_(const Variable& other) {
+  return inplace("div_", *this, other.requires_grad(), {&other},
+                 [&](const Variable& old) { return old.div(other); },
+                 [&](Tensor& t) { t.div_(other.data()); });
+}
+Variable& Variable::masked_fill_(const Tensor& mask, Scalar value) {
+  return inplace("masked_fill_", *this, false, {},
+                 [&](const Variable& old) { return old.masked_fill(mask, value); },
+                 [&](Tensor& t) { t.masked_fill_(mask, value); });
+}
+Variable& Variable::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  return inplace("clamp_", *this, true, {},
+                 [&](const Variable& old) { return old.clamp(min, max); },
+                 [&](Tensor& t) { t.clamp_(min, max); });
+}
+Variable& Variable::relu_() {
+  return inplace("relu_", *this, false, {}, [&](const Variable& old) { return old.relu(); },
+                 [&](Tensor& t) { t.relu_(); });
+}
+Variable& Variable::copy_(const Variable& src) {
+  return inplace("copy_", *this, false, {&src}, [&](const Variable& old) {
+    Tensor out = empty_like(old.data());
+    out.copy_(src.data());
+    const Device source = src.device();
+    return record("CopyBackwards", [](FunctionNode& n, const variable_list& g) -> variable_list {
+      const Device to(static_cast<DeviceType>(n.ints[0]), static_cast<int>(n.ints[1]));
+      return {autograd::sum_to(g[0], n.shapes[0], n.dtypes[0]).to(to)};
+    }, {&src}, std::move(out), [&](FunctionNode& n) {
+      save_meta(n, src);
+      n.ints = {static_cast<int64_t>(source.type), source.index};
+    });
+  }, [&](Tensor& t) { t.copy_(src.data()); });
 }
 
 }  // namespace torchlet

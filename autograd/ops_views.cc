@@ -22,7 +22,7 @@ Variable view_op(const char* name, FunctionNode::Formula f, const Variable& x, T
     n.shapes.push_back(to_sizes(x.sizes()));
     n.ints = std::move(ints);
   });
-  if (result.requires_grad()) result.impl()->is_view = true;
+  autograd::mark_view(result, x);
   return result;
 }
 
@@ -100,9 +100,11 @@ Variable Variable::t() const {
   }, *this, data().t());
 }
 Variable Variable::expand(IntArrayRef sizes) const {
-  return record("ExpandBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  Variable result = record("ExpandBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {autograd::sum_to(g[0], n.shapes[0], n.dtypes[0])};
   }, {this}, data().expand(sizes), [&](FunctionNode& n) { autograd::save_meta(n, *this); });
+  autograd::mark_view(result, *this);
+  return result;
 }
 Variable Variable::expand_as(const Variable& other) const { return expand(other.sizes()); }
 

@@ -27,11 +27,16 @@ void Variable::set_data(const Tensor& data) const {
   impl_->data = data;
 }
 
-bool Variable::requires_grad() const { return checked().requires_grad; }
+const VariableImpl& Variable::history() const {
+  const VariableImpl& impl = checked();
+  if (impl.view_base) autograd::refresh_view(*impl_);
+  return impl;
+}
+
+bool Variable::requires_grad() const { return history().requires_grad; }
 
 const Variable& Variable::requires_grad_(bool requires_grad) const {
-  checked();
-  if (impl_->grad_fn) {
+  if (history().grad_fn) {
     TORCHLET_CHECK(requires_grad,
                    "requires_grad_: you can only change requires_grad flags of leaf variables. If "
                    "you want to use a computed variable in a subgraph that doesn't require "
@@ -63,14 +68,16 @@ void Variable::set_grad(const Variable& grad) const {
   impl_->grad = grad;
 }
 
-std::shared_ptr<autograd::Node> Variable::grad_fn() const { return checked().grad_fn; }
-uint32_t Variable::output_nr() const { return checked().output_nr; }
-bool Variable::is_leaf() const { return checked().grad_fn == nullptr; }
+std::shared_ptr<autograd::Node> Variable::grad_fn() const { return history().grad_fn; }
+uint32_t Variable::output_nr() const { return history().output_nr; }
+bool Variable::is_leaf() const { return history().grad_fn == nullptr; }
 
 Variable Variable::detach() const { return Variable(data(), false); }
 
 const Variable& Variable::detach_() const {
-  checked();
+  const VariableImpl* base = autograd::tracked_base(checked());
+  TORCHLET_CHECK(base == nullptr || !base->requires_grad,
+                 "detach_: Can't detach views in-place. Use detach() instead.");
   impl_->grad_fn = nullptr;
   impl_->output_nr = 0;
   impl_->requires_grad = false;

@@ -167,8 +167,16 @@ class Variable {
   Variable& sub_(const Variable& other, Scalar alpha = 1);
   Variable& mul_(const Variable& other);
   Variable& mul_(Scalar other);
+  Variable& div_(const Variable& other);
   Variable& div_(Scalar other);
   Variable& zero_();
+  Variable& fill_(Scalar value);
+  Variable& masked_fill_(const Tensor& mask, Scalar value);
+  Variable& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Variable& relu_();
+  /// Copies `src` (broadcast, converted to this dtype and device) into this
+  /// Variable; the gradient flows back to `src`.
+  Variable& copy_(const Variable& src);
 
   // ---- Reductions --------------------------------------------------------------
   Variable sum() const;
@@ -192,7 +200,27 @@ class Variable {
   std::tuple<Variable, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Variable, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
 
-  // ---- Indexing and linear algebra -------------------------------------------------
+  // ---- Indexing (PyTorch's v[...] and v[...] = value) ----------------------------------
+  /// select(0, i).
+  Variable operator[](int64_t index) const { return select(0, index); }
+  /// Integers, slices, None and Ellipsis give a view; a tensor index (int64
+  /// or bool) gives a copy. Gradients flow back to the indexed elements
+  /// (summed where an index repeats).
+  Variable index(std::initializer_list<TensorIndex> indices) const;
+  Variable index(const std::vector<TensorIndex>& indices) const;
+  /// Out of place: a copy of this with value written at `indices` (added,
+  /// with `accumulate`).
+  Variable index_put(const std::vector<TensorIndex>& indices, const Variable& value,
+                     bool accumulate = false) const;
+  /// In place: v[indices] = value (or +=, with `accumulate`).
+  Variable& index_put_(std::initializer_list<TensorIndex> indices, const Variable& value,
+                       bool accumulate = false);
+  Variable& index_put_(const std::vector<TensorIndex>& indices, const Variable& value,
+                       bool accumulate = false);
+  Variable& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
+  Variable& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
+
+  // ---- Index ops and linear algebra ---------------------------------------------------
   Variable index_select(int64_t dim, const Tensor& index) const;
   Variable gather(int64_t dim, const Tensor& index) const;
   Variable scatter(int64_t dim, const Tensor& index, const Variable& src) const;
@@ -206,6 +234,8 @@ class Variable {
  private:
   std::shared_ptr<VariableImpl> impl_;
   const VariableImpl& checked() const;
+  /// checked(), with a view's history brought up to date first.
+  const VariableImpl& history() const;
 };
 
 using variable_list = std::vector<Variable>;

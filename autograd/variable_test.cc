@@ -54,13 +54,6 @@ TEST(VariableTest, RegisterHookNeedsRequiresGrad) {
                    "cannot register a hook on a tensor that doesn't require gradient");
 }
 
-TEST(VariableTest, InPlaceOnAViewThatRequiresGradIsRefused) {
-  Variable x(ones({2, 2}), true);
-  Variable y = x * 1.0;
-  Variable row = y.select(0, 0);
-  EXPECT_THROW_MSG(row.add_(1.0), "in-place operations on a view");
-}
-
 TEST(VariableTest, ClipGradNormScalesAllGradients) {
   Variable a(zeros({2}), true), b(zeros({1}), true);
   a.set_grad(Variable(tensor({3.0f, 0.0f})));

@@ -6,6 +6,7 @@
 // loop over the element offsets it selects.
 #include "tensor/indexing.h"
 
+#include <type_traits>
 #include <vector>
 
 #include "tensor/cpu/dispatch.h"
@@ -189,11 +190,23 @@ void gather(const T* src, T* dst, const AdvancedIndex& ix) {
   }
 }
 
+// Writes (or, accumulating, adds) the values in order, so repeated
+// positions accumulate every value that targets them.
 template <typename T>
-void scatter(const T* src, T* dst, const AdvancedIndex& ix) {
+void scatter(const T* src, T* dst, const AdvancedIndex& ix, bool accumulate) {
   for (int64_t o : ix.outer) {
     for (int64_t p : ix.positions) {
-      for (int64_t i : ix.inner) dst[o + p + i] = *src++;
+      for (int64_t i : ix.inner) {
+        T& out = dst[o + p + i];
+        if (!accumulate) {
+          out = *src;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out = out || *src;
+        } else {
+          out = static_cast<T>(out + *src);
+        }
+        ++src;
+      }
     }
   }
 }
@@ -225,7 +238,8 @@ Tensor index_advanced(const Tensor& self, const IndexPlan& plan) {
   return out;
 }
 
-void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor& value) {
+void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor& value,
+                        bool accumulate) {
   check_cpu_kernel("index_put_", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index_put_");
   check_value_shape(value.sizes(), ix.shape, "index_put_");
@@ -234,7 +248,8 @@ void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor&
   src.copy_(value);
   cpu::dispatch_all(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    scatter(static_cast<const T*>(src.data_ptr()), static_cast<T*>(plan.view.data_ptr()), ix);
+    scatter(static_cast<const T*>(src.data_ptr()), static_cast<T*>(plan.view.data_ptr()), ix,
+            accumulate);
   });
   self.bump_version();
 }
@@ -256,22 +271,28 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   return plan.index.defined() ? index_advanced(*this, plan) : plan.view;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  return index_put_(std::vector<TensorIndex>(indices), value);
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                           bool accumulate) {
+  return index_put_(std::vector<TensorIndex>(indices), value, accumulate);
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar value) {
   return index_put_(std::vector<TensorIndex>(indices), value);
 }
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
+                           bool accumulate) {
   check_defined("index_put_", value);
   IndexPlan plan = plan_put(*this, indices);
   if (plan.index.defined()) {
-    index_put_advanced(*this, plan, value);
+    index_put_advanced(*this, plan, value, accumulate);
   } else {
     check_value_shape(value.sizes(), plan.view.sizes(), "index_put_");
-    plan.view.copy_(value);
+    if (accumulate) {
+      plan.view.add_(value.dtype() == dtype() ? value : value.to(dtype()));
+    } else {
+      plan.view.copy_(value);
+    }
   }
   return *this;
 }
@@ -279,7 +300,7 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
   IndexPlan plan = plan_put(*this, indices);
   if (plan.index.defined()) {
-    index_put_advanced(*this, plan, scalar_tensor(value, dtype()));
+    index_put_advanced(*this, plan, scalar_tensor(value, dtype()), /*accumulate=*/false);
   } else {
     plan.view.fill_(value);
   }

@@ -226,6 +226,24 @@ TEST(IndexPutTest, ValueAliasingTheTensorIsReadBeforeWriting) {
   EXPECT_EQ(values(t), (std::vector<double>{0, 0, 1, 2}));
 }
 
+TEST(IndexPutTest, AccumulateAddsEveryValueAtRepeatedIndices) {
+  Tensor t = zeros({3});
+  t.index_put_({tensor({0, 2, 0, 0})}, tensor({1.0, 2.0, 3.0, 4.0}), /*accumulate=*/true);
+  EXPECT_EQ(values(t), (std::vector<double>{8, 0, 2}));
+}
+
+TEST(IndexPutTest, AccumulateWithoutTensorIndexAddsToTheView) {
+  Tensor t = grid();
+  t.index_put_({Slice(), 1}, tensor({10.0, 20.0, 30.0}), /*accumulate=*/true);
+  EXPECT_EQ(values(t.index({Slice(), 1})), (std::vector<double>{11, 25, 39}));
+}
+
+TEST(IndexPutTest, AccumulateOnBoolIsLogicalOr) {
+  Tensor t = tensor({false, true, false});
+  t.index_put_({tensor({0, 1})}, tensor({true, false}), /*accumulate=*/true);
+  EXPECT_EQ(t.to_vector<bool>(), (std::vector<bool>{true, true, false}));
+}
+
 // ---- Errors ---------------------------------------------------------------------------
 
 TEST(IndexErrorTest, IntegerOutOfRange) {

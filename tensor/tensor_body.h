@@ -119,9 +119,13 @@ class Tensor {
   // ---- Indexing (PyTorch's t[0, 1:None:2, None, ...]) -------------------------
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  /// t[indices] = value; with `accumulate`, t[indices] += value (repeated
+  /// indices add every value).
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                     bool accumulate = false);
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
+                     bool accumulate = false);
   Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
 
   // ---- Elementwise -----------------------------------------------------------

@@ -118,9 +118,9 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       if (error_ == nullptr && outstanding_ > 0) {
-        auto it = ready_.find(caller_device_);
-        if (it != ready_.end() && !it->second.empty()) {
-          NodeTask task = pop_locked(it->second);
+        ReadyQueue* queue = inline_queue_locked();
+        if (queue != nullptr) {
+          NodeTask task = pop_locked(*queue);
           lock.unlock();
           execute(std::move(task));
           lock.lock();
@@ -137,9 +137,24 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
 
  private:
   // The caller's current device runs on the caller: no thread hop for
-  // single-device training, and no deadlock when the caller is that
-  // device's executor.
-  bool runs_inline(Device device) const { return device == caller_device_; }
+  // single-device training. So does the device whose executor the caller
+  // is (whatever its current device): that executor is busy waiting here.
+  bool runs_inline(Device device) {
+    auto it = runs_inline_.find(device);
+    if (it == runs_inline_.end()) {
+      const bool here = device == caller_device_ || device_executor(device).is_current_thread();
+      it = runs_inline_.emplace(device, here).first;
+    }
+    return it->second;
+  }
+
+  // A non-empty queue the caller runs itself, or null.
+  ReadyQueue* inline_queue_locked() {
+    for (auto& [device, queue] : ready_) {
+      if (!queue.empty() && runs_inline(device)) return &queue;
+    }
+    return nullptr;
+  }
 
   NodeTask pop_locked(ReadyQueue& queue) {
     NodeTask task = queue.top();
@@ -226,6 +241,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   std::unordered_map<Node*, variable_list> pending_;
   std::map<Device, ReadyQueue, DeviceLess> ready_;
   std::set<Device, DeviceLess> draining_;
+  std::map<Device, bool, DeviceLess> runs_inline_;
   int outstanding_ = 0;
   int active_workers_ = 0;
   std::exception_ptr error_;

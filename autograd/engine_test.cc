@@ -3,6 +3,8 @@
 #include "autograd/engine.h"
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <thread>
 
 #include "autograd/autograd.h"
@@ -232,6 +234,22 @@ TEST_F(TwoDevices, NodesRunOnTheirDevicesExecutor) {
   });
   (on1 * 2.0).sum().backward();
   EXPECT_TRUE(ran_on_executor.load());
+}
+
+
+TEST_F(TwoDevices, BackwardFromAnExecutorWhoseCurrentDeviceIsAnotherDoesNotDeadlock) {
+  // The cpu:1 executor switches its current device to cpu:0 and runs a
+  // backward that has nodes on cpu:1: those must run on the caller, since
+  // the cpu:1 executor is the thread waiting for them.
+  Variable x = param({1, 2});
+  std::future<void> done = device_executor(Device("cpu:1")).submit([&] {
+    DeviceGuard guard(Device("cpu:0"));
+    Variable on1 = x.to(Device("cpu:1"));
+    (on1 * 3.0).sum().to(Device("cpu:0")).backward();
+  });
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  done.get();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 3.0})));
 }
 
 }  // namespace

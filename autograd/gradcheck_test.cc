@@ -180,5 +180,44 @@ TEST(GradcheckTest, RejectsFloat32Inputs) {
   EXPECT_FALSE(gradcheck(in0, {Variable(ones({2}), true)}));
 }
 
+// prod's gradient where the input has zeros is the product of the other
+// elements; it must itself differentiate correctly (one zero: the zero's
+// neighbours see the product of the rest; two zeros: only the pair couples).
+TEST(GradcheckTest, ProdWithZerosMatchesFiniteDifferencesToSecondOrder) {
+  const auto prod = [](const variable_list& x) { return x[0].prod(); };
+  const auto scaled_prod = [](const variable_list& x) { return x[0].prod() * x[0].sum(); };
+  const std::vector<std::pair<std::string, Variable>> inputs = {
+      {"one_zero", Variable(tensor({1.5, 0.0, -0.7, 1.2, 0.9}, kFloat64), true)},
+      {"one_zero_first", Variable(tensor({0.0, 2.0, -0.5}, kFloat64), true)},
+      {"two_zeros", Variable(tensor({1.5, 0.0, -0.7, 0.0, 1.1}, kFloat64), true)},
+      {"three_zeros", Variable(tensor({0.0, 1.3, 0.0, 0.0}, kFloat64), true)},
+      {"one_zero_2d_transposed",
+       Variable(tensor({{0.8, 1.2}, {-1.1, 0.0}, {0.6, 1.4}}, kFloat64).t(), true)},
+      {"two_zeros_2d", Variable(tensor({{0.0, 1.2, 0.7}, {-1.1, 0.0, 1.3}}, kFloat64), true)},
+      {"zero_scalar", Variable(tensor(0.0, kFloat64), true)},
+      {"single_zero", Variable(tensor({0.0}, kFloat64), true)},
+  };
+  for (const auto& [name, x] : inputs) {
+    EXPECT_TRUE(gradcheck(prod, {x})) << name;
+    EXPECT_TRUE(gradgradcheck(prod, {x}, 1e-6, 1e-4, 1e-3)) << name;
+    EXPECT_TRUE(gradgradcheck(scaled_prod, {x}, 1e-6, 1e-4, 1e-3)) << name;
+  }
+}
+
+TEST(GradcheckTest, ProdSecondDerivativeAtZerosIsTheProductOfTheRest) {
+  // d2 prod / dx_i dx_j = product of the elements other than i and j.
+  Variable x(tensor({0.0, 2.0, 3.0}, kFloat64), true);
+  Variable g = autograd::grad({x.prod()}, {x}, {}, true, true)[0];
+  EXPECT_TRUE(testing::all_close(g.data(), tensor({6.0, 0.0, 0.0}, kFloat64), 0, 1e-12));
+  EXPECT_TRUE(testing::all_close(autograd::grad({g.sum()}, {x})[0].data(),
+                                 tensor({5.0, 3.0, 2.0}, kFloat64), 0, 1e-12));
+  Variable y(tensor({0.0, 2.0, 0.0, 5.0}, kFloat64), true);
+  Variable gy = autograd::grad({y.prod()}, {y}, {}, true, true)[0];
+  EXPECT_TRUE(testing::all_close(gy.data(), zeros({4}, kFloat64), 0, 0));
+  // Only the two zeros are coupled: row sums of the Hessian are 10, 0, 10, 0.
+  EXPECT_TRUE(testing::all_close(autograd::grad({gy.sum()}, {y})[0].data(),
+                                 tensor({10.0, 0.0, 10.0, 0.0}, kFloat64), 0, 1e-12));
+}
+
 }  // namespace
 }  // namespace torchlet

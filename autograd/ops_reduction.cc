@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/functions.h"
 #include "autograd/op_helpers.h"
 
 namespace torchlet {
@@ -88,6 +89,23 @@ Variable indexed(const char* name, const Variable& x, Tensor values, const Tenso
   });
 }
 
+// Exclusive running products of a 1-D `v`: element i is v[0] * ... * v[i-1]
+// (or, `from_back`, v[i+1] * ... * v[k-1]). Built by doubling from Variable
+// ops, so it differentiates to any order and takes log2(k) steps.
+Variable exclusive_cumprod(const Variable& v, bool from_back) {
+  const int64_t k = v.size(0);
+  const TensorOptions options = TensorOptions(v.dtype()).device(v.device());
+  if (k <= 1) return constant(ones({k}, options));
+  // `p` moved `s` places along the scan, the vacated places holding 1.
+  const auto shift = [&](const Variable& p, int64_t s) {
+    const Variable fill = constant(ones({s}, options));
+    return from_back ? cat({p.narrow(0, s, k - s), fill}) : cat({fill, p.narrow(0, 0, k - s)});
+  };
+  Variable p = shift(v, 1);
+  for (int64_t s = 1; s < k; s *= 2) p = p * shift(p, s);
+  return p;
+}
+
 }  // namespace
 
 Variable Variable::sum() const { return sum({}, false); }
@@ -108,13 +126,12 @@ Variable Variable::prod() const {
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "ProdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
         const Variable x = n.var(0);
-        const Tensor zero = x.data().eq(0);
-        const int64_t zeros_n = zero.sum().item<int64_t>();
-        if (zeros_n == 0) return {g[0] * n.var(1) / x};
-        // With zeros, only a lone zero gets a gradient: the product of the rest.
-        Tensor grad = zeros_like(x.data());
-        if (zeros_n == 1) grad.masked_fill_(zero, x.data().masked_fill(zero, 1).prod());
-        return {g[0] * constant(grad)};
+        if (x.data().eq(0).sum().item<int64_t>() == 0) return {g[0] * n.var(1) / x};
+        // With zeros, each element's gradient is the product of all the others,
+        // built from running products so that it stays differentiable there.
+        const Variable flat = x.reshape({-1});
+        const Variable others = exclusive_cumprod(flat, false) * exclusive_cumprod(flat, true);
+        return {g[0] * others.reshape(x.sizes())};
       }, {this}, device());
   if (node) node->saved.emplace_back(*this, false);
   Variable result = autograd::make_result(data().prod(), node);

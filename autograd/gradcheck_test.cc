@@ -219,5 +219,51 @@ TEST(GradcheckTest, ProdSecondDerivativeAtZerosIsTheProductOfTheRest) {
                                  tensor({10.0, 0.0, 10.0, 0.0}, kFloat64), 0, 1e-12));
 }
 
+// Braced dims select dims (never `unbiased`), as x.var(1) does in PyTorch.
+TEST(GradcheckTest, VarStdBracedDimsReduceThoseDims) {
+  const Variable x = leaf({3, 4});
+  using Dims = std::vector<int64_t>;
+  EXPECT_TRUE(testing::all_close(x.var({1}).data(), x.data().var(Dims{1}), 0, 0));
+  EXPECT_EQ(x.var({1}).sizes(), IntArrayRef(Dims{3}));
+  EXPECT_EQ(x.std({0}).sizes(), IntArrayRef(Dims{4}));
+  EXPECT_EQ(x.var({1}, false, true).sizes(), IntArrayRef(Dims{3, 1}));
+  EXPECT_EQ(x.std({-1, 0}, true, true).sizes(), IntArrayRef(Dims{1, 1}));
+  EXPECT_EQ(x.var().dim(), 0);
+  EXPECT_TRUE(testing::all_close(x.std({}, false).data(), x.data().std(false), 0, 0));
+  EXPECT_TRUE(testing::all_close(x.std({1}, false).data(), x.data().std(Dims{1}, false), 0, 0));
+}
+
+TEST(GradcheckTest, VarStdDimsKeepdimAndBiasMatchFiniteDifferencesToSecondOrder) {
+  const std::vector<Case> var_cases = {
+      {"var_dim", [](const variable_list& x) { return x[0].var({1}); }, {leaf({3, 4})}},
+      {"var_neg_dim_keepdim", [](const variable_list& x) { return x[0].var({-1}, true, true); },
+       {leaf({2, 3, 4})}},
+      {"var_dims_biased", [](const variable_list& x) { return x[0].var({0, 2}, false); },
+       {leaf({2, 3, 2})}},
+      {"var_all_biased_keepdim", [](const variable_list& x) { return x[0].var({}, false, true); },
+       {transposed_leaf(3, 2)}},
+      {"std_dim", [](const variable_list& x) { return x[0].std({0}); }, {leaf({3, 4})}},
+      {"std_dims_biased_keepdim", [](const variable_list& x) {
+         return x[0].std({2, 0}, false, true);
+       }, {leaf({2, 3, 2})}},
+      {"std_all", [](const variable_list& x) { return x[0].std() * x[0].sum(); },
+       {transposed_leaf(2, 3)}},
+  };
+  for (const Case& c : var_cases) {
+    EXPECT_TRUE(gradcheck(c.fn, c.inputs)) << c.name;
+    EXPECT_TRUE(gradgradcheck(c.fn, c.inputs, 1e-6, 1e-4, 1e-3)) << c.name;
+  }
+}
+
+TEST(GradcheckTest, StdOfConstantSliceHasZeroGradient) {
+  // sqrt's derivative is infinite at 0; PyTorch gives such slices a zero
+  // gradient rather than nan.
+  Variable x(tensor({{1.5, 1.5, 1.5}, {0.5, 1.0, 2.0}}, kFloat64), true);
+  x.std({1}).sum().backward();
+  const Tensor grad = x.grad().data();
+  EXPECT_TRUE(testing::all_close(grad.select(0, 0), zeros({3}, kFloat64), 0, 0));
+  EXPECT_TRUE(grad.select(0, 1).eq(grad.select(0, 1)).all().item<bool>());  // no nan
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -48,6 +48,14 @@ int64_t reduced_count(const FunctionNode& n) {
   return count;
 }
 
+// Gradient of var() given the gradient of its result with the reduced dims
+// kept (`grad`); numbers[1] = 1 for the unbiased estimate, saved[0] = input.
+Variable var_backward(const FunctionNode& n, const Variable& grad) {
+  const Variable x = n.var(0);
+  const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
+  return grad * (x - x.mean(n.ints, true)) * (2.0 / denom);
+}
+
 // Gradient of amax/amin/max()/min(): shared evenly among the extreme values.
 variable_list extreme_backward(FunctionNode& n, const variable_list& g) {
   const Tensor x = n.var(0).data();
@@ -166,10 +174,7 @@ std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest
 
 Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return record("VarBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable x = n.var(0);
-    const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
-    const Variable centered = x - x.mean(n.ints, true);
-    return {unreduce(n, g[0]) * centered * (2.0 / denom)};
+    return {var_backward(n, unreduce(n, g[0]))};
   }, {this}, data().var(dims, unbiased, keepdim), [&](FunctionNode& n) {
     save_reduction(n, *this, dims, keepdim);
     n.numbers.push_back(unbiased ? 1.0 : 0.0);
@@ -177,7 +182,23 @@ Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   });
 }
 Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
-  return var(dims, unbiased, keepdim).sqrt();
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "StdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        // Through var, with sqrt's derivative; where the deviation is 0 that
+        // is infinite and the gradient is taken as 0, as PyTorch does.
+        const Variable result = unreduce(n, n.var(1));
+        const Variable grad_var =
+            (unreduce(n, g[0]) / (result * 2.0)).masked_fill(result.data().eq(0), 0);
+        return {var_backward(n, grad_var)};
+      }, {this}, device());
+  if (node) {
+    save_reduction(*node, *this, dims, keepdim);
+    node->numbers.push_back(unbiased ? 1.0 : 0.0);
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().std(dims, unbiased, keepdim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
 }
 
 Variable Variable::norm(Scalar p) const {

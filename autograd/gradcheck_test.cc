@@ -265,5 +265,31 @@ TEST(GradcheckTest, StdOfConstantSliceHasZeroGradient) {
   EXPECT_TRUE(grad.select(0, 1).eq(grad.select(0, 1)).all().item<bool>());  // no nan
 }
 
+TEST(GradcheckTest, MaskedSelectMatchesFiniteDifferencesToSecondOrder) {
+  const std::vector<Case> select_cases = {
+      {"masked_select", [](const variable_list& x) {
+         return x[0].masked_select(tensor({true, false, true})).pow(2.0);
+       }, {leaf({2, 3})}},
+      {"masked_select_broadcast_input", [](const variable_list& x) {
+         return x[0].masked_select(tensor({{true, false}, {true, true}, {false, true}})) * x[1];
+       }, {leaf({2}), leaf({4})}},
+      {"masked_select_transposed", [](const variable_list& x) {
+         return x[0].masked_select(x[0].data().gt(0)).exp();
+       }, {transposed_leaf(3, 4)}},
+  };
+  for (const Case& c : select_cases) {
+    EXPECT_TRUE(gradcheck(c.fn, c.inputs)) << c.name;
+    EXPECT_TRUE(gradgradcheck(c.fn, c.inputs, 1e-6, 1e-4, 1e-3)) << c.name;
+  }
+}
+
+TEST(GradcheckTest, MaskedSelectOfNothingHasZeroGradient) {
+  Variable x = leaf({2, 3});
+  Variable picked = x.masked_select(zeros({2, 3}, kBool));
+  EXPECT_EQ(picked.numel(), 0);
+  (picked.sum() + x.sum() * 0.0).backward();
+  EXPECT_TRUE(testing::all_close(x.grad().data(), zeros({2, 3}, kFloat64), 0, 0));
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -180,5 +180,116 @@ TEST(GradcheckTest, RejectsFloat32Inputs) {
   EXPECT_FALSE(gradcheck(in0, {Variable(ones({2}), true)}));
 }
 
+// prod's gradient where the input has zeros is the product of the other
+// elements; it must itself differentiate correctly (one zero: the zero's
+// neighbours see the product of the rest; two zeros: only the pair couples).
+TEST(GradcheckTest, ProdWithZerosMatchesFiniteDifferencesToSecondOrder) {
+  const auto prod = [](const variable_list& x) { return x[0].prod(); };
+  const auto scaled_prod = [](const variable_list& x) { return x[0].prod() * x[0].sum(); };
+  const std::vector<std::pair<std::string, Variable>> inputs = {
+      {"one_zero", Variable(tensor({1.5, 0.0, -0.7, 1.2, 0.9}, kFloat64), true)},
+      {"one_zero_first", Variable(tensor({0.0, 2.0, -0.5}, kFloat64), true)},
+      {"two_zeros", Variable(tensor({1.5, 0.0, -0.7, 0.0, 1.1}, kFloat64), true)},
+      {"three_zeros", Variable(tensor({0.0, 1.3, 0.0, 0.0}, kFloat64), true)},
+      {"one_zero_2d_transposed",
+       Variable(tensor({{0.8, 1.2}, {-1.1, 0.0}, {0.6, 1.4}}, kFloat64).t(), true)},
+      {"two_zeros_2d", Variable(tensor({{0.0, 1.2, 0.7}, {-1.1, 0.0, 1.3}}, kFloat64), true)},
+      {"zero_scalar", Variable(tensor(0.0, kFloat64), true)},
+      {"single_zero", Variable(tensor({0.0}, kFloat64), true)},
+  };
+  for (const auto& [name, x] : inputs) {
+    EXPECT_TRUE(gradcheck(prod, {x})) << name;
+    EXPECT_TRUE(gradgradcheck(prod, {x}, 1e-6, 1e-4, 1e-3)) << name;
+    EXPECT_TRUE(gradgradcheck(scaled_prod, {x}, 1e-6, 1e-4, 1e-3)) << name;
+  }
+}
+
+TEST(GradcheckTest, ProdSecondDerivativeAtZerosIsTheProductOfTheRest) {
+  // d2 prod / dx_i dx_j = product of the elements other than i and j.
+  Variable x(tensor({0.0, 2.0, 3.0}, kFloat64), true);
+  Variable g = autograd::grad({x.prod()}, {x}, {}, true, true)[0];
+  EXPECT_TRUE(testing::all_close(g.data(), tensor({6.0, 0.0, 0.0}, kFloat64), 0, 1e-12));
+  EXPECT_TRUE(testing::all_close(autograd::grad({g.sum()}, {x})[0].data(),
+                                 tensor({5.0, 3.0, 2.0}, kFloat64), 0, 1e-12));
+  Variable y(tensor({0.0, 2.0, 0.0, 5.0}, kFloat64), true);
+  Variable gy = autograd::grad({y.prod()}, {y}, {}, true, true)[0];
+  EXPECT_TRUE(testing::all_close(gy.data(), zeros({4}, kFloat64), 0, 0));
+  // Only the two zeros are coupled: row sums of the Hessian are 10, 0, 10, 0.
+  EXPECT_TRUE(testing::all_close(autograd::grad({gy.sum()}, {y})[0].data(),
+                                 tensor({10.0, 0.0, 10.0, 0.0}, kFloat64), 0, 1e-12));
+}
+
+// Braced dims select dims (never `unbiased`), as x.var(1) does in PyTorch.
+TEST(GradcheckTest, VarStdBracedDimsReduceThoseDims) {
+  const Variable x = leaf({3, 4});
+  using Dims = std::vector<int64_t>;
+  EXPECT_TRUE(testing::all_close(x.var({1}).data(), x.data().var(Dims{1}), 0, 0));
+  EXPECT_EQ(x.var({1}).sizes(), IntArrayRef(Dims{3}));
+  EXPECT_EQ(x.std({0}).sizes(), IntArrayRef(Dims{4}));
+  EXPECT_EQ(x.var({1}, false, true).sizes(), IntArrayRef(Dims{3, 1}));
+  EXPECT_EQ(x.std({-1, 0}, true, true).sizes(), IntArrayRef(Dims{1, 1}));
+  EXPECT_EQ(x.var().dim(), 0);
+  EXPECT_TRUE(testing::all_close(x.std({}, false).data(), x.data().std(false), 0, 0));
+  EXPECT_TRUE(testing::all_close(x.std({1}, false).data(), x.data().std(Dims{1}, false), 0, 0));
+}
+
+TEST(GradcheckTest, VarStdDimsKeepdimAndBiasMatchFiniteDifferencesToSecondOrder) {
+  const std::vector<Case> var_cases = {
+      {"var_dim", [](const variable_list& x) { return x[0].var({1}); }, {leaf({3, 4})}},
+      {"var_neg_dim_keepdim", [](const variable_list& x) { return x[0].var({-1}, true, true); },
+       {leaf({2, 3, 4})}},
+      {"var_dims_biased", [](const variable_list& x) { return x[0].var({0, 2}, false); },
+       {leaf({2, 3, 2})}},
+      {"var_all_biased_keepdim", [](const variable_list& x) { return x[0].var({}, false, true); },
+       {transposed_leaf(3, 2)}},
+      {"std_dim", [](const variable_list& x) { return x[0].std({0}); }, {leaf({3, 4})}},
+      {"std_dims_biased_keepdim", [](const variable_list& x) {
+         return x[0].std({2, 0}, false, true);
+       }, {leaf({2, 3, 2})}},
+      {"std_all", [](const variable_list& x) { return x[0].std() * x[0].sum(); },
+       {transposed_leaf(2, 3)}},
+  };
+  for (const Case& c : var_cases) {
+    EXPECT_TRUE(gradcheck(c.fn, c.inputs)) << c.name;
+    EXPECT_TRUE(gradgradcheck(c.fn, c.inputs, 1e-6, 1e-4, 1e-3)) << c.name;
+  }
+}
+
+TEST(GradcheckTest, StdOfConstantSliceHasZeroGradient) {
+  // sqrt's derivative is infinite at 0; PyTorch gives such slices a zero
+  // gradient rather than nan.
+  Variable x(tensor({{1.5, 1.5, 1.5}, {0.5, 1.0, 2.0}}, kFloat64), true);
+  x.std({1}).sum().backward();
+  const Tensor grad = x.grad().data();
+  EXPECT_TRUE(testing::all_close(grad.select(0, 0), zeros({3}, kFloat64), 0, 0));
+  EXPECT_TRUE(grad.select(0, 1).eq(grad.select(0, 1)).all().item<bool>());  // no nan
+}
+
+TEST(GradcheckTest, MaskedSelectMatchesFiniteDifferencesToSecondOrder) {
+  const std::vector<Case> select_cases = {
+      {"masked_select", [](const variable_list& x) {
+         return x[0].masked_select(tensor({true, false, true})).pow(2.0);
+       }, {leaf({2, 3})}},
+      {"masked_select_broadcast_input", [](const variable_list& x) {
+         return x[0].masked_select(tensor({{true, false}, {true, true}, {false, true}})) * x[1];
+       }, {leaf({2}), leaf({4})}},
+      {"masked_select_transposed", [](const variable_list& x) {
+         return x[0].masked_select(x[0].data().gt(0)).exp();
+       }, {transposed_leaf(3, 4)}},
+  };
+  for (const Case& c : select_cases) {
+    EXPECT_TRUE(gradcheck(c.fn, c.inputs)) << c.name;
+    EXPECT_TRUE(gradgradcheck(c.fn, c.inputs, 1e-6, 1e-4, 1e-3)) << c.name;
+  }
+}
+
+TEST(GradcheckTest, MaskedSelectOfNothingHasZeroGradient) {
+  Variable x = leaf({2, 3});
+  Variable picked = x.masked_select(zeros({2, 3}, kBool));
+  EXPECT_EQ(picked.numel(), 0);
+  (picked.sum() + x.sum() * 0.0).backward();
+  EXPECT_TRUE(testing::all_close(x.grad().data(), zeros({2, 3}, kFloat64), 0, 0));
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -156,16 +156,18 @@ Variable Variable::scatter_add(int64_t dim, const Tensor& index, const Variable&
 
 Variable Variable::masked_select(const Tensor& mask) const {
   return record("MaskedSelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    // Into zeros of the broadcast shape at the mask's positions, then summed
-    // back to the input's shape. Not itself differentiable.
-    const Tensor& mask = n.tensors[0];
-    Tensor grad = zeros(mask.sizes(), TensorOptions(n.dtypes[0]).device(g[0].device()));
-    grad.index_put_({mask}, g[0].data());
-    return {autograd::sum_to(constant(grad), n.shapes[0], n.dtypes[0])};
+    // Scattered into zeros of the broadcast shape at the mask's positions
+    // (flat indices in n.tensors[0], shape in n.shapes[1]), then summed back
+    // to the input's shape; scatter keeps it differentiable in g.
+    const Variable flat = constant(
+        zeros(n.shapes[1], TensorOptions(g[0].dtype()).device(g[0].device())).view({-1}));
+    const Variable grad = flat.scatter(0, n.tensors[0], g[0]).view(n.shapes[1]);
+    return {autograd::sum_to(grad, n.shapes[0], n.dtypes[0])};
   }, {this}, data().masked_select(mask), [&](FunctionNode& n) {
     save_meta(n, *this);
     const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), "masked_select");
-    n.tensors = {mask.to(kBool).expand(shape).contiguous()};
+    n.shapes.push_back(shape);
+    n.tensors = {mask.to(kBool).expand(shape).reshape({-1}).nonzero().view({-1})};
   });
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/functions.h"
 #include "autograd/op_helpers.h"
 
 namespace torchlet {
@@ -47,6 +48,14 @@ int64_t reduced_count(const FunctionNode& n) {
   return count;
 }
 
+// Gradient of var() given the gradient of its result with the reduced dims
+// kept (`grad`); numbers[1] = 1 for the unbiased estimate, saved[0] = input.
+Variable var_backward(const FunctionNode& n, const Variable& grad) {
+  const Variable x = n.var(0);
+  const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
+  return grad * (x - x.mean(n.ints, true)) * (2.0 / denom);
+}
+
 // Gradient of amax/amin/max()/min(): shared evenly among the extreme values.
 variable_list extreme_backward(FunctionNode& n, const variable_list& g) {
   const Tensor x = n.var(0).data();
@@ -88,6 +97,23 @@ Variable indexed(const char* name, const Variable& x, Tensor values, const Tenso
   });
 }
 
+// Exclusive running products of a 1-D `v`: element i is v[0] * ... * v[i-1]
+// (or, `from_back`, v[i+1] * ... * v[k-1]). Built by doubling from Variable
+// ops, so it differentiates to any order and takes log2(k) steps.
+Variable exclusive_cumprod(const Variable& v, bool from_back) {
+  const int64_t k = v.size(0);
+  const TensorOptions options = TensorOptions(v.dtype()).device(v.device());
+  if (k <= 1) return constant(ones({k}, options));
+  // `p` moved `s` places along the scan, the vacated places holding 1.
+  const auto shift = [&](const Variable& p, int64_t s) {
+    const Variable fill = constant(ones({s}, options));
+    return from_back ? cat({p.narrow(0, s, k - s), fill}) : cat({fill, p.narrow(0, 0, k - s)});
+  };
+  Variable p = shift(v, 1);
+  for (int64_t s = 1; s < k; s *= 2) p = p * shift(p, s);
+  return p;
+}
+
 }  // namespace
 
 Variable Variable::sum() const { return sum({}, false); }
@@ -108,13 +134,12 @@ Variable Variable::prod() const {
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "ProdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
         const Variable x = n.var(0);
-        const Tensor zero = x.data().eq(0);
-        const int64_t zeros_n = zero.sum().item<int64_t>();
-        if (zeros_n == 0) return {g[0] * n.var(1) / x};
-        // With zeros, only a lone zero gets a gradient: the product of the rest.
-        Tensor grad = zeros_like(x.data());
-        if (zeros_n == 1) grad.masked_fill_(zero, x.data().masked_fill(zero, 1).prod());
-        return {g[0] * constant(grad)};
+        if (x.data().eq(0).sum().item<int64_t>() == 0) return {g[0] * n.var(1) / x};
+        // With zeros, each element's gradient is the product of all the others,
+        // built from running products so that it stays differentiable there.
+        const Variable flat = x.reshape({-1});
+        const Variable others = exclusive_cumprod(flat, false) * exclusive_cumprod(flat, true);
+        return {g[0] * others.reshape(x.sizes())};
       }, {this}, device());
   if (node) node->saved.emplace_back(*this, false);
   Variable result = autograd::make_result(data().prod(), node);
@@ -149,10 +174,7 @@ std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest
 
 Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return record("VarBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable x = n.var(0);
-    const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
-    const Variable centered = x - x.mean(n.ints, true);
-    return {unreduce(n, g[0]) * centered * (2.0 / denom)};
+    return {var_backward(n, unreduce(n, g[0]))};
   }, {this}, data().var(dims, unbiased, keepdim), [&](FunctionNode& n) {
     save_reduction(n, *this, dims, keepdim);
     n.numbers.push_back(unbiased ? 1.0 : 0.0);
@@ -160,7 +182,23 @@ Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   });
 }
 Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
-  return var(dims, unbiased, keepdim).sqrt();
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "StdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        // Through var, with sqrt's derivative; where the deviation is 0 that
+        // is infinite and the gradient is taken as 0, as PyTorch does.
+        const Variable result = unreduce(n, n.var(1));
+        const Variable grad_var =
+            (unreduce(n, g[0]) / (result * 2.0)).masked_fill(result.data().eq(0), 0);
+        return {var_backward(n, grad_var)};
+      }, {this}, device());
+  if (node) {
+    save_reduction(*node, *this, dims, keepdim);
+    node->numbers.push_back(unbiased ? 1.0 : 0.0);
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().std(dims, unbiased, keepdim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
 }
 
 Variable Variable::norm(Scalar p) const {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -190,8 +191,33 @@ class Variable {
   std::tuple<Variable, Tensor> min(int64_t dim, bool keepdim = false) const;
   Variable amax(IntArrayRef dims = {}, bool keepdim = false) const;
   Variable amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  /// Over `dims` (every dim when empty).
   Variable var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  /// var(false): over all elements, biased. var(1): over one dim.
+  /// (var({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
+  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Variable var(B unbiased) const {
+    return var(IntArrayRef{}, unbiased);
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  Variable var(I dim, bool unbiased = true, bool keepdim = false) const {
+    const int64_t d = dim;
+    return var(IntArrayRef(&d, 1), unbiased, keepdim);
+  }
   Variable std(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  /// std(false): over all elements, biased. std(1): over one dim.
+  /// (std({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
+  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Variable std(B unbiased) const {
+    return std(IntArrayRef{}, unbiased);
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  Variable std(I dim, bool unbiased = true, bool keepdim = false) const {
+    const int64_t d = dim;
+    return std(IntArrayRef(&d, 1), unbiased, keepdim);
+  }
   Variable norm(Scalar p = 2) const;
   Variable logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Variable softmax(int64_t dim) const;

@@ -270,11 +270,9 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return std::get<1>(arg_impl("argmin", *this, dim, keepdim, false, false));
 }
 
-Tensor Tensor::var(bool unbiased) const { return var_impl("var", *this, {}, unbiased, false, false); }
 Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return var_impl("var", *this, dims, unbiased, keepdim, false);
 }
-Tensor Tensor::std(bool unbiased) const { return var_impl("std", *this, {}, unbiased, false, true); }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return var_impl("std", *this, dims, unbiased, keepdim, true);
 }

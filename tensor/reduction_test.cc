@@ -84,7 +84,7 @@ const std::vector<Case>& cases() {
       {"argmax_all", a2, OP(t.argmax())}, {"argmax_d0", a2, OP(t.argmax(0))},
       {"argmin_d1_keep", a2, OP(t.argmin(1, true))}, {"argmin_all", a2, OP(t.argmin())},
       {"argmax_z_d2", z3, OP(t.argmax(2))}, {"var_all", a2, OP(t.var())},
-      {"var_all_biased", a2, OP(t.var(false))}, {"var_d1", a2, OP(t.var(Dims{1}))},
+      {"var_all_biased", a2, OP(t.var(false))}, {"var_d1", a2, OP(t.var({1}))},
       {"var_d0_biased_keep", a2, OP(t.var({0}, false, true))}, {"std_all", a2, OP(t.std())},
       {"std_d1_biased", a2, OP(t.std({1}, false))}, {"var_z_02", z3, OP(t.var({0, 2}))},
       {"std_z_12_keep", z3, OP(t.std({1, 2}, true, true))}, {"norm_p1", a2, OP(t.norm(1))},
@@ -125,6 +125,14 @@ void expect_matches_pytorch(const std::string& prefix) {
     EXPECT_TRUE(matches(c.op(expanded), c.op(expanded.contiguous()))) << c.name << ", expanded";
   }
   EXPECT_GT(checked, 0) << "no cases for " << prefix;
+}
+
+TEST(Var, BracedIntIsADimListNotUnbiased) {
+  const Tensor t = tensor({{1.0, 2.0, 4.0}, {3.0, 5.0, 9.0}});
+  EXPECT_EQ(t.var({1}).sizes(), IntArrayRef({2}));
+  EXPECT_EQ(t.std(1, true, true).sizes(), IntArrayRef({2, 1}));
+  EXPECT_TRUE(all_close(t.var(false), t.var({0, 1}, false)));
+  EXPECT_TRUE(all_close(t.std(-1), t.std({1})));
 }
 
 TEST(Sum, OverAllAndGivenDimsWithKeepdimMatchesPyTorch) { expect_matches_pytorch("sum_"); }

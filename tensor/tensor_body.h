@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -230,10 +231,33 @@ class Tensor {
   /// Without `dim`, the index into the flattened tensor.
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(bool unbiased = true) const;
-  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
-  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  /// Over `dims` (every dim when empty).
+  Tensor var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  /// var(false): over all elements, biased. var(1): over one dim.
+  /// (var({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
+  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor var(B unbiased) const {
+    return var(IntArrayRef{}, unbiased);
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  Tensor var(I dim, bool unbiased = true, bool keepdim = false) const {
+    const int64_t d = dim;
+    return var(IntArrayRef(&d, 1), unbiased, keepdim);
+  }
+  Tensor std(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  /// std(false): over all elements, biased. std(1): over one dim.
+  /// (std({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
+  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor std(B unbiased) const {
+    return std(IntArrayRef{}, unbiased);
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  Tensor std(I dim, bool unbiased = true, bool keepdim = false) const {
+    const int64_t d = dim;
+    return std(IntArrayRef(&d, 1), unbiased, keepdim);
+  }
   /// The p-norm of all elements (p = 2 by default; inf for max-abs).
   Tensor norm(Scalar p = 2) const;
   Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;

@@ -17,6 +17,11 @@ Variable mv(const Variable& m, const Variable& v);
 /// beta * self + alpha * (m1 @ m2).
 Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta = 1,
                Scalar alpha = 1);
+/// beta * self + alpha * (batch1 @ batch2), batched.
+Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& batch2,
+                 Scalar beta = 1, Scalar alpha = 1);
+Variable dot(const Variable& a, const Variable& b);
+Variable outer(const Variable& a, const Variable& b);
 Variable cat(const std::vector<Variable>& tensors, int64_t dim = 0);
 Variable stack(const std::vector<Variable>& tensors, int64_t dim = 0);
 /// Elements of `a` where `condition`, else of `b`.

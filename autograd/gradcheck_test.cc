@@ -3,6 +3,8 @@
 // second order.
 #include "autograd/gradcheck.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "autograd/autograd.h"
@@ -150,6 +152,42 @@ std::vector<Case> cases() {
       {"cat_stack", [](const variable_list& x) {
          return cat({x[0], x[1].t()}, 0).exp().sum({0}) + stack({x[0], x[0] * 2.0}, 1).sum({1}).sum({0});
        }, {leaf({2, 2}), leaf({2, 2})}, true},
+      {"erf", [](const variable_list& x) { return x[0].erf(); }, {leaf({5})}, true},
+      {"log1p", [](const variable_list& x) { return x[0].log1p(); }, {positive({4})}, true},
+      {"rsqrt", [](const variable_list& x) { return x[0].rsqrt(); }, {positive({4})}, true},
+      {"sign_has_zero_gradient", [](const variable_list& x) { return x[0].sign() * x[0]; },
+       {leaf({5})}, true},
+      {"clamp_min_max", [](const variable_list& x) {
+         return x[0].clamp_min(-0.5) + x[0].clamp_max(0.8);
+       }, {leaf({7})}},
+      {"prod_dim", [](const variable_list& x) { return x[0].prod(1); }, {leaf({2, 3})}, true},
+      {"prod_dim_keepdim_with_zeros", [](const variable_list& x) { return x[0].prod(0, true); },
+       {Variable(tensor({{0.0, 2.0, 0.0}, {3.0, 0.5, 0.0}, {1.5, 0.0, -1.0}}, kFloat64), true)},
+       true},
+      {"norm_dims", [](const variable_list& x) { return x[0].norm(2, {1}); }, {leaf({3, 4})}, true},
+      {"norm_p3_keepdim", [](const variable_list& x) { return x[0].norm(3, {0}, true); },
+       {positive({3, 2})}, true},
+      {"norm_p1", [](const variable_list& x) { return x[0].norm(1, {1}); }, {leaf({2, 3})}},
+      {"norm_inf", [](const variable_list& x) { return x[0].norm(std::numeric_limits<double>::infinity(), {0}); }, {leaf({3, 2})}},
+      {"cumprod", [](const variable_list& x) { return x[0].cumprod(1); }, {leaf({2, 4})}, true},
+      {"cumprod_with_zeros", [](const variable_list& x) { return x[0].cumprod(0); },
+       {Variable(tensor({{0.5, 2.0}, {0.0, -1.5}, {3.0, 0.0}, {1.25, 0.75}}, kFloat64), true)},
+       true},
+      {"kthvalue", [](const variable_list& x) { return std::get<0>(x[0].kthvalue(2, 1)); },
+       {leaf({3, 4})}},
+      {"take_repeats", [](const variable_list& x) { return x[0].take(tensor({{5, 0}, {-1, 2}})); },
+       {leaf({2, 3})}, true},
+      {"dot_outer", [](const variable_list& x) { return x[0].outer(x[1]) * x[0].dot(x[1]); },
+       {leaf({3}), leaf({3})}, true},
+      {"baddbmm", [](const variable_list& x) { return baddbmm(x[0], x[1], x[2], 0.5, 2); },
+       {leaf({2, 1}), leaf({2, 2, 3}), leaf({2, 3, 1})}, true},
+      {"split_with_sizes", [](const variable_list& x) {
+         const std::vector<Variable> parts = x[0].split_with_sizes({1, 3}, 1);
+         return parts[0] * parts[1].sum({1}, true);
+       }, {leaf({2, 4})}, true},
+      {"as_strided_overlapping", [](const variable_list& x) {
+         return x[0].as_strided({3, 2}, {1, 1}).pow(2.0);  // windows of 2 overlapping
+       }, {leaf({4})}, true},
   };
 }
 
@@ -164,6 +202,44 @@ TEST(GradcheckTest, CoreOpsMatchFiniteDifferencesToSecondOrder) {
     if (c.second_order) {
       EXPECT_TRUE(gradgradcheck(c.fn, c.inputs, 1e-6, 1e-4, 1e-3)) << c.name;
     }
+  }
+}
+
+TEST(GradcheckTest, AddmmWithZeroBetaIgnoresNonFiniteSelf) {
+  Variable self(tensor({std::nan(""), std::numeric_limits<double>::infinity()}, kFloat64), true);
+  Variable m1(tensor({{1.0, 2.0}}, kFloat64), true), m2(tensor({{3.0, 4.0}, {5.0, 6.0}}, kFloat64));
+  Variable out = addmm(self, m1, m2, /*beta=*/0);
+  EXPECT_TRUE(testing::all_close(out.data(), tensor({{13.0, 16.0}}, kFloat64)));
+  out.sum().backward();
+  EXPECT_TRUE(testing::all_close(self.grad().data(), zeros({2}, kFloat64)));
+}
+
+TEST(GradcheckTest, NormOfZeroVectorHasZeroGradient) {
+  Variable x(zeros({3}, kFloat64), true);
+  x.norm().backward();
+  EXPECT_TRUE(testing::all_close(x.grad().data(), zeros({3}, kFloat64)));
+}
+
+TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
+  using Op = Variable& (Variable::*)();
+  const std::vector<std::pair<Op, Variable (Variable::*)() const>> ops = {
+      {&Variable::neg_, &Variable::neg},     {&Variable::abs_, &Variable::abs},
+      {&Variable::exp_, &Variable::exp},     {&Variable::log_, &Variable::log},
+      {&Variable::log1p_, &Variable::log1p}, {&Variable::sqrt_, &Variable::sqrt},
+      {&Variable::rsqrt_, &Variable::rsqrt}, {&Variable::sin_, &Variable::sin},
+      {&Variable::cos_, &Variable::cos},     {&Variable::sigmoid_, &Variable::sigmoid},
+      {&Variable::tanh_, &Variable::tanh},   {&Variable::erf_, &Variable::erf},
+      {&Variable::sign_, &Variable::sign}};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Variable a(tensor({0.5, 1.5, 2.5}, kFloat64), true), b(tensor({0.5, 1.5, 2.5}, kFloat64), true);
+    Variable ya = a * 1.0;
+    (ya.*ops[i].first)();
+    const Variable b1 = b * 1.0;
+    const Variable yb = (b1.*ops[i].second)();
+    EXPECT_TRUE(testing::all_close(ya.data(), yb.data())) << "op " << i;
+    (ya * ya).sum().backward();
+    (yb * yb).sum().backward();
+    EXPECT_TRUE(testing::all_close(a.grad().data(), b.grad().data())) << "op " << i;
   }
 }
 

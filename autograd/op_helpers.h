@@ -34,6 +34,10 @@ inline Variable constant(Tensor t) { return Variable(std::move(t), false); }
 /// the op had to copy.
 void mark_view(const Variable& result, const Variable& input);
 
+/// `out` (a view of x's storage with any geometry) as a differentiable view
+/// of `x`: the gradient is summed back into x's elements.
+Variable as_strided_view(const Variable& x, Tensor out);
+
 /// Throws unless an in-place op may write to `self` (PyTorch's rules).
 void check_inplace(const char* op, const Variable& self);
 /// Makes `self` hold `result`'s value and history (in-place ops): copies the

@@ -96,14 +96,6 @@ Variable scalar_op(const char* name, FunctionNode::Formula f, const Variable& x,
   });
 }
 
-// erf, differentiable (GELU's exact derivative needs it to second order).
-Variable erf(const Variable& x) {
-  return unary_op("ErfBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable x = n.var(0);
-    return {g[0] * (x * x * -1.0).exp() * M_2_SQRTPI};
-  }, x, x.data().erf(), true, false);
-}
-
 }  // namespace
 
 // ---- Binary ---------------------------------------------------------------------------
@@ -234,6 +226,28 @@ Variable Variable::tanh() const {
     return {g[0] * (1.0 - y * y)};
   }, *this, data().tanh(), false, true);
 }
+Variable Variable::erf() const {
+  return unary_op("ErfBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(0);
+    return {g[0] * (x * x * -1.0).exp() * M_2_SQRTPI};
+  }, *this, data().erf(), true, false);
+}
+Variable Variable::log1p() const {
+  return unary_op("Log1PBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0] / (n.var(0) + 1.0)};
+  }, *this, data().log1p(), true, false);
+}
+Variable Variable::rsqrt() const {
+  return unary_op("RsqrtBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable y = n.var(0);
+    return {g[0] * y * y * y * -0.5};
+  }, *this, data().rsqrt(), false, true);
+}
+Variable Variable::sign() const {
+  return unary_op("SignBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+    return {g[0] * 0.0};
+  }, *this, data().sign(), false, false);
+}
 Variable Variable::gelu(const std::string& approximate) const {
   Tensor out = data().gelu(approximate);
   if (approximate == "tanh") {
@@ -249,7 +263,7 @@ Variable Variable::gelu(const std::string& approximate) const {
   return unary_op("GeluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     // d/dx x Phi(x) = Phi(x) + x phi(x).
     const Variable x = n.var(0);
-    const Variable cdf = 0.5 * (1.0 + erf(x * M_SQRT1_2));
+    const Variable cdf = 0.5 * (1.0 + (x * M_SQRT1_2).erf());
     const Variable pdf = (x * x * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
     return {g[0] * (cdf + x * pdf)};
   }, *this, std::move(out), true, false);
@@ -363,6 +377,46 @@ Variable& Variable::copy_(const Variable& src) {
       n.ints = {static_cast<int64_t>(source.type), source.index};
     });
   }, [&](Tensor& t) { t.copy_(src.data()); });
+}
+
+namespace {
+// An in-place unary op: `op` out of place on the old value, `raw` without
+// recording. `needs_old_value` when op's backward reads its input.
+Variable& unary_inplace(const char* name, Variable& self, bool needs_old_value,
+                        Variable (Variable::*op)() const, Tensor& (Tensor::*raw)()) {
+  return inplace(name, self, needs_old_value, {}, [&](const Variable& old) { return (old.*op)(); },
+                 [&](Tensor& t) { (t.*raw)(); });
+}
+}  // namespace
+
+Variable& Variable::neg_() { return unary_inplace("neg_", *this, false, &Variable::neg, &Tensor::neg_); }
+Variable& Variable::abs_() { return unary_inplace("abs_", *this, true, &Variable::abs, &Tensor::abs_); }
+Variable& Variable::exp_() { return unary_inplace("exp_", *this, false, &Variable::exp, &Tensor::exp_); }
+Variable& Variable::log_() { return unary_inplace("log_", *this, true, &Variable::log, &Tensor::log_); }
+Variable& Variable::log1p_() {
+  return unary_inplace("log1p_", *this, true, &Variable::log1p, &Tensor::log1p_);
+}
+Variable& Variable::sqrt_() {
+  return unary_inplace("sqrt_", *this, false, &Variable::sqrt, &Tensor::sqrt_);
+}
+Variable& Variable::rsqrt_() {
+  return unary_inplace("rsqrt_", *this, false, &Variable::rsqrt, &Tensor::rsqrt_);
+}
+Variable& Variable::sin_() { return unary_inplace("sin_", *this, true, &Variable::sin, &Tensor::sin_); }
+Variable& Variable::cos_() { return unary_inplace("cos_", *this, true, &Variable::cos, &Tensor::cos_); }
+Variable& Variable::sigmoid_() {
+  return unary_inplace("sigmoid_", *this, false, &Variable::sigmoid, &Tensor::sigmoid_);
+}
+Variable& Variable::tanh_() {
+  return unary_inplace("tanh_", *this, false, &Variable::tanh, &Tensor::tanh_);
+}
+Variable& Variable::erf_() { return unary_inplace("erf_", *this, true, &Variable::erf, &Tensor::erf_); }
+Variable& Variable::sign_() {
+  return unary_inplace("sign_", *this, false, &Variable::sign, &Tensor::sign_);
+}
+Variable& Variable::pow_(Scalar exponent) {
+  return inplace("pow_", *this, true, {}, [&](const Variable& old) { return old.pow(exponent); },
+                 [&](Tensor& t) { t.pow_(exponent); });
 }
 
 }  // namespace torchlet

@@ -49,8 +49,37 @@ Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Sca
                Scalar alpha) {
   Variable product = mm(m1, m2);
   if (alpha.to<double>() != 1) product = product * alpha;
-  if (beta.to<double>() == 0) return product + self * 0.0;
+  if (beta.to<double>() == 0) {
+    // self is ignored, even its nan and inf (its gradient is zero).
+    return product + self.masked_fill(ones_like(self.data(), TensorOptions(kBool)), 0);
+  }
   return (beta.to<double>() == 1 ? self : self * beta) + product;
+}
+
+Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& batch2,
+                 Scalar beta, Scalar alpha) {
+  Variable product = bmm(batch1, batch2);
+  if (alpha.to<double>() != 1) product = product * alpha;
+  if (beta.to<double>() == 0) {
+    return product + self.masked_fill(ones_like(self.data(), TensorOptions(kBool)), 0);
+  }
+  return (beta.to<double>() == 1 ? self : self * beta) + product;
+}
+
+Variable dot(const Variable& a, const Variable& b) {
+  return record("DotBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {n.needs_input_grad(0) ? g[0] * n.var(1) : Variable(),
+            n.needs_input_grad(1) ? g[0] * n.var(0) : Variable()};
+  }, {&a, &b}, torchlet::dot(a.data(), b.data()), [&](FunctionNode& n) {
+    n.saved.emplace_back(a, false);
+    n.saved.emplace_back(b, false);
+  });
+}
+
+Variable outer(const Variable& a, const Variable& b) {
+  TORCHLET_CHECK(a.dim() == 1 && b.dim() == 1, "outer: expected 1-D vectors, got shapes ",
+                 shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  return a.unsqueeze(1) * b.unsqueeze(0);
 }
 
 // Composite, as in PyTorch: autograd flows through the pieces.
@@ -88,6 +117,8 @@ Variable Variable::mm(const Variable& other) const { return torchlet::mm(*this, 
 Variable Variable::bmm(const Variable& other) const { return torchlet::bmm(*this, other); }
 Variable Variable::matmul(const Variable& other) const { return torchlet::matmul(*this, other); }
 Variable Variable::mv(const Variable& vec) const { return torchlet::mv(*this, vec); }
+Variable Variable::dot(const Variable& other) const { return torchlet::dot(*this, other); }
+Variable Variable::outer(const Variable& other) const { return torchlet::outer(*this, other); }
 
 // ---- Index ops ------------------------------------------------------------------------------
 
@@ -150,6 +181,31 @@ Variable Variable::scatter_add(int64_t dim, const Tensor& index, const Variable&
             n.needs_input_grad(1) ? g[0].gather(n.ints[0], n.tensors[0]) : Variable()};
   }, {this, &src}, data().scatter_add(d, index, src.data()), [&](FunctionNode& n) {
     n.ints = {d};
+    n.tensors = {index};
+  });
+}
+
+Variable& Variable::scatter_(int64_t dim, const Tensor& index, const Variable& src) {
+  return autograd::inplace("scatter_", *this, false, {&src}, [&](const Variable& old) {
+    return old.scatter(dim, index, src);
+  }, [&](Tensor& t) { t.scatter_(dim, index, src.data()); });
+}
+
+Variable& Variable::scatter_add_(int64_t dim, const Tensor& index, const Variable& src) {
+  return autograd::inplace("scatter_add_", *this, false, {&src}, [&](const Variable& old) {
+    return old.scatter_add(dim, index, src);
+  }, [&](Tensor& t) { t.scatter_add_(dim, index, src.data()); });
+}
+
+Variable Variable::take(const Tensor& index) const {
+  return record("TakeBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    // Into the flattened input, summing repeated indices.
+    int64_t numel = 1;
+    for (int64_t s : n.shapes[0]) numel *= s;
+    const Variable flat = constant(zeros({numel}, TensorOptions(n.dtypes[0]).device(g[0].device())));
+    return {flat.index_put({n.tensors[0]}, g[0], /*accumulate=*/true).view(n.shapes[0])};
+  }, {this}, data().take(index), [&](FunctionNode& n) {
+    save_meta(n, *this);
     n.tensors = {index};
   });
 }

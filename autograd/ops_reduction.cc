@@ -97,21 +97,45 @@ Variable indexed(const char* name, const Variable& x, Tensor values, const Tenso
   });
 }
 
-// Exclusive running products of a 1-D `v`: element i is v[0] * ... * v[i-1]
-// (or, `from_back`, v[i+1] * ... * v[k-1]). Built by doubling from Variable
-// ops, so it differentiates to any order and takes log2(k) steps.
-Variable exclusive_cumprod(const Variable& v, bool from_back) {
-  const int64_t k = v.size(0);
+// Exclusive running products of `v` along `dim`: element i is
+// v[0] * ... * v[i-1] (or, `from_back`, v[i+1] * ... * v[k-1]). Built by
+// doubling from Variable ops, so it differentiates to any order and takes
+// log2(k) steps.
+Variable exclusive_cumprod(const Variable& v, int64_t dim, bool from_back) {
+  const int64_t k = v.size(dim);
   const TensorOptions options = TensorOptions(v.dtype()).device(v.device());
-  if (k <= 1) return constant(ones({k}, options));
+  SizeVec fill_shape(v.sizes().begin(), v.sizes().end());
+  if (k <= 1) return constant(ones(fill_shape, options));
   // `p` moved `s` places along the scan, the vacated places holding 1.
   const auto shift = [&](const Variable& p, int64_t s) {
-    const Variable fill = constant(ones({s}, options));
-    return from_back ? cat({p.narrow(0, s, k - s), fill}) : cat({fill, p.narrow(0, 0, k - s)});
+    fill_shape[static_cast<size_t>(dim)] = s;
+    const Variable fill = constant(ones(fill_shape, options));
+    return from_back ? cat({p.narrow(dim, s, k - s), fill}, dim)
+                     : cat({fill, p.narrow(dim, 0, k - s)}, dim);
   };
   Variable p = shift(v, 1);
   for (int64_t s = 1; s < k; s *= 2) p = p * shift(p, s);
   return p;
+}
+
+// Each element's gradient of a product along `dim`: the product of the
+// others (no division, so zeros are handled).
+Variable product_of_others(const Variable& x, int64_t dim) {
+  return exclusive_cumprod(x, dim, false) * exclusive_cumprod(x, dim, true);
+}
+
+// The gradient of norm(p) given the result `r` and `g` with reduced dims
+// kept: x |x|^(p-2) / r^(p-1), and 0 where the norm is 0 (PyTorch).
+Variable norm_backward(const Variable& x, const Variable& r, const Variable& g, double p) {
+  Variable grad;
+  if (p == 1) {
+    grad = g * x.sign();
+  } else if (p == 2) {
+    grad = g * x / r;
+  } else {
+    grad = g * x * x.abs().pow(p - 2) / r.pow(p - 1);
+  }
+  return p == 1 ? grad : grad.masked_fill(r.data().eq(0), 0);
 }
 
 }  // namespace
@@ -137,14 +161,24 @@ Variable Variable::prod() const {
         if (x.data().eq(0).sum().item<int64_t>() == 0) return {g[0] * n.var(1) / x};
         // With zeros, each element's gradient is the product of all the others,
         // built from running products so that it stays differentiable there.
-        const Variable flat = x.reshape({-1});
-        const Variable others = exclusive_cumprod(flat, false) * exclusive_cumprod(flat, true);
-        return {g[0] * others.reshape(x.sizes())};
+        return {g[0] * product_of_others(x.reshape({-1}), 0).reshape(x.sizes())};
       }, {this}, device());
   if (node) node->saved.emplace_back(*this, false);
   Variable result = autograd::make_result(data().prod(), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
+}
+
+Variable Variable::prod(int64_t dim, bool keepdim) const {
+  const int64_t d = dim < 0 ? dim + std::max<int64_t>(this->dim(), 1) : dim;
+  return record("ProdBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(0);
+    if (x.dim() == 0) return {g[0]};
+    return {unreduce(n, g[0]) * product_of_others(x, n.ints[0])};
+  }, {this}, data().prod(dim, keepdim), [&](FunctionNode& n) {
+    save_reduction(n, *this, {d}, keepdim);
+    n.saved.emplace_back(*this, false);
+  });
 }
 
 Variable Variable::max() const { return extreme("MaxBackward1", *this, data().max(), {}, false); }
@@ -162,6 +196,10 @@ std::tuple<Variable, Tensor> Variable::max(int64_t dim, bool keepdim) const {
 std::tuple<Variable, Tensor> Variable::min(int64_t dim, bool keepdim) const {
   auto [values, indices] = data().min(dim, keepdim);
   return {indexed("MinBackward0", *this, values, indices, dim, keepdim), indices};
+}
+std::tuple<Variable, Tensor> Variable::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  auto [values, indices] = data().kthvalue(k, dim, keepdim);
+  return {indexed("KthvalueBackward0", *this, values, indices, dim, keepdim), indices};
 }
 std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending) const {
   auto [values, indices] = data().sort(dim, descending);
@@ -201,12 +239,24 @@ Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return result;
 }
 
-Variable Variable::norm(Scalar p) const {
+Variable Variable::norm(Scalar p) const { return norm(p, {}, false); }
+Variable Variable::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
   const double order = p.to<double>();
-  if (order == 2) return (*this * *this).sum().sqrt();
-  if (order == 1) return abs().sum();
-  if (std::isinf(order)) return order > 0 ? abs().max() : abs().min();
-  return abs().pow(order).sum().pow(1.0 / order);
+  if (std::isinf(order)) {
+    return order > 0 ? abs().amax(dims, keepdim) : abs().amin(dims, keepdim);
+  }
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "NormBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        return {norm_backward(n.var(0), unreduce(n, n.var(1)), unreduce(n, g[0]), n.numbers[1])};
+      }, {this}, device());
+  if (node) {
+    save_reduction(*node, *this, dims, keepdim);
+    node->numbers.push_back(order);
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().norm(p, dims, keepdim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
 }
 
 Variable Variable::logsumexp(IntArrayRef dims, bool keepdim) const {
@@ -250,6 +300,41 @@ Variable Variable::cumsum(int64_t dim) const {
     const int64_t d = n.ints[0];
     return {g[0].sum({d}, true) - g[0].cumsum(d) + g[0]};
   }, {this}, data().cumsum(dim), [&](FunctionNode& n) { n.ints = {dim}; });
+}
+
+Variable Variable::cumprod(int64_t dim) const {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "CumprodBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        const Variable x = n.var(0);
+        const int64_t d = n.ints[0];
+        if (x.dim() == 0) return {g[0]};
+        if (x.data().eq(0).sum().item<int64_t>() == 0) {
+          // Input i reaches every later output j with dy_j/dx_i = y_j / x_i:
+          // a reversed running sum of g * y, over x.
+          const Variable gy = g[0] * n.var(1);
+          return {(gy.sum({d}, true) - gy.cumsum(d) + gy) / x};
+        }
+        // With zeros, dy_j/dx_i is the running product with x_i taken as 1.
+        const int64_t k = x.size(d);
+        SizeVec one_shape(x.sizes().begin(), x.sizes().end());
+        one_shape[static_cast<size_t>(d)] = 1;
+        const Variable one = constant(ones(one_shape, TensorOptions(x.dtype()).device(x.device())));
+        std::vector<Variable> parts;
+        for (int64_t i = 0; i < k; ++i) {
+          const Variable without_i =
+              cat({x.narrow(d, 0, i), one, x.narrow(d, i + 1, k - i - 1)}, d);
+          parts.push_back((g[0] * without_i.cumprod(d)).narrow(d, i, k - i).sum({d}, true));
+        }
+        return {cat(parts, d)};
+      }, {this}, device());
+  const int64_t d = dim < 0 ? dim + std::max<int64_t>(this->dim(), 1) : dim;
+  if (node) {
+    node->ints = {d};
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().cumprod(dim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
 }
 
 }  // namespace torchlet

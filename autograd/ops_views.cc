@@ -157,6 +157,15 @@ std::vector<Variable> narrow_pieces(const Variable& x, const std::vector<Tensor>
 std::vector<Variable> Variable::split(int64_t split_size, int64_t dim) const {
   return narrow_pieces(*this, data().split(split_size, dim), dim);
 }
+std::vector<Variable> Variable::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  return narrow_pieces(*this, data().split_with_sizes(split_sizes, dim), dim);
+}
+Variable Variable::as_strided(IntArrayRef sizes, IntArrayRef strides,
+                              std::optional<int64_t> storage_offset) const {
+  Variable result = autograd::as_strided_view(*this, data().as_strided(sizes, strides, storage_offset));
+  autograd::mark_view(result, *this);
+  return result;
+}
 std::vector<Variable> Variable::chunk(int64_t chunks, int64_t dim) const {
   return narrow_pieces(*this, data().chunk(chunks, dim), dim);
 }

@@ -130,6 +130,11 @@ class Variable {
   Variable unflatten(int64_t dim, IntArrayRef sizes) const;
   std::vector<Variable> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Variable> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Variable> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  /// A view with explicit geometry over this Variable's storage; the
+  /// gradient is summed back into this Variable's elements.
+  Variable as_strided(IntArrayRef sizes, IntArrayRef strides,
+                      std::optional<int64_t> storage_offset = std::nullopt) const;
   std::vector<Variable> unbind(int64_t dim = 0) const;
 
   // ---- Elementwise -------------------------------------------------------------
@@ -155,8 +160,15 @@ class Variable {
   Variable relu() const;
   Variable sigmoid() const;
   Variable tanh() const;
+  Variable erf() const;
+  Variable log1p() const;
+  Variable rsqrt() const;
+  /// -1, 0 or 1; its gradient is zero.
+  Variable sign() const;
   Variable gelu(const std::string& approximate = "none") const;
   Variable clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Variable clamp_min(Scalar min) const { return clamp(min, std::nullopt); }
+  Variable clamp_max(Scalar max) const { return clamp(std::nullopt, max); }
   /// Elements of this where `condition` holds, else of `other`.
   Variable where(const Tensor& condition, const Variable& other) const;
   Variable masked_fill(const Tensor& mask, Scalar value) const;
@@ -175,9 +187,39 @@ class Variable {
   Variable& masked_fill_(const Tensor& mask, Scalar value);
   Variable& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Variable& relu_();
+  Variable& neg_();
+  Variable& abs_();
+  Variable& exp_();
+  Variable& log_();
+  Variable& log1p_();
+  Variable& sqrt_();
+  Variable& rsqrt_();
+  Variable& sin_();
+  Variable& cos_();
+  Variable& sigmoid_();
+  Variable& tanh_();
+  Variable& erf_();
+  Variable& sign_();
+  Variable& pow_(Scalar exponent);
+  Variable& scatter_(int64_t dim, const Tensor& index, const Variable& src);
+  Variable& scatter_add_(int64_t dim, const Tensor& index, const Variable& src);
   /// Copies `src` (broadcast, converted to this dtype and device) into this
   /// Variable; the gradient flows back to `src`.
   Variable& copy_(const Variable& src);
+
+  // ---- Comparisons (masks: plain bool Tensors, no gradient) ------------------------------
+  Tensor eq(const Variable& other) const { return data().eq(other.data()); }
+  Tensor ne(const Variable& other) const { return data().ne(other.data()); }
+  Tensor lt(const Variable& other) const { return data().lt(other.data()); }
+  Tensor le(const Variable& other) const { return data().le(other.data()); }
+  Tensor gt(const Variable& other) const { return data().gt(other.data()); }
+  Tensor ge(const Variable& other) const { return data().ge(other.data()); }
+  Tensor eq(Scalar other) const { return data().eq(other); }
+  Tensor ne(Scalar other) const { return data().ne(other); }
+  Tensor lt(Scalar other) const { return data().lt(other); }
+  Tensor le(Scalar other) const { return data().le(other); }
+  Tensor gt(Scalar other) const { return data().gt(other); }
+  Tensor ge(Scalar other) const { return data().ge(other); }
 
   // ---- Reductions --------------------------------------------------------------
   Variable sum() const;
@@ -185,6 +227,7 @@ class Variable {
   Variable mean() const;
   Variable mean(IntArrayRef dims, bool keepdim = false) const;
   Variable prod() const;
+  Variable prod(int64_t dim, bool keepdim = false) const;
   Variable max() const;
   Variable min() const;
   std::tuple<Variable, Tensor> max(int64_t dim, bool keepdim = false) const;
@@ -219,10 +262,23 @@ class Variable {
     return std(IntArrayRef(&d, 1), unbiased, keepdim);
   }
   Variable norm(Scalar p = 2) const;
+  Variable norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
   Variable logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Variable softmax(int64_t dim) const;
   Variable log_softmax(int64_t dim) const;
   Variable cumsum(int64_t dim) const;
+  Variable cumprod(int64_t dim) const;
+  std::tuple<Variable, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  // Index results (no gradient).
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const {
+    return data().argmax(dim, keepdim);
+  }
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const {
+    return data().argmin(dim, keepdim);
+  }
+  Tensor argsort(int64_t dim = -1, bool descending = false) const {
+    return data().argsort(dim, descending);
+  }
   std::tuple<Variable, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Variable, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
 
@@ -252,10 +308,14 @@ class Variable {
   Variable scatter(int64_t dim, const Tensor& index, const Variable& src) const;
   Variable scatter_add(int64_t dim, const Tensor& index, const Variable& src) const;
   Variable masked_select(const Tensor& mask) const;
+  /// Elements at flat indices of the row-major flattened Variable.
+  Variable take(const Tensor& index) const;
   Variable mm(const Variable& other) const;
   Variable bmm(const Variable& other) const;
   Variable matmul(const Variable& other) const;
   Variable mv(const Variable& vec) const;
+  Variable dot(const Variable& other) const;
+  Variable outer(const Variable& other) const;
 
  private:
   std::shared_ptr<VariableImpl> impl_;

@@ -103,6 +103,12 @@ void set_view_history(VariableImpl& view, const Variable& base) {
 
 }  // namespace
 
+Variable as_strided_view(const Variable& x, Tensor out) {
+  const Tensor view = out;  // `out` moves into the result
+  return record("AsStridedBackward0", as_strided_backward, {&x}, std::move(out),
+                [&](FunctionNode& n) { save_geometry(n, x.data(), view); });
+}
+
 VariableImpl* tracked_base(const VariableImpl& impl) {
   VariableImpl* base = impl.view_base.get();
   if (base == nullptr || !base->data.shares_storage(impl.data)) return nullptr;

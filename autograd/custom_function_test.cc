@@ -124,6 +124,16 @@ TEST(CustomFunctionTest, AnOutputWithoutGradientGetsZerosByDefault) {
   EXPECT_TRUE(all_close(y.grad().data(), tensor({2.0, 3.0})));
 }
 
+TEST(CustomFunctionTest, WithoutMaterializeAnOutputWithoutGradientGetsUndefined) {
+  ProductAndSum::materialize = false;
+  Variable x = param({2, 3});
+  Variable y = param({5, 7});
+  ProductAndSum::apply(x, y)[0].sum().backward();
+  ProductAndSum::materialize = true;
+  EXPECT_FALSE(ProductAndSum::second_defined);
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({5.0, 7.0})));
+}
+
 TEST(CustomFunctionTest, BothOutputsContributeToTheGradients) {
   Variable x = param({2, 3});
   Variable y = param({5, 7});

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/custom_function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 
@@ -208,8 +209,12 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     Node& node = *task.node;
     DeviceGuard device_guard(node.device());
     AutoGradMode grad_mode(create_graph_);
+    const bool materialize = materializes_grads(node);
     for (uint32_t i = 0; i < task.grads.size(); ++i) {
-      if (!task.grads[i].defined()) task.grads[i] = node.zeros_for_output(i);
+      if (!task.grads[i].defined()) {
+        if (!materialize) continue;  // the node takes undefined gradients
+        task.grads[i] = node.zeros_for_output(i);
+      }
       task.grads[i] = node.run_output_hooks(i, std::move(task.grads[i]));
     }
     if (!captures_.empty() && captured_nodes_.count(&node)) {

@@ -27,6 +27,7 @@ class CustomFunctionNode : public Node {
   variable_list apply(variable_list&& grad_outputs) override;
   std::string name() const override { return name_; }
   void release_variables() override;
+  bool materializes_grads() const override { return false; }
 
   AutogradContext ctx_;
   /// Per forward argument: whether it was a Variable (and so has an edge).
@@ -238,6 +239,15 @@ variable_list FunctionCall::finish(variable_list outputs) {
     if (is_dirty) {
       // Modified in place: the input itself takes this node as its history.
       check_inplace(name.c_str(), out);
+      if (tracked_base(*out.impl()) != nullptr) {
+        // Through a view: the base is rebased, as an in-place op would.
+        auto result = alias_of(out);
+        result->requires_grad = true;
+        result->grad_fn = node_;
+        result->output_nr = output_nr;
+        rebase_history(out, Variable(std::move(result)));
+        continue;
+      }
       target = out.shared_impl();
     } else if (is_input || !out.is_leaf() || out.requires_grad()) {
       target = alias_of(out);
@@ -333,8 +343,5 @@ void AutogradContext::wrong_saved_type(const std::string& key, const char* type)
       ::torchlet::detail::str_cat("saved_data[\"", key, "\"] does not hold a ", wanted));
 }
 
-bool materializes_grads(const Node& node) {
-  return dynamic_cast<const detail::CustomFunctionNode*>(&node) == nullptr;
-}
 
 }  // namespace torchlet::autograd

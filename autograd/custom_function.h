@@ -109,10 +109,6 @@ class AutogradContext {
   bool materialize_grads_ = true;
 };
 
-/// False for nodes that take undefined gradients for outputs no gradient
-/// reached (custom functions, which materialize zeros themselves when their
-/// context asks for it); the engine fills those with zeros for other nodes.
-bool materializes_grads(const Node& node);
 
 namespace detail {
 

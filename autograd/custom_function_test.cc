@@ -400,6 +400,17 @@ TEST(CustomFunctionTest, MarkDirtyRebasesTheModifiedInput) {
   EXPECT_TRUE(all_close(x.grad().data(), tensor({6.0, 6.0})));
 }
 
+TEST(CustomFunctionTest, MarkDirtyOnAViewRebasesItsBase) {
+  Variable x = param({1, 2, 3});
+  Variable a = x * 1.0;
+  Variable head = a.narrow(0, 0, 2);
+  DoubleInPlace::apply(head);
+  EXPECT_EQ(a.grad_fn()->name(), "CopySlices");
+  EXPECT_TRUE(all_close(a.data(), tensor({2.0, 4.0, 3.0})));
+  (a * a).sum().backward();  // d/dx of (2x0)^2 + (2x1)^2 + x2^2
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({8.0, 16.0, 6.0})));
+}
+
 TEST(CustomFunctionTest, MarkDirtyOnALeafThatRequiresGradThrows) {
   Variable x = param({1, 2});
   EXPECT_THROW_MSG(DoubleInPlace::apply(x),

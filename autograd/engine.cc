@@ -19,7 +19,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/custom_function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 
@@ -209,7 +208,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     Node& node = *task.node;
     DeviceGuard device_guard(node.device());
     AutoGradMode grad_mode(create_graph_);
-    const bool materialize = materializes_grads(node);
+    const bool materialize = node.materializes_grads();
     for (uint32_t i = 0; i < task.grads.size(); ++i) {
       if (!task.grads[i].defined()) {
         if (!materialize) continue;  // the node takes undefined gradients

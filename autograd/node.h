@@ -38,6 +38,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   /// Frees saved tensors (after a backward without retain_graph).
   virtual void release_variables() {}
+  /// Whether the engine gives apply() zeros for outputs no gradient reached
+  /// (true), or undefined Variables (custom functions, which materialize
+  /// zeros themselves when their context asks for it).
+  virtual bool materializes_grads() const { return true; }
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }

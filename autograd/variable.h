@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -236,30 +235,22 @@ class Variable {
   Variable amin(IntArrayRef dims = {}, bool keepdim = false) const;
   /// Over `dims` (every dim when empty).
   Variable var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
-  /// var(false): over all elements, biased. var(1): over one dim.
-  /// (var({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
-  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
-  Variable var(B unbiased) const {
-    return var(IntArrayRef{}, unbiased);
-  }
-  template <typename I,
-            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  /// var(false): every element, biased; var(1): one dim; var({1}): dims {1}
+  /// (overloads that keep a braced int from becoming `unbiased`).
+  template <typename B, detail::IfBool<B> = 0>
+  Variable var(B unbiased) const { return var(IntArrayRef{}, unbiased); }
+  template <typename I, detail::IfIndex<I> = 0>
   Variable var(I dim, bool unbiased = true, bool keepdim = false) const {
-    const int64_t d = dim;
-    return var(IntArrayRef(&d, 1), unbiased, keepdim);
+    return var(IntArrayRef({static_cast<int64_t>(dim)}), unbiased, keepdim);
   }
   Variable std(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
-  /// std(false): over all elements, biased. std(1): over one dim.
-  /// (std({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
-  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
-  Variable std(B unbiased) const {
-    return std(IntArrayRef{}, unbiased);
-  }
-  template <typename I,
-            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  /// std(false): every element, biased; std(1): one dim; std({1}): dims {1}
+  /// (overloads that keep a braced int from becoming `unbiased`).
+  template <typename B, detail::IfBool<B> = 0>
+  Variable std(B unbiased) const { return std(IntArrayRef{}, unbiased); }
+  template <typename I, detail::IfIndex<I> = 0>
   Variable std(I dim, bool unbiased = true, bool keepdim = false) const {
-    const int64_t d = dim;
-    return std(IntArrayRef(&d, 1), unbiased, keepdim);
+    return std(IntArrayRef({static_cast<int64_t>(dim)}), unbiased, keepdim);
   }
   Variable norm(Scalar p = 2) const;
   Variable norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
@@ -14,6 +15,15 @@ using SizeVec = absl::InlinedVector<int64_t, 6>;
 /// A read-only view of sizes, strides or dims: accepts SizeVec, std::vector
 /// and braced lists such as {2, 3}.
 using IntArrayRef = absl::Span<const int64_t>;
+
+namespace detail {
+/// Overload guards: a parameter that takes exactly bool, or an integer that
+/// is not bool (so var(1), var(false) and var({1}) each find their overload).
+template <typename T>
+using IfBool = std::enable_if_t<std::is_same_v<T, bool>, int>;
+template <typename T>
+using IfIndex = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int>;
+}  // namespace detail
 
 /// "[2, 3]" — shapes in messages and reprs.
 std::string shape_str(IntArrayRef sizes);

@@ -4,7 +4,6 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <optional>
-#include <type_traits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -233,30 +232,22 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   /// Over `dims` (every dim when empty).
   Tensor var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
-  /// var(false): over all elements, biased. var(1): over one dim.
-  /// (var({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
-  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
-  Tensor var(B unbiased) const {
-    return var(IntArrayRef{}, unbiased);
-  }
-  template <typename I,
-            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  /// var(false): every element, biased; var(1): one dim; var({1}): dims {1}
+  /// (overloads that keep a braced int from becoming `unbiased`).
+  template <typename B, detail::IfBool<B> = 0>
+  Tensor var(B unbiased) const { return var(IntArrayRef{}, unbiased); }
+  template <typename I, detail::IfIndex<I> = 0>
   Tensor var(I dim, bool unbiased = true, bool keepdim = false) const {
-    const int64_t d = dim;
-    return var(IntArrayRef(&d, 1), unbiased, keepdim);
+    return var(IntArrayRef({static_cast<int64_t>(dim)}), unbiased, keepdim);
   }
   Tensor std(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
-  /// std(false): over all elements, biased. std(1): over one dim.
-  /// (std({1}) is dims {1}, as in PyTorch; no braced int becomes a bool.)
-  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
-  Tensor std(B unbiased) const {
-    return std(IntArrayRef{}, unbiased);
-  }
-  template <typename I,
-            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  /// std(false): every element, biased; std(1): one dim; std({1}): dims {1}
+  /// (overloads that keep a braced int from becoming `unbiased`).
+  template <typename B, detail::IfBool<B> = 0>
+  Tensor std(B unbiased) const { return std(IntArrayRef{}, unbiased); }
+  template <typename I, detail::IfIndex<I> = 0>
   Tensor std(I dim, bool unbiased = true, bool keepdim = false) const {
-    const int64_t d = dim;
-    return std(IntArrayRef(&d, 1), unbiased, keepdim);
+    return std(IntArrayRef({static_cast<int64_t>(dim)}), unbiased, keepdim);
   }
   /// The p-norm of all elements (p = 2 by default; inf for max-abs).
   Tensor norm(Scalar p = 2) const;

@@ -34,6 +34,27 @@ TEST(FactoriesTest, CpuMemoryIs64ByteAligned) {
   }
 }
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST(FactoriesTest, FreedSmallCpuBlockIsReusedBySameThread) {
+  void* first = empty({100}).data_ptr();  // freed at the end of the statement
+  EXPECT_EQ(empty({120}).data_ptr(), first);  // same 512-byte size class
+}
+
+TEST(FactoriesTest, ReusedBlockIsStillAlignedAndZeroedByZeros) {
+  Tensor a = full({16}, 7.0);
+  a = Tensor();
+  Tensor z = zeros({16});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(z.data_ptr()) % 64, 0u);
+  EXPECT_EQ(z.sum().item<float>(), 0.0f);
+}
+#endif
+
+TEST(FactoriesTest, LargeCpuBlocksWorkPastTheCachedSizes) {
+  Tensor t = ones({1 << 17});  // 512 KiB, beyond the per-thread cache
+  EXPECT_EQ(t.sum().item<float>(), static_cast<float>(1 << 17));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+}
+
 TEST(FactoriesTest, ZeroSizeTensorsAreValid) {
   Tensor t = zeros({0, 3});
   EXPECT_EQ(t.numel(), 0);

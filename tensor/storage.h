@@ -39,6 +39,7 @@ class Storage : public RefCounted {
   size_t nbytes_;
   Device device_;
   Deleter deleter_;
+  bool cpu_owned_ = false;  // from the CPU allocator (see storage.cc)
   std::atomic<uint32_t> version_{0};
 };
 

@@ -45,15 +45,28 @@ Variable mv(const Variable& m, const Variable& v) {
   });
 }
 
+// One node over the fused kernel: beta * self + alpha * (m1 @ m2).
 Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta,
                Scalar alpha) {
-  Variable product = mm(m1, m2);
-  if (alpha.to<double>() != 1) product = product * alpha;
-  if (beta.to<double>() == 0) {
-    // self is ignored, even its nan and inf (its gradient is zero).
-    return product + self.masked_fill(ones_like(self.data(), TensorOptions(kBool)), 0);
-  }
-  return (beta.to<double>() == 1 ? self : self * beta) + product;
+  return record("AddmmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const double beta = n.numbers[0], alpha = n.numbers[1];
+    const Variable ga = alpha == 1 ? g[0] : g[0] * alpha;
+    variable_list grads(3);
+    if (n.needs_input_grad(0)) {
+      // With beta == 0 self is ignored: its gradient is zero, never nan.
+      grads[0] = beta == 0 ? constant(zeros(n.shapes[0], TensorOptions(n.dtypes[0]).device(g[0].device())))
+                           : autograd::sum_to(beta == 1 ? g[0] : g[0] * beta, n.shapes[0], n.dtypes[0]);
+    }
+    if (n.needs_input_grad(1)) grads[1] = ga.mm(n.var(1).t());
+    if (n.needs_input_grad(2)) grads[2] = n.var(0).t().mm(ga);
+    return grads;
+  }, {&self, &m1, &m2}, torchlet::addmm(self.data(), m1.data(), m2.data(), beta, alpha),
+     [&](FunctionNode& n) {
+       save_meta(n, self);
+       n.numbers = {beta.to<double>(), alpha.to<double>()};
+       n.saved.emplace_back(m1, false);
+       n.saved.emplace_back(m2, false);
+     });
 }
 
 Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& batch2,

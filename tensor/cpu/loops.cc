@@ -2,10 +2,37 @@
 
 namespace torchlet::cpu {
 
+namespace {
+
+// The common case, without the general walk: every operand is contiguous
+// with the loop's shape, or a single element broadcast to it. One flat run.
+bool make_flat_loop(std::initializer_list<const Tensor*> operands, IntArrayRef shape,
+                    StridedLoop& loop) {
+  if (shape.empty()) return false;
+  for (const Tensor* t : operands) {
+    if (!(t->is_contiguous() && t->sizes() == shape) && t->numel() != 1) return false;
+  }
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  loop.numel = numel;
+  loop.shape.assign(1, numel);
+  int op = 0;
+  for (const Tensor* t : operands) {
+    const bool whole = t->sizes() == shape && t->is_contiguous();
+    loop.strides[op].assign(1, whole ? static_cast<int64_t>(t->element_size()) : 0);
+    loop.data[op] = static_cast<char*>(t->data_ptr());
+    ++op;
+  }
+  return true;
+}
+
+}  // namespace
+
 StridedLoop make_loop(std::initializer_list<const Tensor*> operands, IntArrayRef shape) {
   StridedLoop loop;
   loop.operands = static_cast<int>(operands.size());
   TORCHLET_INTERNAL_ASSERT(loop.operands <= kMaxOperands);
+  if (make_flat_loop(operands, shape, loop)) return loop;
   const int nd = static_cast<int>(shape.size());
   int op = 0;
   for (const Tensor* t : operands) {

@@ -15,6 +15,17 @@ using autograd::sum_to;
 
 namespace {
 
+// relu's gradient from its output y: g where y > 0. One fused kernel, and
+// itself differentiable in g (its gradient is the same mask).
+Variable threshold_relu_backward(const Variable& g, const Variable& y) {
+  return record("ThresholdBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
+                                                   -> variable_list {
+    return {threshold_relu_backward(gg[0], n.var(0))};
+  }, {&g}, threshold_backward(g.data(), y.data(), 0), [&](FunctionNode& n) {
+    n.saved.emplace_back(y.detach(), false);
+  });
+}
+
 Variable input_grad(const FunctionNode& n, size_t i, const Variable& g) {
   return n.needs_input_grad(i) ? sum_to(g, n.shapes[i], n.dtypes[i]) : Variable();
 }
@@ -211,7 +222,7 @@ Variable Variable::cos() const {
 }
 Variable Variable::relu() const {
   return unary_op("ReluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].masked_fill(n.var(0).data().le(0), 0)};
+    return {threshold_relu_backward(g[0], n.var(0))};
   }, *this, data().relu(), false, true);
 }
 Variable Variable::sigmoid() const {

@@ -292,6 +292,9 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 Tensor minimum(const Tensor& a, const Tensor& b) {
   return binary(BinaryOp::kMinimum, "minimum", a, b);
 }
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold) {
+  return binary(BinaryOp::kThresholdBackward, "threshold_backward", grad, self, threshold);
+}
 
 #define TORCHLET_COMPARISON(name, op)                                       \
   Tensor name(const Tensor& a, const Tensor& b) {                           \

@@ -24,6 +24,9 @@ Tensor pow(const Tensor& base, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
 /// Elementwise max/min; NaN propagates.
 Tensor maximum(const Tensor& a, const Tensor& b);
+/// `grad` where `self` > `threshold`, else 0: the gradient of relu and
+/// threshold, in one pass.
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold);
 Tensor minimum(const Tensor& a, const Tensor& b);
 
 Tensor neg(const Tensor& t);

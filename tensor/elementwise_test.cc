@@ -240,3 +240,21 @@ TEST(ElementwiseTest, LargeTensorsUseTheIntraOpPool) {
 
 }  // namespace
 }  // namespace torchlet
+
+namespace torchlet {
+namespace {
+
+TEST(ThresholdBackwardTest, PassesGradWhereSelfExceedsThreshold) {
+  const Tensor grad = tensor({1.0f, 2.0f, 3.0f, 4.0f});
+  const Tensor self = tensor({-1.0f, 0.0f, 0.5f, 2.0f});
+  EXPECT_EQ(values(threshold_backward(grad, self, 0)), (std::vector<double>{0, 0, 3, 4}));
+  EXPECT_EQ(values(threshold_backward(grad, self, 1)), (std::vector<double>{0, 0, 0, 4}));
+}
+
+TEST(ThresholdBackwardTest, ShapeMismatchNamesTheOp) {
+  EXPECT_THROW_MSG(threshold_backward(ones({2, 3}), ones({2, 4}), 0),
+                   "threshold_backward: The size of tensor a (3) must match the size of tensor b (4)");
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -100,6 +100,8 @@ void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
       } else {
         return binary_loop<T, T>(loop, [](T a, T b) { return integer_pow(a, b); });
       }
+    case BinaryOp::kThresholdBackward:
+      return binary_loop<T, T>(loop, [alpha](T a, T b) { return b <= alpha ? T(0) : a; });
     case BinaryOp::kMaximum:
       return binary_loop<T, T>(loop, [](T a, T b) -> T {
         if constexpr (std::is_floating_point_v<T>) {

@@ -15,6 +15,7 @@ void fill(const Tensor& dst, Scalar value);
 
 enum class BinaryOp {
   kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum,
+  kThresholdBackward,  // a where b > alpha, else 0
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
 };
 /// out = a op b, with a, b of the compute dtype (equal to out's, except for

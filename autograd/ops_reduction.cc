@@ -277,6 +277,7 @@ Variable Variable::softmax(int64_t dim) const {
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "SoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
         const Variable y = n.var(0);
+        if (!is_grad_enabled()) return {constant(softmax_backward(g[0].data(), y.data(), n.ints[0]))};
         return {y * (g[0] - (g[0] * y).sum({n.ints[0]}, true))};
       }, {this}, device());
   if (node) node->ints = {dim};
@@ -287,6 +288,9 @@ Variable Variable::softmax(int64_t dim) const {
 Variable Variable::log_softmax(int64_t dim) const {
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "LogSoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+        if (!is_grad_enabled()) {
+          return {constant(log_softmax_backward(g[0].data(), n.var(0).data(), n.ints[0]))};
+        }
         return {g[0] - n.var(0).exp() * g[0].sum({n.ints[0]}, true)};
       }, {this}, device());
   if (node) node->ints = {dim};

@@ -212,6 +212,36 @@ Tensor log_softmax(const Tensor& t, int64_t dim) {
   return along_dim("log_softmax", t, dim, t.dtype(), cpu::softmax_lastdim, /*log=*/true);
 }
 
+namespace {
+Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& output,
+                             int64_t dim, bool log) {
+  check_input(op, grad);
+  check_input(op, output);
+  TORCHLET_CHECK(grad.sizes() == output.sizes() && grad.dtype() == output.dtype(), op,
+                 ": grad (", grad.dtype(), " ", shape_str(grad.sizes()), ") and output (",
+                 output.dtype(), " ", shape_str(output.sizes()), ") must match");
+  check_same_device(op, grad, output);
+  check_floating(op, grad, "expected a floating-point dtype");
+  const int64_t d = wrap_dim(dim, grad.dim(), op);
+  Tensor out = empty(grad.sizes(), TensorOptions(grad.dtype()).device(grad.device()));
+  if (grad.dim() == 0) {
+    cpu::softmax_backward_lastdim(out.view({1}), grad.view({1}), output.view({1}), log);
+  } else {
+    cpu::softmax_backward_lastdim(out.transpose(d, -1), grad.transpose(d, -1),
+                                  output.transpose(d, -1), log);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim) {
+  return softmax_backward_impl("softmax_backward", grad, output, dim, /*log=*/false);
+}
+
+Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim) {
+  return softmax_backward_impl("log_softmax_backward", grad, output, dim, /*log=*/true);
+}
+
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
   check_input("logsumexp", t);
   // Integer inputs compute in float32, as in PyTorch.

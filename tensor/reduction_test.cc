@@ -450,3 +450,33 @@ TEST(ReductionErrors, CudaTensorsAreRejected) {
 
 }  // namespace
 }  // namespace torchlet
+
+namespace torchlet {
+namespace {
+
+TEST(SoftmaxBackwardTest, MatchesTheComposedFormulaAlongEachDim) {
+  manual_seed(3);
+  const Tensor x = randn({3, 5}, kFloat64), g = randn({3, 5}, kFloat64);
+  for (int64_t dim : {0, 1, -1}) {
+    const Tensor y = x.softmax(dim);
+    EXPECT_TRUE(testing::all_close(softmax_backward(g, y, dim), y * (g - (g * y).sum({dim}, true))));
+    const Tensor ly = x.log_softmax(dim);
+    EXPECT_TRUE(testing::all_close(log_softmax_backward(g, ly, dim),
+                                   g - ly.exp() * g.sum({dim}, true)));
+  }
+}
+
+TEST(SoftmaxBackwardTest, NonContiguousGradient) {
+  manual_seed(4);
+  const Tensor x = randn({4, 3}), g = randn({3, 4}).t();
+  const Tensor y = x.softmax(1);
+  EXPECT_TRUE(testing::all_close(softmax_backward(g, y, 1), y * (g - (g * y).sum({1}, true)), 1e-5));
+}
+
+TEST(SoftmaxBackwardTest, MismatchedShapesNameTheOp) {
+  EXPECT_THROW_MSG(softmax_backward(ones({2, 3}), ones({3, 2}), 1),
+                   "softmax_backward: grad (float32 [2, 3]) and output (float32 [3, 2]) must match");
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -60,6 +60,10 @@ void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p)
 void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced);
 /// Softmax (or log-softmax) along the last dim; out has in's shape.
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log);
+/// Their gradient along the last dim from `grad` and the op's `output`
+/// (all three of one shape and dtype).
+void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
+                              bool log);
 /// Running sum (or product) along the last dim; out has in's shape and
 /// reduce_sum's dtype.
 void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod);

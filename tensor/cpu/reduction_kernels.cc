@@ -491,6 +491,33 @@ void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
   });
 }
 
+void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
+                              bool log) {
+  if (out.numel() == 0) return;
+  const int64_t n = out.size(-1);
+  const int64_t rows = out.numel() / n;
+  const int64_t gs = grad.stride(-1), ys = output.stride(-1), os = out.stride(-1);
+  dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T* g0 = static_cast<const T*>(grad.data_ptr());
+    const T* y0 = static_cast<const T*>(output.data_ptr());
+    T* o0 = static_cast<T*>(out.data_ptr());
+    parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* g = g0 + row_offset(grad, r);
+        const T* y = y0 + row_offset(output, r);
+        T* o = o0 + row_offset(out, r);
+        double dot = 0;
+        for (int64_t i = 0; i < n; ++i) dot += log ? g[i * gs] : g[i * gs] * y[i * ys];
+        for (int64_t i = 0; i < n; ++i) {
+          o[i * os] = log ? static_cast<T>(g[i * gs] - std::exp(static_cast<double>(y[i * ys])) * dot)
+                          : static_cast<T>(y[i * ys] * (g[i * gs] - dot));
+        }
+      }
+    });
+  });
+}
+
 void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod) {
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -357,10 +357,11 @@ struct NormOp {
 
 // Offset of row `row` (row-major over all dims but the last) in `t`.
 int64_t row_offset(const Tensor& t, int64_t row) {
+  const IntArrayRef sizes = t.sizes(), strides = t.strides();
   int64_t offset = 0;
-  for (int64_t d = t.dim() - 2; d >= 0; --d) {
-    offset += (row % t.size(d)) * t.stride(d);
-    row /= t.size(d);
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 2; d >= 0; --d) {
+    offset += (row % sizes[d]) * strides[d];
+    row /= sizes[d];
   }
   return offset;
 }

@@ -71,7 +71,7 @@ BlockCache* local_cache() {
   return &cache;
 }
 
-void* cpu_allocate(size_t nbytes) {
+void* cpu_allocate_block(size_t nbytes) {
   const int c = size_class(nbytes);
   if (c >= 0) {
     if (BlockCache* cache = local_cache()) {
@@ -85,7 +85,7 @@ void* cpu_allocate(size_t nbytes) {
   return p;
 }
 
-void cpu_deallocate(void* p, size_t nbytes) {
+void cpu_deallocate_block(void* p, size_t nbytes) {
   const int c = size_class(nbytes);
   if (c >= 0) {
     if (BlockCache* cache = local_cache(); cache != nullptr && cache->give(c, p)) return;
@@ -95,9 +95,12 @@ void cpu_deallocate(void* p, size_t nbytes) {
 
 }  // namespace
 
+void* cached_allocate(size_t nbytes) { return cpu_allocate_block(nbytes); }
+void cached_deallocate(void* p, size_t nbytes) { cpu_deallocate_block(p, nbytes); }
+
 IntrusivePtr<Storage> Storage::allocate(size_t nbytes, Device device) {
   if (device.is_cpu()) {
-    auto storage = IntrusivePtr<Storage>(new Storage(cpu_allocate(nbytes), nbytes, device, nullptr));
+    auto storage = IntrusivePtr<Storage>(new Storage(cpu_allocate_block(nbytes), nbytes, device, nullptr));
     storage->cpu_owned_ = true;
     return storage;
   }
@@ -113,7 +116,7 @@ IntrusivePtr<Storage> Storage::wrap(void* data, size_t nbytes, Device device, De
 
 Storage::~Storage() {
   if (cpu_owned_) {
-    cpu_deallocate(data_, nbytes_);
+    cpu_deallocate_block(data_, nbytes_);
   } else if (deleter_) {
     deleter_(data_);
   }

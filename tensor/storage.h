@@ -10,6 +10,11 @@
 
 namespace torchlet {
 
+/// CPU memory from the per-thread cache of recycled blocks (storage.cc): for
+/// tensor data and for the small objects every tensor op creates.
+void* cached_allocate(size_t nbytes);
+void cached_deallocate(void* p, size_t nbytes);
+
 /// A refcounted block of device memory shared by every view of a tensor.
 /// Holds the version counter all those views share: every in-place write
 /// bumps it, so autograd can tell that a saved tensor was modified.
@@ -23,6 +28,8 @@ class Storage : public RefCounted {
   static IntrusivePtr<Storage> wrap(void* data, size_t nbytes, Device device, Deleter deleter);
 
   ~Storage() override;
+  static void* operator new(size_t nbytes) { return cached_allocate(nbytes); }
+  static void operator delete(void* p, size_t nbytes) { cached_deallocate(p, nbytes); }
 
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }

@@ -16,6 +16,9 @@ class TensorImpl : public RefCounted {
  public:
   TensorImpl(IntrusivePtr<Storage> storage, DType dtype, SizeVec sizes, SizeVec strides,
              int64_t storage_offset);
+  // Every op makes one: recycled through the per-thread block cache.
+  static void* operator new(size_t nbytes) { return cached_allocate(nbytes); }
+  static void operator delete(void* p, size_t nbytes) { cached_deallocate(p, nbytes); }
 
   IntArrayRef sizes() const { return sizes_; }
   IntArrayRef strides() const { return strides_; }

@@ -110,6 +110,26 @@ TEST(InplaceViewTest, DetachInPlaceOfAViewIsRefused) {
   EXPECT_THROW_MSG(v.detach_(), "Can't detach views in-place. Use detach() instead.");
 }
 
+TEST(InplaceViewTest, WriteThroughAnExpandedViewIsRefusedAndChangesNothing) {
+  Variable x(f64({{1.0, 2.0}}), true);
+  Variable y = x * 1.0;
+  Variable wide = y.expand({3, 2});
+  EXPECT_THROW_MSG(wide.add_(1.0), "more than one element of the written-to tensor refers to a "
+                                   "single memory location");
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward1");
+  EXPECT_TRUE(all_close(y.data(), f64({{1.0, 2.0}})));
+}
+
+TEST(InplaceViewTest, ViewOfABaseGivenNewDataIsNoLongerTracked) {
+  Variable x = leaf2x2();
+  Variable y = x * 1.0;
+  Variable row = y[0];
+  y.set_data(zeros({2, 2}, kFloat64));
+  row.mul_(2.0);  // writes the old storage only; y's history is untouched
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward1");
+  EXPECT_TRUE(all_close(y.data(), zeros({2, 2}, kFloat64)));
+}
+
 TEST(InplaceViewTest, WriteThroughViewPassesGradcheck) {
   auto fn = [](const variable_list& in) {
     Variable y = in[0] * 1.0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -162,10 +163,37 @@ Tensor randn(IntArrayRef sizes, TensorOptions options) {
   return empty(sizes, options.dtype(dtype)).normal_(0, 1);
 }
 
+namespace {
+
+// The values an integral dtype holds, and its C type's name as PyTorch's
+// messages spell it; floating dtypes hold every int64 here.
+struct IntRange {
+  int64_t lo, hi;
+  const char* c_name;
+};
+IntRange int_range(DType dtype) {
+  switch (dtype) {
+    case kUInt8: return {0, 255, "unsigned char"};
+    case kBool: return {0, 1, "bool"};
+    case kInt32: return {INT32_MIN, INT32_MAX, "int"};
+    case kInt64: return {INT64_MIN, INT64_MAX, "long"};
+    default: return {INT64_MIN, INT64_MAX, ""};
+  }
+}
+
+}  // namespace
+
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions options) {
   TORCHLET_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
                  " >= to=", high);
-  Tensor t = empty(sizes, options.dtype(options.dtype_or(kInt64)));
+  const DType dtype = options.dtype_or(kInt64);
+  const IntRange range = int_range(dtype);
+  TORCHLET_CHECK(low >= range.lo && low <= range.hi, "randint: from is out of bounds for ",
+                 range.c_name, " (from=", low, ", dtype ", dtype, ")");
+  TORCHLET_CHECK(high - 1 >= range.lo && high - 1 <= range.hi,
+                 "randint: to - 1 is out of bounds for ", range.c_name, " (to=", high, ", dtype ",
+                 dtype, ")");
+  Tensor t = empty(sizes, options.dtype(dtype));
   random_fill(t, "randint", [&](const Tensor& buffer, Engine& engine) {
     std::uniform_int_distribution<int64_t> dist(low, high - 1);
     cpu::dispatch_all(buffer.dtype(), [&](auto tag) {
@@ -208,7 +236,10 @@ Tensor bernoulli(IntArrayRef sizes, double p, TensorOptions options) {
 
 Tensor randperm(int64_t n, TensorOptions options) {
   TORCHLET_CHECK(n >= 0, "randperm: n must be non-negative, got n=", n);
-  Tensor t = empty({n}, options.dtype(options.dtype_or(kInt64)));
+  const DType dtype = options.dtype_or(kInt64);
+  TORCHLET_CHECK(n == 0 || n - 1 <= int_range(dtype).hi, "randperm: n is too large for result "
+                 "tensor type ", dtype, " (n=", n, ", the largest value would be ", n - 1, ")");
+  Tensor t = empty({n}, options.dtype(dtype));
   random_fill(t, "randperm", [&](const Tensor& buffer, Engine& engine) {
     std::vector<int64_t> perm(n);
     std::iota(perm.begin(), perm.end(), 0);

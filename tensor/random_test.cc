@@ -276,6 +276,24 @@ TEST(RandomErrorTest, BernoulliRejectsUndefinedTensor) {
   EXPECT_THROW_MSG(bernoulli(Tensor()), "bernoulli: expected a defined tensor");
 }
 
+TEST(RandomErrorTest, RandintBoundsMustFitTheDtype) {
+  EXPECT_THROW_MSG(randint(0, 300, {3}, kUInt8),
+                   "randint: to - 1 is out of bounds for unsigned char (to=300, dtype uint8)");
+  EXPECT_THROW_MSG(randint(-5, 3, {3}, kUInt8),
+                   "randint: from is out of bounds for unsigned char (from=-5, dtype uint8)");
+  EXPECT_THROW_MSG(randint(0, int64_t{1} << 40, {3}, kInt32),
+                   "randint: to - 1 is out of bounds for int");
+  const Tensor full_range = randint(0, 256, {64}, kUInt8);  // to - 1 = 255 fits
+  EXPECT_EQ(full_range.dtype(), kUInt8);
+}
+
+TEST(RandomErrorTest, RandpermNMustFitTheDtype) {
+  EXPECT_THROW_MSG(randperm(300, kUInt8),
+                   "randperm: n is too large for result tensor type uint8 (n=300, the largest "
+                   "value would be 299)");
+  EXPECT_EQ(randperm(256, kUInt8).max().item<int64_t>(), 255);
+}
+
 TEST(RandomErrorTest, RandpermRejectsNegativeN) {
   EXPECT_THROW_MSG(randperm(-1), "randperm: n must be non-negative, got n=-1");
 }

@@ -158,6 +158,7 @@ TEST(InplaceOpTest, FillOverwritesNonFiniteValuesAndStopsTheGradient) {
   Variable x(f64({0.0, 1.0}), true), w(f64({1.0, 1.0}), true);
   Variable y = x.log();  // -inf, 0
   y.fill_(2.0);
+  EXPECT_EQ(y.grad_fn()->name(), "FillBackward2");
   EXPECT_TRUE(all_close(y.data(), f64({2.0, 2.0})));
   (y * w).sum().backward();
   EXPECT_TRUE(all_close(w.grad().data(), f64({2.0, 2.0})));
@@ -170,6 +171,7 @@ TEST(InplaceOpTest, ZeroStopsTheGradient) {
   Variable x = leaf2x2();
   Variable y = x * 3.0;
   y.zero_();
+  EXPECT_EQ(y.grad_fn()->name(), "ZeroBackward0");
   (y + x).sum().backward();
   EXPECT_TRUE(all_close(x.grad().data(), ones({2, 2}, kFloat64)));
 }

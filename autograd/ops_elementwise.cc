@@ -348,13 +348,20 @@ Variable& Variable::div_(Scalar other) {
   return inplace("div_", *this, false, {}, [&](const Variable& old) { return old.div(other); },
                  [&](Tensor& t) { t.div_(other); });
 }
-Variable& Variable::zero_() { return fill_(0); }
-Variable& Variable::fill_(Scalar value) {
-  return inplace("fill_", *this, false, {}, [&](const Variable& old) {
-    return record("FillBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+namespace {
+// fill_ and zero_: the old value's gradient is zero.
+Variable& fill_inplace(const char* op, const char* node, Variable& self, Scalar value) {
+  return inplace(op, self, false, {}, [&](const Variable& old) {
+    return record(node, [](FunctionNode&, const variable_list& g) -> variable_list {
       return {constant(zeros_like(g[0].data()))};
     }, {&old}, full_like(old.data(), value), [](FunctionNode&) {});
   }, [&](Tensor& t) { t.fill_(value); });
+}
+}  // namespace
+
+Variable& Variable::zero_() { return fill_inplace("zero_", "ZeroBackward0", *this, 0); }
+Variable& Variable::fill_(Scalar value) {
+  return fill_inplace("fill_", "FillBackward2", *this, value);
 }
 Variable& Variable::div_(const Variable& other) {
   return inplace("div_", *this, other.requires_grad(), {&other},

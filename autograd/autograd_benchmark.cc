@@ -48,5 +48,21 @@ void BM_TinyMlpStep(benchmark::State& state) {
 }
 BENCHMARK(BM_TinyMlpStep)->UseRealTime();
 
+// Recording and backward of a chain of N cheap ops on one element: the
+// per-node cost of the graph and the engine, with almost no arithmetic.
+void BM_BackwardChain(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const Variable x(ones({1}), /*requires_grad=*/true);
+  for (auto _ : state) {
+    Variable y = x;
+    for (int64_t i = 0; i < n; ++i) y = y * 1.0;
+    y.backward();
+  }
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                  benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_BackwardChain)->Arg(10)->UseRealTime();
+
 }  // namespace
 }  // namespace torchlet

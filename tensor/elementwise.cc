@@ -2,6 +2,8 @@
 // promotion and output allocation; the arithmetic is in cpu/.
 #include "tensor/elementwise.h"
 
+#include <optional>
+
 #include "tensor/cpu/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
@@ -14,11 +16,23 @@ using cpu::UnaryOp;
 
 // A number as a 0-dim tensor on `device`, kept exact (float64 or int64) and
 // marked so that promotion treats it as a Python number.
-Tensor wrap(Scalar value, Device device) {
-  const DType dtype = value.is_floating_point() ? kFloat64 : value.is_integral() ? kInt64 : kBool;
+Tensor wrap(Scalar value, Device device, std::optional<DType> as = std::nullopt) {
+  const DType dtype = as ? *as
+                         : value.is_floating_point() ? kFloat64
+                         : value.is_integral()       ? kInt64
+                                                     : kBool;
   Tensor t = scalar_tensor(value, TensorOptions(dtype).device(device));
   t.impl()->set_wrapped_number(true);
   return t;
+}
+
+// A number meeting `other` in arithmetic. Beside a floating tensor it always
+// promotes to that tensor's dtype, so it is made in that dtype at once and
+// the op needs no conversion.
+Tensor wrap(Scalar value, const Tensor& other) {
+  const DType dtype = other.dtype();
+  return wrap(value, other.device(),
+              is_floating_point(dtype) ? std::optional<DType>(dtype) : std::nullopt);
 }
 
 // PyTorch's category rule: the higher-priority operand's dtype wins unless
@@ -265,26 +279,26 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   return binary(BinaryOp::kAdd, "add", a, b, alpha);
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return binary(BinaryOp::kAdd, "add", a, wrap(b, a.device()), alpha);
+  return binary(BinaryOp::kAdd, "add", a, wrap(b, a), alpha);
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return binary(BinaryOp::kSub, "sub", a, b, alpha);
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  return binary(BinaryOp::kSub, "sub", a, wrap(b, a.device()), alpha);
+  return binary(BinaryOp::kSub, "sub", a, wrap(b, a), alpha);
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kMul, "mul", a, b); }
-Tensor mul(const Tensor& a, Scalar b) { return binary(BinaryOp::kMul, "mul", a, wrap(b, a.device())); }
+Tensor mul(const Tensor& a, Scalar b) { return binary(BinaryOp::kMul, "mul", a, wrap(b, a)); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kDiv, "div", a, b); }
-Tensor div(const Tensor& a, Scalar b) { return binary(BinaryOp::kDiv, "div", a, wrap(b, a.device())); }
+Tensor div(const Tensor& a, Scalar b) { return binary(BinaryOp::kDiv, "div", a, wrap(b, a)); }
 Tensor pow(const Tensor& base, const Tensor& exponent) {
   return binary(BinaryOp::kPow, "pow", base, exponent);
 }
 Tensor pow(const Tensor& base, Scalar exponent) {
-  return binary(BinaryOp::kPow, "pow", base, wrap(exponent, base.device()));
+  return binary(BinaryOp::kPow, "pow", base, wrap(exponent, base));
 }
 Tensor pow(Scalar base, const Tensor& exponent) {
-  return binary(BinaryOp::kPow, "pow", wrap(base, exponent.device()), exponent);
+  return binary(BinaryOp::kPow, "pow", wrap(base, exponent), exponent);
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return binary(BinaryOp::kMaximum, "maximum", a, b);
@@ -301,7 +315,7 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar thresho
     return binary(BinaryOp::op, #name, a, b);                               \
   }                                                                         \
   Tensor name(const Tensor& a, Scalar b) {                                  \
-    return binary(BinaryOp::op, #name, a, wrap(b, a.device()));             \
+    return binary(BinaryOp::op, #name, a, wrap(b, a));             \
   }                                                                         \
   Tensor Tensor::name(const Tensor& other) const { return torchlet::name(*this, other); } \
   Tensor Tensor::name(Scalar other) const { return torchlet::name(*this, other); }
@@ -389,27 +403,27 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   return binary_(BinaryOp::kAdd, "add_", *this, other, alpha);
 }
 Tensor& Tensor::add_(Scalar other, Scalar alpha) {
-  return binary_(BinaryOp::kAdd, "add_", *this, wrap(other, device()), alpha);
+  return binary_(BinaryOp::kAdd, "add_", *this, wrap(other, *this), alpha);
 }
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
   return binary_(BinaryOp::kSub, "sub_", *this, other, alpha);
 }
 Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
-  return binary_(BinaryOp::kSub, "sub_", *this, wrap(other, device()), alpha);
+  return binary_(BinaryOp::kSub, "sub_", *this, wrap(other, *this), alpha);
 }
 Tensor& Tensor::mul_(const Tensor& other) { return binary_(BinaryOp::kMul, "mul_", *this, other); }
 Tensor& Tensor::mul_(Scalar other) {
-  return binary_(BinaryOp::kMul, "mul_", *this, wrap(other, device()));
+  return binary_(BinaryOp::kMul, "mul_", *this, wrap(other, *this));
 }
 Tensor& Tensor::div_(const Tensor& other) { return binary_(BinaryOp::kDiv, "div_", *this, other); }
 Tensor& Tensor::div_(Scalar other) {
-  return binary_(BinaryOp::kDiv, "div_", *this, wrap(other, device()));
+  return binary_(BinaryOp::kDiv, "div_", *this, wrap(other, *this));
 }
 Tensor& Tensor::pow_(const Tensor& exponent) {
   return binary_(BinaryOp::kPow, "pow_", *this, exponent);
 }
 Tensor& Tensor::pow_(Scalar exponent) {
-  return binary_(BinaryOp::kPow, "pow_", *this, wrap(exponent, device()));
+  return binary_(BinaryOp::kPow, "pow_", *this, wrap(exponent, *this));
 }
 
 Tensor Tensor::gelu(const std::string& approximate) const {
@@ -465,9 +479,9 @@ Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
 Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
-Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(a, b.device()), b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(a, b), b); }
 Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
-Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(a, b.device()), b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(a, b), b); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }

@@ -244,6 +244,20 @@ TEST(ElementwiseTest, LargeTensorsUseTheIntraOpPool) {
 namespace torchlet {
 namespace {
 
+TEST(ScalarOperandTest, NumberTakesTheFloatingTensorsPrecision) {
+  EXPECT_EQ((tensor({1.0f}) * 0.1).item<float>(), 0.1f);
+  EXPECT_EQ((tensor({1.0f}) * 0.1).dtype(), kFloat32);
+  const Tensor d = tensor({1.0}, kFloat64) + 1e-12;
+  EXPECT_EQ(d.dtype(), kFloat64);
+  EXPECT_EQ(d.item<double>(), 1.0 + 1e-12);
+}
+
+TEST(ScalarOperandTest, FloatNumberWithIntegerTensorPromotesToDefaultFloat) {
+  const Tensor r = tensor({1, 2}) * 0.5;
+  EXPECT_EQ(r.dtype(), kFloat32);
+  EXPECT_EQ(values(r), (std::vector<double>{0.5, 1.0}));
+}
+
 TEST(ThresholdBackwardTest, PassesGradWhereSelfExceedsThreshold) {
   const Tensor grad = tensor({1.0f, 2.0f, 3.0f, 4.0f});
   const Tensor self = tensor({-1.0f, 0.0f, 0.5f, 2.0f});

@@ -35,6 +35,14 @@ Tensor wrap(Scalar value, const Tensor& other) {
               is_floating_point(dtype) ? std::optional<DType>(dtype) : std::nullopt);
 }
 
+// `t` if it has `dtype`, else a converted copy kept in `storage` (no
+// reference-count traffic on the common path).
+const Tensor& as_dtype(const Tensor& t, DType dtype, Tensor& storage) {
+  if (t.dtype() == dtype) return t;
+  storage = t.to(dtype);
+  return storage;
+}
+
 // PyTorch's category rule: the higher-priority operand's dtype wins unless
 // the lower one is of a higher category (bool < integral < floating).
 bool higher_category(DType lower, DType than) {
@@ -134,7 +142,9 @@ Tensor binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, S
                                                                                        : compute;
   const Device device = a.impl()->is_wrapped_number() ? b.device() : a.device();
   Tensor out = empty(shape, TensorOptions(out_dtype).device(device));
-  cpu::binary(op, out, a.to(compute), b.to(compute), alpha);
+  Tensor a_converted, b_converted;  // only when a dtype differs
+  cpu::binary(op, out, as_dtype(a, compute, a_converted), as_dtype(b, compute, b_converted),
+              alpha);
   return out;
 }
 

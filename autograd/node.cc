@@ -7,6 +7,24 @@
 namespace torchlet::autograd {
 namespace {
 std::atomic<uint64_t> next_sequence_nr{0};
+
+// Runs the hooks registered on `impl` (in registration order) on `grad`; a
+// defined result replaces it. The hooks run outside the lock, on a copy, so
+// a hook may register or remove hooks.
+Variable run_variable_hooks(VariableImpl& impl, Variable grad) {
+  std::map<int, Variable::Hook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    if (impl.hooks.empty()) return grad;
+    hooks = impl.hooks;
+  }
+  for (const auto& [id, hook] : hooks) {
+    Variable replaced = hook(grad);
+    if (replaced.defined()) grad = std::move(replaced);
+  }
+  return grad;
+}
+
 }  // namespace
 
 Node::Node() : sequence_nr_(next_sequence_nr++) {}
@@ -40,15 +58,7 @@ Variable Node::run_output_hooks(uint32_t output_nr, Variable grad) {
     }
   }
   for (const auto& impl : owners) {
-    std::map<int, Variable::Hook> hooks;
-    {
-      std::lock_guard<std::mutex> lock(impl->mutex);
-      hooks = impl->hooks;
-    }
-    for (const auto& [id, hook] : hooks) {
-      Variable replaced = hook(grad);
-      if (replaced.defined()) grad = replaced;
-    }
+    grad = run_variable_hooks(*impl, std::move(grad));
     std::lock_guard<std::mutex> lock(impl->mutex);
     if (impl->retains_grad) {
       impl->grad = impl->grad.defined() ? impl->grad + grad
@@ -111,15 +121,7 @@ AccumulateGrad::AccumulateGrad(std::shared_ptr<VariableImpl> leaf) : leaf_(std::
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Variable grad = std::move(grads.at(0));
   if (!grad.defined()) return {};
-  std::map<int, Variable::Hook> hooks;
-  {
-    std::lock_guard<std::mutex> lock(leaf_->mutex);
-    hooks = leaf_->hooks;
-  }
-  for (const auto& [id, hook] : hooks) {
-    Variable replaced = hook(grad);
-    if (replaced.defined()) grad = replaced;
-  }
+  grad = run_variable_hooks(*leaf_, std::move(grad));
   const Tensor& data = leaf_->data;
   TORCHLET_CHECK(grad.sizes() == data.sizes() && grad.dtype() == data.dtype() &&
                      grad.device() == data.device(),

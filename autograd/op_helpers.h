@@ -29,6 +29,10 @@ Variable record(const char* name, FunctionNode::Formula formula,
 
 /// A constant (no history) Variable.
 inline Variable constant(Tensor t) { return Variable(std::move(t), false); }
+/// Constant zeros, the seed of most scatter-style backward formulas.
+inline Variable constant_zeros(IntArrayRef shape, DType dtype, Device device) {
+  return constant(zeros(shape, TensorOptions(dtype).device(device)));
+}
 
 /// Records that `result` (a view op's output) views `input`'s data, unless
 /// the op had to copy.

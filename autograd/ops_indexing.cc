@@ -63,10 +63,6 @@ std::vector<TensorIndex> load_indices(const FunctionNode& n, size_t first) {
   return indices;
 }
 
-Variable zeros_for(const Variable& like, IntArrayRef shape) {
-  return constant(zeros(shape, TensorOptions(like.dtype()).device(like.device())));
-}
-
 }  // namespace
 
 Variable Variable::index(std::initializer_list<TensorIndex> indices) const {
@@ -76,7 +72,7 @@ Variable Variable::index(std::initializer_list<TensorIndex> indices) const {
 Variable Variable::index(const std::vector<TensorIndex>& indices) const {
   Variable result = record("IndexBackward0", [](FunctionNode& n, const variable_list& g)
                                                  -> variable_list {
-    return {zeros_for(g[0], n.shapes[0]).index_put(load_indices(n, 0), g[0], true)};
+    return {autograd::constant_zeros(n.shapes[0], g[0].dtype(), g[0].device()).index_put(load_indices(n, 0), g[0], true)};
   }, {this}, data().index(indices), [&](FunctionNode& n) {
     n.shapes.emplace_back(sizes().begin(), sizes().end());
     save_indices(n, indices);
@@ -95,7 +91,7 @@ Variable Variable::index_put(const std::vector<TensorIndex>& indices, const Vari
     variable_list grads(2);
     if (n.needs_input_grad(0)) {
       // Written positions lose their old value unless accumulating.
-      grads[0] = n.ints[0] ? g[0] : g[0].index_put(indices, zeros_for(g[0], {}));
+      grads[0] = n.ints[0] ? g[0] : g[0].index_put(indices, autograd::constant_zeros({}, g[0].dtype(), g[0].device()));
     }
     if (n.needs_input_grad(1)) {
       grads[1] = autograd::sum_to(g[0].index(indices), n.shapes[0], n.dtypes[0]);

@@ -54,7 +54,7 @@ Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Sca
     variable_list grads(3);
     if (n.needs_input_grad(0)) {
       // With beta == 0 self is ignored: its gradient is zero, never nan.
-      grads[0] = beta == 0 ? constant(zeros(n.shapes[0], TensorOptions(n.dtypes[0]).device(g[0].device())))
+      grads[0] = beta == 0 ? autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device())
                            : autograd::sum_to(beta == 1 ? g[0] : g[0] * beta, n.shapes[0], n.dtypes[0]);
     }
     if (n.needs_input_grad(1)) grads[1] = ga.mm(n.var(1).t());
@@ -138,7 +138,7 @@ Variable Variable::outer(const Variable& other) const { return torchlet::outer(*
 namespace {
 
 Variable zeros_of(const FunctionNode& n, size_t i, Device device) {
-  return constant(zeros(n.shapes[i], TensorOptions(n.dtypes[i]).device(device)));
+  return autograd::constant_zeros(n.shapes[i], n.dtypes[i], device);
 }
 
 int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim; }
@@ -179,7 +179,7 @@ Variable Variable::scatter(int64_t dim, const Tensor& index, const Variable& src
   const int64_t d = wrap(dim, this->dim());
   return record("ScatterBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     const Tensor& idx = n.tensors[0];
-    return {n.needs_input_grad(0) ? g[0].scatter(n.ints[0], idx, constant(zeros({}, TensorOptions(g[0].dtype()).device(g[0].device())).expand(idx.sizes()))) : Variable(),
+    return {n.needs_input_grad(0) ? g[0].scatter(n.ints[0], idx, autograd::constant_zeros({}, g[0].dtype(), g[0].device()).expand(idx.sizes())) : Variable(),
             n.needs_input_grad(1) ? g[0].gather(n.ints[0], idx) : Variable()};
   }, {this, &src}, data().scatter(d, index, src.data()), [&](FunctionNode& n) {
     n.ints = {d};
@@ -215,7 +215,7 @@ Variable Variable::take(const Tensor& index) const {
     // Into the flattened input, summing repeated indices.
     int64_t numel = 1;
     for (int64_t s : n.shapes[0]) numel *= s;
-    const Variable flat = constant(zeros({numel}, TensorOptions(n.dtypes[0]).device(g[0].device())));
+    const Variable flat = autograd::constant_zeros({numel}, n.dtypes[0], g[0].device());
     return {flat.index_put({n.tensors[0]}, g[0], /*accumulate=*/true).view(n.shapes[0])};
   }, {this}, data().take(index), [&](FunctionNode& n) {
     save_meta(n, *this);

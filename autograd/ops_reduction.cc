@@ -80,7 +80,7 @@ Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef di
 Variable indexed(const char* name, const Variable& x, Tensor values, const Tensor& indices,
                  int64_t dim, bool keepdim) {
   return record(name, [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable base = constant(zeros(n.shapes[0], TensorOptions(n.dtypes[0]).device(g[0].device())));
+    const Variable base = autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device());
     const int64_t dim = n.ints[0];
     Variable grad = g[0];
     Tensor index = n.tensors[0];

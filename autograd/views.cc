@@ -62,15 +62,13 @@ Tensor view_positions(const FunctionNode& n, Device device) {
   return flat.device() == device ? flat : flat.to(device);
 }
 
-TensorOptions like(const Variable& v) { return TensorOptions(v.dtype()).device(v.device()); }
-
 // The view's gradient scattered (summed where the view repeats an element)
 // into zeros shaped like the base.
 variable_list as_strided_backward(FunctionNode& n, const variable_list& g) {
   const Tensor flat = view_positions(n, g[0].device());
   int64_t base_numel = 1;
   for (int64_t s : n.shapes[0]) base_numel *= s;
-  const Variable zero = constant(zeros({base_numel}, like(g[0])));
+  const Variable zero = constant_zeros({base_numel}, g[0].dtype(), g[0].device());
   return {zero.scatter_add(0, flat, g[0].reshape({-1})).view(n.shapes[0])};
 }
 

@@ -221,25 +221,29 @@ TEST(GradcheckTest, NormOfZeroVectorHasZeroGradient) {
 }
 
 TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
-  using Op = Variable& (Variable::*)();
-  const std::vector<std::pair<Op, Variable (Variable::*)() const>> ops = {
-      {&Variable::neg_, &Variable::neg},     {&Variable::abs_, &Variable::abs},
-      {&Variable::exp_, &Variable::exp},     {&Variable::log_, &Variable::log},
-      {&Variable::log1p_, &Variable::log1p}, {&Variable::sqrt_, &Variable::sqrt},
-      {&Variable::rsqrt_, &Variable::rsqrt}, {&Variable::sin_, &Variable::sin},
-      {&Variable::cos_, &Variable::cos},     {&Variable::sigmoid_, &Variable::sigmoid},
-      {&Variable::tanh_, &Variable::tanh},   {&Variable::erf_, &Variable::erf},
-      {&Variable::sign_, &Variable::sign}};
-  for (size_t i = 0; i < ops.size(); ++i) {
+  struct Case {
+    const char* name;
+    Variable& (Variable::*inplace)();
+    Variable (Variable::*out_of_place)() const;
+  };
+  const std::vector<Case> cases = {
+      {"neg", &Variable::neg_, &Variable::neg},         {"abs", &Variable::abs_, &Variable::abs},
+      {"exp", &Variable::exp_, &Variable::exp},         {"log", &Variable::log_, &Variable::log},
+      {"log1p", &Variable::log1p_, &Variable::log1p},   {"sqrt", &Variable::sqrt_, &Variable::sqrt},
+      {"rsqrt", &Variable::rsqrt_, &Variable::rsqrt},   {"sin", &Variable::sin_, &Variable::sin},
+      {"cos", &Variable::cos_, &Variable::cos},         {"sigmoid", &Variable::sigmoid_, &Variable::sigmoid},
+      {"tanh", &Variable::tanh_, &Variable::tanh},      {"erf", &Variable::erf_, &Variable::erf},
+      {"sign", &Variable::sign_, &Variable::sign}};
+  for (const Case& c : cases) {
     Variable a(tensor({0.5, 1.5, 2.5}, kFloat64), true), b(tensor({0.5, 1.5, 2.5}, kFloat64), true);
     Variable ya = a * 1.0;
-    (ya.*ops[i].first)();
+    (ya.*c.inplace)();
     const Variable b1 = b * 1.0;
-    const Variable yb = (b1.*ops[i].second)();
-    EXPECT_TRUE(testing::all_close(ya.data(), yb.data())) << "op " << i;
+    const Variable yb = (b1.*c.out_of_place)();
+    EXPECT_TRUE(testing::all_close(ya.data(), yb.data())) << c.name << "_";
     (ya * ya).sum().backward();
     (yb * yb).sum().backward();
-    EXPECT_TRUE(testing::all_close(a.grad().data(), b.grad().data())) << "op " << i;
+    EXPECT_TRUE(testing::all_close(a.grad().data(), b.grad().data())) << c.name << "_";
   }
 }
 

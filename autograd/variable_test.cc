@@ -11,8 +11,11 @@ namespace {
 TEST(VariableTest, HandlesShareState) {
   Variable a(zeros({2}), true);
   Variable b = a;
-  b.set_data(ones({3}));
-  EXPECT_EQ(a.numel(), 3);
+  const Tensor replacement = tensor({1.0f, 2.0f, 3.0f});
+  b.set_data(replacement);
+  EXPECT_TRUE(a.data().is_same(replacement));
+  b.set_grad(Variable(full({3}, 5.0f)));
+  EXPECT_EQ(testing::values(a.grad().data()), (std::vector<double>{5, 5, 5}));
   EXPECT_TRUE(a.is_same(b));
 }
 

@@ -1,6 +1,12 @@
 #include "tensor/error.h"
 
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+
 namespace torchlet::detail {
+
+const char* message_piece(DType dtype) { return dtype_name(dtype); }
+std::string message_piece(const Device& device) { return device.str(); }
 
 void throw_error(std::string message) { throw Error(std::move(message)); }
 

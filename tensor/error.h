@@ -1,9 +1,11 @@
 #pragma once
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace torchlet {
 
@@ -14,13 +16,32 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+enum class DType : int8_t;
+struct Device;
+
 namespace detail {
 
+/// Message text of the torchlet types that are not strings or numbers.
+const char* message_piece(DType dtype);
+std::string message_piece(const Device& device);
+inline absl::string_view message_piece(char c) = delete;
+
+/// What absl::StrCat takes for one part of a message: the value itself when
+/// it is text or a number, else its message_piece() (enums too: StrCat
+/// would print their underlying number).
+template <typename T>
+decltype(auto) message_part(const T& value) {
+  if constexpr (!std::is_enum_v<T> && std::is_convertible_v<const T&, absl::AlphaNum>) {
+    return (value);
+  } else {
+    return message_piece(value);
+  }
+}
+
+/// The message parts concatenated (absl::StrCat, with torchlet's types).
 template <typename... Args>
 std::string str_cat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
+  return absl::StrCat(message_part(args)...);
 }
 
 [[noreturn]] void throw_error(std::string message);

@@ -27,7 +27,6 @@ class DeviceSwitch {
 
 }  // namespace
 
-bool is_built() { return true; }
 
 int device_count() {
   // Probed once: no driver, no GPU or a driver too old for this runtime all

@@ -8,8 +8,6 @@
 // devices and anything that needs one throws torchlet::Error.
 namespace torchlet::cuda {
 
-/// True when torchlet was built with --config=cuda.
-bool is_built();
 /// The number of visible GPUs; 0 without a driver or GPU, never throws.
 int device_count();
 

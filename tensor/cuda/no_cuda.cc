@@ -12,7 +12,6 @@ namespace {
 
 }  // namespace
 
-bool is_built() { return false; }
 int device_count() { return 0; }
 DeviceProperties device_properties(int) { not_built("cuda::device_properties"); }
 void* allocate(size_t, int) { not_built("CUDA allocator"); }

@@ -70,6 +70,9 @@ size_t dtype_rank(DType dtype) {
 constexpr uint64_t kMaxHeaderSize = 100'000'000;
 /// A header is an object of objects of arrays: no value opens deeper.
 constexpr int kMaxHeaderDepth = 2;
+/// The most values a list in a header holds: a shape of the most dimensions
+/// PyTorch allows.
+constexpr size_t kMaxListLength = 64;
 constexpr const char* kMetadataKey = "__metadata__";
 
 std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
@@ -180,33 +183,66 @@ struct Header {
   uint64_t data_start = 0;
 };
 
-// Note [Duplicate names in a safetensors header]
+// Note [Parsing a hostile safetensors header]
 // nlohmann's DOM keeps the last of two equal keys silently, so a file naming a
-// tensor twice would load one of them. A parser callback sees every key as it
-// is read; one set of keys per open object catches the repeat. The same
-// callback caps the nesting depth, so a hostile header of nested brackets is
-// refused before it grows a deep tree.
-Json parse_json(const std::string& text, const std::string& where) {
-  std::vector<std::unordered_set<std::string>> open_objects;
-  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+// tensor twice would load one of them. A parser callback sees every value as
+// it is read: one set of keys per open object catches the repeat. The same
+// callback refuses, before the tree grows, what no safetensors header holds:
+// nesting deeper than objects of objects of lists, and lists longer than a
+// shape can be. The tree then stays within a small multiple of the header's
+// length (itself at most kMaxHeaderSize and the file's size).
+class HeaderGuard {
+ public:
+  explicit HeaderGuard(const std::string& where) : where_(where) {}
+
+  bool operator()(int depth, Json::parse_event_t event, Json& parsed) {
     using Event = Json::parse_event_t;
-    if (event == Event::object_start || event == Event::array_start) {
-      TORCHLET_CHECK(depth <= kMaxHeaderDepth, "load(", where,
-                     "): the header nests values deeper than a safetensors header does");
-    }
-    if (event == Event::object_start) {
-      open_objects.emplace_back();
-    } else if (event == Event::object_end) {
-      open_objects.pop_back();
-    } else if (event == Event::key) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      TORCHLET_CHECK(open_objects.back().insert(key).second, "load(", where,
-                     "): the header names \"", key, "\" twice");
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        TORCHLET_CHECK(depth <= kMaxHeaderDepth, "load(", where_,
+                       "): the header nests values deeper than a safetensors header does");
+        count_list_item();
+        open_.push_back(Open{event == Event::array_start, 0, {}});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        open_.pop_back();
+        break;
+      case Event::key: {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        TORCHLET_CHECK(open_.back().keys.insert(key).second, "load(", where_,
+                       "): the header names \"", key, "\" twice");
+        break;
+      }
+      case Event::value:
+        count_list_item();
+        break;
     }
     return true;
+  }
+
+ private:
+  struct Open {
+    bool is_list;
+    size_t items;
+    std::unordered_set<std::string> keys;
   };
+
+  void count_list_item() {
+    if (open_.empty() || !open_.back().is_list) return;
+    TORCHLET_CHECK(++open_.back().items <= kMaxListLength, "load(", where_,
+                   "): the header holds a list longer than a shape can be (", kMaxListLength,
+                   " values)");
+  }
+
+  const std::string& where_;
+  std::vector<Open> open_;
+};
+
+Json parse_json(const std::string& text, const std::string& where) {
   try {
-    return Json::parse(text, callback);
+    return Json::parse(text, HeaderGuard(where));
   } catch (const Json::exception& e) {
     detail::throw_error(detail::str_cat("load(", where, "): the header is not valid JSON: ",
                                         e.what()));

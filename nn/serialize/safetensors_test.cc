@@ -497,6 +497,22 @@ TEST_F(SafetensorsTest, DeeplyNestedHeaderFailsBeforeBuildingIt) {
   EXPECT_THROW_MSG(load(p), where(p) + "the header nests values deeper than a safetensors header does");
 }
 
+TEST_F(SafetensorsTest, LongListInHeaderFailsBeforeBuildingIt) {
+  std::string shape = "[1";
+  for (int i = 0; i < 64; ++i) shape += ",1";
+  const std::string p =
+      write_raw(R"({"w":{"dtype":"U8","shape":)" + shape + R"(],"data_offsets":[0,1]}})", "x");
+  EXPECT_THROW_MSG(load(p), where(p) + "the header holds a list longer than a shape can be (64 values)");
+}
+
+TEST_F(SafetensorsTest, ShapeOfSixtyFourDimensionsLoads) {
+  std::string shape = "[1";
+  for (int i = 1; i < 64; ++i) shape += ",1";
+  const std::string p =
+      write_raw(R"({"w":{"dtype":"U8","shape":)" + shape + R"(],"data_offsets":[0,1]}})", "x");
+  EXPECT_EQ(load(p).at("w").dim(), 64);
+}
+
 TEST_F(SafetensorsTest, DuplicateTensorNameFails) {
   const std::string p = write_raw(std::string(R"({"w":)") + kF32Pair + R"(,"w":)" + kF32Pair + "}",
                                   std::string(8, '\0'));

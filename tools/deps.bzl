@@ -72,6 +72,12 @@ def torchlet_dependencies():
         path = "/usr/include/eigen3",
         build_file = str(_third_party("eigen.BUILD")),
     )
+    maybe(
+        native.new_local_repository,
+        name = "nlohmann_json",
+        path = "/usr/include",
+        build_file = str(_third_party("nlohmann_json.BUILD")),
+    )
     for name in ["absl", "googletest", "benchmark", "zlib"]:
         maybe(
             native.new_local_repository,

@@ -12,6 +12,10 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   zlib1g-dev
+  nlohmann-json3-dev  # the safetensors header (nn/serialize)
+  clang               # the safetensors loader fuzzer (tools/fuzz_safetensors.sh)
+  libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for clang's -fsanitize=fuzzer
+  python3-venv        # the Python safetensors round trip (tools/safetensors_roundtrip.sh)
   python3-torch     # the reference for golden values (tools/gen_*.py)
 )
 

@@ -1,0 +1,87 @@
+// A command-line twin of Python's safetensors, for the round trip between the
+// two (tools/safetensors_roundtrip.py):
+//
+//   safetensors_tool write PATH   writes the fixture below to PATH
+//   safetensors_tool print PATH   loads PATH and prints one line per tensor,
+//                                 `tensor<TAB>name<TAB>dtype<TAB>d0,d1<TAB>hex bytes`,
+//                                 and per metadata entry, `metadata<TAB>key<TAB>value`
+//
+// The raw bytes in hex make the comparison exact for every dtype (NaN and -0 included).
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <string>
+
+#include "nn/serialize/safetensors.h"
+#include "tensor/tensor.h"
+
+namespace torchlet {
+namespace {
+
+/// Every dtype torchlet has, 0-dim, empty and non-contiguous tensors, in an
+/// order that is not sorted (tools/safetensors_roundtrip.py holds the same).
+StateDict fixture() {
+  const float inf = std::numeric_limits<float>::infinity();
+  StateDict sd;
+  sd.insert("f32", from_vector<float>({1.5f, -0.0f, inf, std::nanf(""), 3e-40f, -2.f}, {2, 3}));
+  sd.insert("f64", from_vector<double>({1e300, -1e-300, 0.1}, {3}));
+  sd.insert("i64", from_vector<int64_t>({std::numeric_limits<int64_t>::min(),
+                                          std::numeric_limits<int64_t>::max(), -1},
+                                         {3, 1}));
+  sd.insert("i32", from_vector<int32_t>({std::numeric_limits<int32_t>::min(), 7}, {2}));
+  sd.insert("u8", from_vector<uint8_t>({0, 128, 255}, {1, 3}));
+  sd.insert("bool", tensor({true, false, true, true}));
+  sd.insert("transposed", arange(6, kFloat64).view({2, 3}).t());
+  sd.insert("scalar", scalar_tensor(42, kInt64));
+  sd.insert("empty", zeros({0, 3}));
+  return sd;
+}
+
+std::string hex_bytes(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
+  std::string out;
+  char digits[3];
+  for (size_t i = 0; i < static_cast<size_t>(c.numel()) * c.element_size(); ++i) {
+    std::snprintf(digits, sizeof(digits), "%02x", bytes[i]);
+    out += digits;
+  }
+  return out;
+}
+
+void print(const std::string& path) {
+  for (const auto& [name, t] : load(path)) {
+    std::string shape;
+    for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    std::cout << "tensor\t" << name << "\t" << t.dtype() << "\t" << shape << "\t" << hex_bytes(t)
+              << "\n";
+  }
+  for (const auto& [key, value] : load_metadata(path)) {
+    std::cout << "metadata\t" << key << "\t" << value << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace torchlet
+
+int main(int argc, char** argv) {
+  const std::string mode = argc == 3 ? argv[1] : "";
+  if (mode != "write" && mode != "print") {
+    std::cerr << "usage: safetensors_tool write|print PATH\n";
+    return 2;
+  }
+  try {
+    if (mode == "write") {
+      torchlet::save(torchlet::fixture(), argv[2], {{"format", "pt"}, {"writer", "torchlet"}});
+    } else {
+      torchlet::print(argv[2]);
+    }
+  } catch (const torchlet::Error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fuzzes the safetensors loader with libFuzzer for a bounded time.
+#
+#   tools/fuzz_safetensors.sh [SECONDS]      (default 120)
+#
+# Builds nn/serialize/safetensors_fuzzer.cc with the loader and the tensor
+# library using clang (-fsanitize=fuzzer,address,undefined), outside Bazel's
+# gcc toolchain, then runs it over the checked-in seeds in
+# nn/serialize/testdata/fuzz_corpus plus the inputs it found before (kept in
+# $FUZZ_DIR/corpus). Exits non-zero when the fuzzer finds a crash, a
+# sanitizer report, a leak, an input slower than 10 s or an allocation
+# over 64 MiB; the input is saved under $FUZZ_DIR.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-120}"
+fuzz_dir="${FUZZ_DIR:-$HOME/.cache/torchlet/fuzz_safetensors}"
+cxx="${CXX:-clang++}"
+mkdir -p "$fuzz_dir/obj" "$fuzz_dir/corpus"
+
+flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
+       -fno-sanitize-recover=undefined -I"$root" -I/usr/include/eigen3 -DEIGEN_MPL2_ONLY
+       -Wall -Wno-sign-compare -MMD)
+
+# Every source of //tensor (whatever files it gains), the loader, the entry point.
+sources=()
+for f in "$root"/tensor/*.cc "$root"/tensor/cpu/*.cc; do
+  case "$f" in *_test.cc | *_benchmark.cc | */tsan_suppressions.cc) continue ;; esac
+  sources+=("$f")
+done
+sources+=("$root/tensor/cuda/no_cuda.cc" "$root/nn/serialize/state_dict.cc"
+          "$root/nn/serialize/safetensors.cc" "$root/nn/serialize/safetensors_fuzzer.cc")
+
+# Compiles $1 unless its object is newer than the source and every header it read.
+compile() {
+  local src="$1" rel="${1#"$root"/}"
+  local obj="$fuzz_dir/obj/${rel//\//_}.o"
+  local dep="${obj%.o}.d"
+  if [[ -f "$obj" && -f "$dep" ]]; then
+    local stale=0 f
+    for f in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$dep"); do
+      [[ "$f" -nt "$obj" ]] && stale=1 && break
+    done
+    ((stale)) || { echo "$obj"; return; }
+  fi
+  local extra=()
+  case "$rel" in
+    tensor/cpu/gemm_avx2.cc) extra=(-mavx2 -mfma) ;;
+    tensor/cpu/gemm_avx512.cc) extra=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;;
+    nn/serialize/*) extra=(-fsanitize=fuzzer-no-link) ;;  # coverage for the loader only
+  esac
+  "$cxx" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" -MF "$dep" >&2
+  echo "$obj"
+}
+export -f compile
+export root fuzz_dir cxx
+export flags_text="${flags[*]}"
+
+objects=$(printf '%s\n' "${sources[@]}" |
+  xargs -P "$(nproc)" -I{} bash -c 'flags=($flags_text); compile "$1"' _ {})
+
+absl_libs=(/usr/lib/x86_64-linux-gnu/libabsl_*.so)
+# shellcheck disable=SC2086  # one object per word
+"$cxx" -fsanitize=fuzzer,address,undefined $objects "${absl_libs[@]}" -pthread \
+  -o "$fuzz_dir/safetensors_fuzzer"
+
+cd "$fuzz_dir"
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" ./safetensors_fuzzer \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=64 \
+  -dict="$root/nn/serialize/testdata/safetensors.dict" -artifact_prefix="$fuzz_dir/" \
+  -print_final_stats=1 \
+  "$fuzz_dir/corpus" "$root/nn/serialize/testdata/fuzz_corpus"

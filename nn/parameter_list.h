@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn/cloneable.h"
+#include "nn/module_holder.h"
+
+namespace torchlet::nn {
+
+/// Parameters in a list, registered as "0", "1", … (torch.nn.ParameterList).
+class ParameterListImpl : public Cloneable<ParameterListImpl> {
+ public:
+  ParameterListImpl() = default;
+  ParameterListImpl(std::initializer_list<Variable> parameters);
+
+  void reset() override {}
+  std::shared_ptr<Module> clone(
+      const std::optional<Device>& device = std::nullopt) const override;
+  std::string extra_repr() const override;
+
+  /// Registers `parameter` itself (a Tensor becomes a new Parameter).
+  void append(const Variable& parameter);
+  void append(const Tensor& data) { append(Variable(data)); }
+  size_t size() const { return registered_parameters().size(); }
+  /// The parameter at `index` (negative counts from the end).
+  Parameter operator[](int64_t index) const;
+};
+TORCHLET_MODULE(ParameterList);
+
+/// Parameters by name, in insertion order (torch.nn.ParameterDict).
+class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
+ public:
+  ParameterDictImpl() = default;
+  ParameterDictImpl(std::initializer_list<std::pair<std::string, Variable>> items);
+
+  void reset() override {}
+  std::shared_ptr<Module> clone(
+      const std::optional<Device>& device = std::nullopt) const override;
+  std::string extra_repr() const override;
+
+  /// Registers `parameter` under `key`.
+  void insert(const std::string& key, const Variable& parameter);
+  void insert(const std::string& key, const Tensor& data) { insert(key, Variable(data)); }
+  /// The parameter under `key`; throws naming the key if absent.
+  Parameter operator[](const std::string& key) const;
+  bool contains(const std::string& key) const;
+  size_t size() const { return registered_parameters().size(); }
+  std::vector<std::string> keys() const;
+};
+TORCHLET_MODULE(ParameterDict);
+
+}  // namespace torchlet::nn

@@ -125,6 +125,12 @@ class ModuleHolder {
   bool is_empty() const { return impl_ == nullptr; }
   explicit operator bool() const { return !is_empty(); }
 
+  /// Indexes the module (containers: by position or by name).
+  template <typename Index>
+  decltype(auto) operator[](Index&& index) const {
+    return (*get())[std::forward<Index>(index)];
+  }
+
   /// Calls the module: hooks, then forward (Note [Calling a module]).
   template <typename... Args>
   auto operator()(Args&&... args) const {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -34,7 +35,12 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   };
 
   ModuleListImpl() = default;
-  ModuleListImpl(std::initializer_list<ModuleRef> modules);
+  explicit ModuleListImpl(std::initializer_list<ModuleRef> modules);
+  template <typename... M, typename = std::enable_if_t<(sizeof...(M) > 0) &&
+                                                       (std::is_convertible_v<M, ModuleRef> && ...)>>
+  explicit ModuleListImpl(M&&... modules) {
+    (push_back(ModuleRef(std::forward<M>(modules))), ...);
+  }
 
   void reset() override {}
   std::shared_ptr<Module> clone(
@@ -67,7 +73,7 @@ TORCHLET_MODULE(ModuleList);
 class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
  public:
   ModuleDictImpl() = default;
-  ModuleDictImpl(std::initializer_list<std::pair<std::string, ModuleRef>> items);
+  explicit ModuleDictImpl(std::initializer_list<std::pair<std::string, ModuleRef>> items);
 
   void reset() override {}
   std::shared_ptr<Module> clone(
@@ -86,6 +92,15 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   std::vector<std::shared_ptr<Module>> values() const;
   const std::vector<NamedModule>& items() const { return registered_children(); }
 };
-TORCHLET_MODULE(ModuleDict);
+
+/// Holder of a ModuleDictImpl; also built from pairs:
+/// `ModuleDict({{"act", ReLU()}, {"fc", Linear(3, 4)}})`.
+class ModuleDict : public ModuleHolder<ModuleDictImpl> {
+ public:
+  using ModuleHolder<ModuleDictImpl>::ModuleHolder;
+  using Impl = ModuleDictImpl;
+  ModuleDict(std::initializer_list<std::pair<std::string, ModuleRef>> items)
+      : ModuleHolder(std::make_shared<ModuleDictImpl>(items)) {}
+};
 
 }  // namespace torchlet::nn

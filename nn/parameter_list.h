@@ -17,7 +17,7 @@ namespace torchlet::nn {
 class ParameterListImpl : public Cloneable<ParameterListImpl> {
  public:
   ParameterListImpl() = default;
-  ParameterListImpl(std::initializer_list<Variable> parameters);
+  explicit ParameterListImpl(std::initializer_list<Variable> parameters);
 
   void reset() override {}
   std::shared_ptr<Module> clone(
@@ -31,13 +31,22 @@ class ParameterListImpl : public Cloneable<ParameterListImpl> {
   /// The parameter at `index` (negative counts from the end).
   Parameter operator[](int64_t index) const;
 };
-TORCHLET_MODULE(ParameterList);
+
+/// Holder of a ParameterListImpl; also built from a list:
+/// `ParameterList({Variable(ones({2})), Variable(zeros({3}))})`.
+class ParameterList : public ModuleHolder<ParameterListImpl> {
+ public:
+  using ModuleHolder<ParameterListImpl>::ModuleHolder;
+  using Impl = ParameterListImpl;
+  ParameterList(std::initializer_list<Variable> parameters)
+      : ModuleHolder(std::make_shared<ParameterListImpl>(parameters)) {}
+};
 
 /// Parameters by name, in insertion order (torch.nn.ParameterDict).
 class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
  public:
   ParameterDictImpl() = default;
-  ParameterDictImpl(std::initializer_list<std::pair<std::string, Variable>> items);
+  explicit ParameterDictImpl(std::initializer_list<std::pair<std::string, Variable>> items);
 
   void reset() override {}
   std::shared_ptr<Module> clone(
@@ -53,6 +62,15 @@ class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
   size_t size() const { return registered_parameters().size(); }
   std::vector<std::string> keys() const;
 };
-TORCHLET_MODULE(ParameterDict);
+
+/// Holder of a ParameterDictImpl; also built from pairs:
+/// `ParameterDict({{"w", Variable(ones({2}))}})`.
+class ParameterDict : public ModuleHolder<ParameterDictImpl> {
+ public:
+  using ModuleHolder<ParameterDictImpl>::ModuleHolder;
+  using Impl = ParameterDictImpl;
+  ParameterDict(std::initializer_list<std::pair<std::string, Variable>> items)
+      : ModuleHolder(std::make_shared<ParameterDictImpl>(items)) {}
+};
 
 }  // namespace torchlet::nn

@@ -80,7 +80,6 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   std::shared_ptr<Module> operator[](int64_t index) const;
   /// The module named `name`.
   std::shared_ptr<Module> operator[](const std::string& name) const;
-  std::shared_ptr<Module> operator[](const char* name) const { return (*this)[std::string(name)]; }
   /// The module at `index`, as an M (throws if it is not one).
   template <typename M>
   std::shared_ptr<M> ptr(int64_t index) const {

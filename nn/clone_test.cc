@@ -134,5 +134,20 @@ TEST(CloneTest, ModuleNotDerivedFromCloneableRefusesToClone) {
   EXPECT_THROW_MSG(holder.clone(), "clone: Plain does not support clone()");
 }
 
+TEST(CloneTest, ResetThatRegistersSomethingElseIsReported) {
+  // Registers its members only the first time: a copy's reset() registers nothing.
+  struct Fickle : Cloneable<Fickle> {
+    Fickle() { reset(); }
+    void reset() override {
+      if (!first_) return;
+      first_ = false;
+      register_parameter("a", zeros({1}));
+    }
+    bool first_ = true;
+  };
+  Fickle fickle;
+  EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register parameter `a`");
+}
+
 }  // namespace
 }  // namespace torchlet::nn

@@ -45,8 +45,8 @@ class Cloneable : public Module {
  protected:
   void clone_from(const Module& source, const std::optional<Device>& device) override {
     auto copy = std::dynamic_pointer_cast<Derived>(source.clone(device));
-    TORCHLET_CHECK(copy != nullptr, "clone: ", name(), " cannot take the state of a ",
-                   source.name());
+    TORCHLET_INTERNAL_ASSERT(copy != nullptr, "clone: ", name(), " cannot take the state of a ",
+                             source.name());
     static_cast<Derived&>(*this) = std::move(*copy);
   }
 };

@@ -78,6 +78,7 @@ TEST(ModuleListTest, AppendExtendAndInsertRenumber) {
   EXPECT_EQ(list->ptr<LinearImpl>(4)->in_features(), 1);
   EXPECT_THROW_MSG(list[7], "index 7 is out of range");
   EXPECT_THROW_MSG(list->insert(9, ReLU()), "index 9 is out of range");
+  EXPECT_THROW_MSG(list->ptr<TanhImpl>(0), "ModuleList: module 0 is not of the type asked");
   EXPECT_EQ(printed(ModuleList()), "ModuleList()");
 }
 
@@ -110,6 +111,7 @@ TEST(ModuleDictTest, InsertLookupReplaceAndPop) {
   EXPECT_FALSE(dict->contains("act"));
   EXPECT_EQ(dict->values().size(), 1u);
   EXPECT_THROW_MSG(dict["act"], "ModuleDict: no module under the key 'act'");
+  EXPECT_THROW_MSG(dict->pop("act"), "ModuleDict: no module under the key 'act'");
   EXPECT_EQ(printed(dict), "ModuleDict(\n  (fc): Linear(in_features=3, out_features=4, bias=True)\n)");
 }
 

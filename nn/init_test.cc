@@ -76,6 +76,12 @@ TEST_F(InitTest, InitWritesInPlaceWithoutRecordingOnAParameter) {
   EXPECT_TRUE(p.requires_grad());
 }
 
+TEST_F(InitTest, UndefinedTensorIsRefused) {
+  EXPECT_THROW_MSG(init::uniform_(Variable()), "nn.init.uniform_: the tensor is undefined");
+  EXPECT_THROW_MSG(init::xavier_normal_(Variable()),
+                   "nn.init.calculate_fan_in_and_fan_out: the tensor is undefined");
+}
+
 TEST_F(InitTest, XavierUsesFanInPlusFanOut) {
   Variable w(empty({300, 200}));
   const double std = 1.5 * std::sqrt(2.0 / 500);

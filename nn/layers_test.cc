@@ -74,6 +74,17 @@ TEST(LinearTest, WrongInputSizeIsRefusedAsPyTorch) {
                    "mat1 and mat2 shapes cannot be multiplied (6x5 and 3x4)");
 }
 
+TEST(LinearTest, NegativeFeaturesAreRefused) {
+  EXPECT_THROW_MSG(Linear(-1, 4),
+                   "Linear: in_features and out_features must be non-negative, got -1 and 4");
+}
+
+TEST(LayersTest, EmptyHolderRefusesAccess) {
+  Linear none(nullptr);
+  EXPECT_TRUE(none.is_empty());
+  EXPECT_THROW_MSG(none->weight, "Accessing an empty ModuleHolder");
+}
+
 TEST(LayersTest, ReprsMatchPyTorch) {
   EXPECT_EQ(printed(Linear(3, 4)), "Linear(in_features=3, out_features=4, bias=True)");
   EXPECT_EQ(printed(Linear(3, 4, false)), "Linear(in_features=3, out_features=4, bias=False)");

@@ -129,6 +129,12 @@ TEST(ModuleTest, RegistrationRefusesDottedEmptyAndTakenNames) {
                    "attribute 'training' already exists");
 }
 
+TEST(ModuleTest, RegisteringANullModuleIsRefused) {
+  Module m;
+  EXPECT_THROW_MSG(m.register_module("fc", std::shared_ptr<LinearImpl>()),
+                   "register_module: module 'fc' is null");
+}
+
 TEST(ModuleTest, RegisteredParameterRequiresGradAndBufferDoesNot) {
   Net net;
   EXPECT_TRUE(net->scale.requires_grad());

@@ -113,9 +113,11 @@ TEST(CloneTest, ContainersCloneTheirElements) {
   const Variable x(randn({3, 2}));
   EXPECT_TRUE(all_close(Sequential(copy)(x).data(), seq(x).data()));
   ParameterList list({Variable(ones({2}))});
+  list[0].set_grad(Variable(full({2}, 3.0)));
   auto list_copy = std::dynamic_pointer_cast<ParameterListImpl>(list->clone());
   EXPECT_FALSE((*list_copy)[0].is_same(list[0]));
   EXPECT_TRUE((*list_copy)[0].requires_grad());
+  EXPECT_TRUE(all_close((*list_copy)[0].grad().data(), full({2}, 3.0)));
 }
 
 TEST(CloneTest, ModuleNotDerivedFromCloneableRefusesToClone) {

@@ -111,6 +111,28 @@ TEST(HooksTest, HooksOnForwardWithSeveralAndNonTensorInputs) {
   EXPECT_TRUE(all_close(call(scale, constant(1), 2.0).data(), full({2}, 10.0)));
 }
 
+TEST(HooksTest, ArgumentsAreConvertedToForwardsParameterTypes) {
+  Identity layer;
+  int calls = 0;
+  layer->register_forward_pre_hook([&](Module&, Variable&) { ++calls; });
+  const Parameter p(ones({2}));
+  EXPECT_TRUE(layer(p).is_same(p));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(HooksTest, HookMayRemoveItselfWhileRunning) {
+  Identity layer;
+  int calls = 0;
+  RemovableHandle handle;
+  handle = layer->register_forward_pre_hook([&](Module&, Variable&) {
+    ++calls;
+    handle.remove();
+  });
+  layer(constant(1));
+  layer(constant(1));
+  EXPECT_EQ(calls, 1);
+}
+
 TEST(HooksTest, HookWhoseSignatureDoesNotFitTheCallThrows) {
   Identity layer;
   layer->register_forward_pre_hook([](Module&, Variable&, int&) {});
@@ -186,6 +208,28 @@ TEST(HooksTest, FullBackwardHookGetsUndefinedGradForInputsWithoutGrad) {
   ASSERT_EQ(seen_output.size(), 1u);
   EXPECT_TRUE(all_close(seen_output[0].data(), ones({1, 2})));
   EXPECT_TRUE(layer->weight.grad().defined());
+}
+
+TEST(HooksTest, FullBackwardHookSeesEveryOutputOfATuple) {
+  struct Split : Module {
+    std::tuple<Variable, Variable> forward(const Variable& x) { return {x * 2, x * 3}; }
+  };
+  Split split;
+  variable_list seen_input, seen_output;
+  split.register_full_backward_hook(
+      [&](Module&, variable_list& grad_input, const variable_list& grad_output) {
+        seen_input = grad_input;
+        seen_output = grad_output;
+      });
+  Variable x(ones({2}), true);
+  const auto [doubled, tripled] = call(split, x);
+  (doubled.sum() + tripled.sum() * 2).backward();
+  ASSERT_EQ(seen_output.size(), 2u);
+  EXPECT_TRUE(all_close(seen_output[0].data(), ones({2})));
+  EXPECT_TRUE(all_close(seen_output[1].data(), full({2}, 2.0)));
+  ASSERT_EQ(seen_input.size(), 1u);
+  EXPECT_TRUE(all_close(seen_input[0].data(), full({2}, 8.0)));
+  EXPECT_TRUE(all_close(x.grad().data(), full({2}, 8.0)));
 }
 
 TEST(HooksTest, RemovedBackwardHookNoLongerRuns) {

@@ -87,6 +87,10 @@ Parameter Module::register_parameter(std::string name, Tensor data, bool require
 
 Parameter Module::register_parameter(std::string name, Variable parameter, bool requires_grad) {
   check_new_name(name, "parameter");
+  TORCHLET_CHECK(!parameter.defined() || parameter.is_leaf(), "Cannot assign non-leaf Tensor to "
+                 "parameter '", name, "'. Model parameters must be created explicitly. To "
+                 "express '", name, "' as a function of another Tensor, compute the value in "
+                 "the forward() method.");
   if (parameter.defined()) parameter.requires_grad_(requires_grad);
   parameters_.emplace_back(std::move(name), parameter);
   return Parameter(parameter);
@@ -197,9 +201,8 @@ Variable Module::get_buffer(const std::string& target) const {
 // ---- Traversal -------------------------------------------------------------------
 
 void Module::collect_named_modules(const std::string& prefix, std::vector<NamedModule>& out,
-                                   std::vector<const Module*>& seen) const {
-  if (std::find(seen.begin(), seen.end(), this) != seen.end()) return;
-  seen.push_back(this);
+                                   std::unordered_set<const Module*>& seen) const {
+  if (!seen.insert(this).second) return;
   out.emplace_back(prefix, self());
   for (const auto& [name, child] : children_) {
     child->collect_named_modules(prefix.empty() ? name : prefix + "." + name, out, seen);
@@ -208,7 +211,7 @@ void Module::collect_named_modules(const std::string& prefix, std::vector<NamedM
 
 std::vector<Module::NamedModule> Module::named_modules(const std::string& prefix) const {
   std::vector<NamedModule> out;
-  std::vector<const Module*> seen;
+  std::unordered_set<const Module*> seen;
   collect_named_modules(prefix, out, seen);
   return out;
 }
@@ -457,6 +460,14 @@ void copy_variable(const Variable& from, const Variable& to, const std::optional
   if (grad.defined()) to.set_grad(Variable(moved(grad.data(), device)));
 }
 
+/// A new leaf with copies of `from`'s data and gradient.
+Variable deep_copy(const Variable& from, const std::optional<Device>& device) {
+  Variable copy(moved(from.data(), device), from.requires_grad());
+  const Variable grad = from.grad();
+  if (grad.defined()) copy.set_grad(Variable(moved(grad.data(), device)));
+  return copy;
+}
+
 }  // namespace
 
 void Module::copy_state_from(const Module& source, const std::optional<Device>& device) {
@@ -485,11 +496,10 @@ void Module::copy_state_from(const Module& source, const std::optional<Device>& 
 void Module::deep_copy_registry(const std::optional<Device>& device) {
   NoGradGuard no_grad;
   for (auto& entry : parameters_) {
-    if (!entry.second.defined()) continue;
-    entry.second = Variable(moved(entry.second.data(), device), entry.second.requires_grad());
+    if (entry.second.defined()) entry.second = deep_copy(entry.second, device);
   }
   for (Buffer& b : buffers_) {
-    if (b.value.defined()) b.value = Variable(moved(b.value.data(), device));
+    if (b.value.defined()) b.value = deep_copy(b.value, device);
   }
   for (auto& child : children_) child.second = child.second->clone(device);
 }

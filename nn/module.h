@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -229,7 +230,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> find_child(const std::string& name) const;
   void collect_state(const std::string& prefix, StateDict& out) const;
   void collect_named_modules(const std::string& prefix, std::vector<NamedModule>& out,
-                             std::vector<const Module*>& seen) const;
+                             std::unordered_set<const Module*>& seen) const;
   std::pair<const Module*, std::string> resolve_owner(const std::string& target) const;
   void for_each_tensor(const std::function<void(const Variable&)>& fn) const;
 

@@ -129,6 +129,15 @@ TEST(ModuleTest, RegistrationRefusesDottedEmptyAndTakenNames) {
                    "attribute 'training' already exists");
 }
 
+TEST(ModuleTest, RegisteringANonLeafParameterIsRefused) {
+  Module m;
+  const Variable x(ones({2}), true);
+  EXPECT_THROW_MSG(m.register_parameter("p", x * 2),
+                   "Cannot assign non-leaf Tensor to parameter 'p'. Model parameters must be "
+                   "created explicitly. To express 'p' as a function of another Tensor, compute "
+                   "the value in the forward() method.");
+}
+
 TEST(ModuleTest, RegisteringANullModuleIsRefused) {
   Module m;
   EXPECT_THROW_MSG(m.register_module("fc", std::shared_ptr<LinearImpl>()),

@@ -7,29 +7,40 @@
 
 namespace torchlet::optim {
 
-/// Adam's and AdamW's options (torch.optim.Adam / AdamW arguments). The
-/// defaults are Adam's; AdamWOptions changes weight_decay to 1e-2.
-struct AdamOptions {
-  explicit AdamOptions(Scalar lr = 1e-3) : lr_(lr) {}
-  AdamOptions& betas(std::pair<double, double> v) { betas_ = v; return *this; }
-  AdamOptions& eps(Scalar v) { eps_ = v; return *this; }
-  AdamOptions& weight_decay(Scalar v) { weight_decay_ = v; return *this; }
-  AdamOptions& amsgrad(bool v) { amsgrad_ = v; return *this; }
-  AdamOptions& maximize(bool v) { maximize_ = v; return *this; }
-  /// As a param_group's options (Adam's keys).
-  Options to_options() const;
+/// The options Adam and AdamW share (torch.optim.Adam / AdamW arguments);
+/// the setters return the derived type so calls chain.
+template <typename Derived>
+struct AdamOptionsBase {
+  Derived& betas(std::pair<double, double> v) { betas_ = v; return self(); }
+  Derived& eps(Scalar v) { eps_ = v; return self(); }
+  Derived& weight_decay(Scalar v) { weight_decay_ = v; return self(); }
+  Derived& amsgrad(bool v) { amsgrad_ = v; return self(); }
+  Derived& maximize(bool v) { maximize_ = v; return self(); }
 
-  Scalar lr_;
+  Scalar lr_ = 1e-3;
   std::pair<double, double> betas_{0.9, 0.999};
   Scalar eps_ = 1e-8;
   Scalar weight_decay_ = 0;
   bool amsgrad_ = false;
   bool maximize_ = false;
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+/// Adam's options and defaults.
+struct AdamOptions : AdamOptionsBase<AdamOptions> {
+  explicit AdamOptions(Scalar lr = 1e-3) { lr_ = lr; }
+  /// As a param_group's options (Adam's keys).
+  Options to_options() const;
 };
 
 /// AdamW's options: Adam's, with weight_decay defaulting to 1e-2.
-struct AdamWOptions : AdamOptions {
-  explicit AdamWOptions(Scalar lr = 1e-3) : AdamOptions(lr) { weight_decay_ = 1e-2; }
+struct AdamWOptions : AdamOptionsBase<AdamWOptions> {
+  explicit AdamWOptions(Scalar lr = 1e-3) {
+    lr_ = lr;
+    weight_decay_ = 1e-2;
+  }
   /// As a param_group's options (AdamW's keys).
   Options to_options() const;
 };

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nn/optim/optimizer.h"
 #include "tensor/error.h"
@@ -119,7 +121,7 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
   // Group options and sizes.
   std::map<int64_t, Options> saved_options;
   std::map<int64_t, int64_t> saved_sizes;
-  std::map<int64_t, std::map<std::string, Tensor>> saved_state;
+  std::map<int64_t, std::vector<std::pair<std::string, Tensor>>> saved_state;
   for (const auto& [key, value] : state_dict) {
     int64_t index = 0;
     std::string name;
@@ -134,7 +136,7 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
       }
     } else if (starts_with(key, kStatePrefix) &&
                split_index(key.substr(std::string(kStatePrefix).size()), &index, &name)) {
-      saved_state[index][name] = value;
+      saved_state[index].emplace_back(name, value);
     } else {
       TORCHLET_CHECK(false, "load_state_dict: unexpected key '", key, "' in ", name_,
                      "'s state dict");

@@ -1,0 +1,414 @@
+#include "nn/optim/lr_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "tensor/error.h"
+#include "tensor/factories.h"
+#include "tensor/shape.h"
+
+namespace torchlet::optim {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// x mod m in [0, m) for m > 0 (Python's %).
+int64_t floor_mod(int64_t x, int64_t m) {
+  const int64_t r = x % m;
+  return r < 0 ? r + m : r;
+}
+
+int64_t int_entry(const StateDict& state_dict, const std::string& key) {
+  const Tensor* t = state_dict.find(key);
+  TORCHLET_CHECK(t != nullptr, "load_state_dict: missing key '", key, "'");
+  TORCHLET_CHECK(t->defined() && t->dim() == 0 && t->dtype() == kInt64, "load_state_dict: '", key,
+                 "' must be a 0-dim int64 tensor");
+  return t->item<int64_t>();
+}
+
+double float_entry(const StateDict& state_dict, const std::string& key) {
+  const Tensor* t = state_dict.find(key);
+  TORCHLET_CHECK(t != nullptr, "load_state_dict: missing key '", key, "'");
+  TORCHLET_CHECK(t->defined() && t->dim() == 0 && t->dtype() == kFloat64, "load_state_dict: '",
+                 key, "' must be a 0-dim float64 tensor");
+  return t->item<double>();
+}
+
+std::vector<double> lrs_entry(const StateDict& state_dict, const std::string& key, size_t groups) {
+  const Tensor* t = state_dict.find(key);
+  TORCHLET_CHECK(t != nullptr, "load_state_dict: missing key '", key, "'");
+  TORCHLET_CHECK(t->defined() && t->dim() == 1 && t->dtype() == kFloat64 &&
+                     t->numel() == static_cast<int64_t>(groups),
+                 "load_state_dict: '", key, "' must be a float64 tensor of shape [", groups,
+                 "] (one value per parameter group)");
+  return t->to_vector<double>();
+}
+
+void check_keys(const StateDict& state_dict, const std::vector<std::string>& keys) {
+  for (const std::string& key : state_dict.keys()) {
+    TORCHLET_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end(),
+                   "load_state_dict: unexpected key '", key, "' in the scheduler's state dict");
+  }
+}
+
+// One value per group: `values` holds one for all or one each.
+std::vector<double> per_group(const std::string& name, const std::vector<double>& values,
+                              size_t groups) {
+  if (values.size() == 1) return std::vector<double>(groups, values[0]);
+  TORCHLET_CHECK(values.size() == groups, "expected ", groups, " values for ", name, ", got ",
+                 values.size());
+  return values;
+}
+
+}  // namespace
+
+// ---- LRScheduler ------------------------------------------------------------------
+
+LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
+  for (ParamGroup& group : optimizer_.param_groups()) {
+    group.options.emplace("initial_lr", group.lr());
+    base_lrs_.push_back(group.number("initial_lr"));
+  }
+}
+
+void LRScheduler::initial_step() {
+  step_count_ = 0;
+  step();
+}
+
+std::vector<double> LRScheduler::group_lrs() const {
+  std::vector<double> lrs;
+  for (const ParamGroup& group : optimizer_.param_groups()) lrs.push_back(group.lr());
+  return lrs;
+}
+
+void LRScheduler::step() {
+  ++last_epoch_;
+  std::vector<double> lrs;
+  try {
+    lrs = get_lr();
+  } catch (...) {
+    --last_epoch_;
+    throw;
+  }
+  ++step_count_;
+  std::vector<ParamGroup>& groups = optimizer_.param_groups();
+  for (size_t g = 0; g < groups.size(); ++g) groups[g].set_lr(lrs[g]);
+  last_lr_ = group_lrs();
+}
+
+StateDict LRScheduler::state_dict() const {
+  StateDict out;
+  out.insert("last_epoch", scalar_tensor(last_epoch_, kInt64));
+  out.insert("step_count", scalar_tensor(step_count_, kInt64));
+  out.insert("base_lrs", from_vector(base_lrs_));
+  out.insert("last_lr", from_vector(last_lr_));
+  return out;
+}
+
+void LRScheduler::load_state_dict(const StateDict& state_dict) {
+  check_keys(state_dict, {"last_epoch", "step_count", "base_lrs", "last_lr"});
+  const size_t groups = optimizer_.param_groups().size();
+  const int64_t last_epoch = int_entry(state_dict, "last_epoch");
+  const int64_t step_count = int_entry(state_dict, "step_count");
+  std::vector<double> base_lrs = lrs_entry(state_dict, "base_lrs", groups);
+  std::vector<double> last_lr = lrs_entry(state_dict, "last_lr", groups);
+  last_epoch_ = last_epoch;
+  step_count_ = step_count;
+  base_lrs_ = std::move(base_lrs);
+  last_lr_ = std::move(last_lr);
+}
+
+// ---- StepLR, MultiStepLR, ExponentialLR ------------------------------------------------
+
+StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  TORCHLET_CHECK(step_size > 0, "StepLR: step_size must be positive, got ", step_size);
+  initial_step();
+}
+
+std::vector<double> StepLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
+  for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
+    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> MultiStepLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  const auto count = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
+  if (count == 0) return lrs;
+  for (double& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(count));
+  return lrs;
+}
+
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
+    : LRScheduler(optimizer), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> ExponentialLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0) return lrs;
+  for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+// ---- CosineAnnealingLR -------------------------------------------------------------------
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min)
+    : LRScheduler(optimizer), t_max_(t_max), eta_min_(eta_min) {
+  TORCHLET_CHECK(t_max > 0, "CosineAnnealingLR: T_max must be positive, got ", t_max);
+  initial_step();
+}
+
+std::vector<double> CosineAnnealingLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0) return lrs;
+  const double t_max = static_cast<double>(t_max_);
+  const double epoch = static_cast<double>(last_epoch_);
+  if (floor_mod(last_epoch_ - 1 - t_max_, 2 * t_max_) == 0) {
+    for (size_t g = 0; g < lrs.size(); ++g) {
+      lrs[g] = lrs[g] + (base_lrs_[g] - eta_min_) * (1 - std::cos(kPi / t_max)) / 2;
+    }
+    return lrs;
+  }
+  for (double& lr : lrs) {
+    lr = (1 + std::cos(kPi * epoch / t_max)) / (1 + std::cos(kPi * (epoch - 1) / t_max)) *
+             (lr - eta_min_) +
+         eta_min_;
+  }
+  return lrs;
+}
+
+// ---- LinearLR --------------------------------------------------------------------------------
+
+LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
+                   int64_t total_iters)
+    : LRScheduler(optimizer),
+      start_factor_(start_factor),
+      end_factor_(end_factor),
+      total_iters_(total_iters) {
+  TORCHLET_CHECK(start_factor > 0 && start_factor <= 1.0,
+                 "Starting multiplicative factor expected to be greater than 0 and less or equal "
+                 "to 1.");
+  TORCHLET_CHECK(end_factor >= 0 && end_factor <= 1.0,
+                 "Ending multiplicative factor expected to be between 0 and 1.");
+  initial_step();
+}
+
+std::vector<double> LinearLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0) {
+    for (double& lr : lrs) lr *= start_factor_;
+    return lrs;
+  }
+  if (last_epoch_ > total_iters_) return lrs;
+  const double delta = end_factor_ - start_factor_;
+  for (double& lr : lrs) {
+    lr *= 1. + delta / (static_cast<double>(total_iters_) * start_factor_ +
+                        static_cast<double>(last_epoch_ - 1) * delta);
+  }
+  return lrs;
+}
+
+// ---- OneCycleLR ------------------------------------------------------------------------------
+
+namespace {
+
+int64_t one_cycle_total_steps(const OneCycleLROptions& o) {
+  TORCHLET_CHECK(o.total_steps_ != 0 || o.epochs_ != 0 || o.steps_per_epoch_ != 0,
+                 "You must define either total_steps OR (epochs AND steps_per_epoch)");
+  if (o.total_steps_ != 0) {
+    TORCHLET_CHECK(o.total_steps_ > 0, "Expected positive integer total_steps, but got ",
+                   o.total_steps_);
+    return o.total_steps_;
+  }
+  TORCHLET_CHECK(o.epochs_ > 0, "Expected positive integer epochs, but got ", o.epochs_);
+  TORCHLET_CHECK(o.steps_per_epoch_ > 0, "Expected positive integer steps_per_epoch, but got ",
+                 o.steps_per_epoch_);
+  return o.epochs_ * o.steps_per_epoch_;
+}
+
+// Validates the options; run before the base class touches the groups.
+Optimizer& check_one_cycle(Optimizer& optimizer, const OneCycleLROptions& o) {
+  one_cycle_total_steps(o);
+  TORCHLET_CHECK(o.pct_start_ >= 0 && o.pct_start_ <= 1,
+                 "Expected float between 0 and 1 pct_start, but got ",
+                 python_float_repr(o.pct_start_));
+  TORCHLET_CHECK(o.anneal_strategy_ == "cos" || o.anneal_strategy_ == "linear",
+                 "anneal_strategy must by one of 'cos' or 'linear', instead got ",
+                 o.anneal_strategy_);
+  const size_t groups = optimizer.param_groups().size();
+  const std::vector<double> max_lrs = per_group("max_lr", o.max_lr_, groups);
+  if (o.cycle_momentum_) {
+    TORCHLET_CHECK(optimizer.defaults().count("momentum") != 0 ||
+                       optimizer.defaults().count("betas") != 0,
+                   "optimizer must support momentum with `cycle_momentum` option enabled");
+  }
+  for (size_t g = 0; g < groups; ++g) {
+    ParamGroup& group = optimizer.param_groups()[g];
+    group.options["initial_lr"] = max_lrs[g] / o.div_factor_;
+    group.options["max_lr"] = max_lrs[g];
+    group.options["min_lr"] = max_lrs[g] / o.div_factor_ / o.final_div_factor_;
+    if (!o.cycle_momentum_) continue;
+    if (optimizer.defaults().count("betas") != 0) {
+      group.options["betas"] = std::make_pair(o.max_momentum_, group.pair("betas").second);
+    } else {
+      group.options["momentum"] = o.max_momentum_;
+    }
+    group.options["max_momentum"] = o.max_momentum_;
+    group.options["base_momentum"] = o.base_momentum_;
+  }
+  return optimizer;
+}
+
+}  // namespace
+
+OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
+    : LRScheduler(check_one_cycle(optimizer, o)),
+      total_steps_(one_cycle_total_steps(o)),
+      cosine_(o.anneal_strategy_ == "cos"),
+      cycle_momentum_(o.cycle_momentum_),
+      use_beta1_(optimizer.defaults().count("betas") != 0) {
+  const double total = static_cast<double>(total_steps_);
+  if (o.three_phase_) {
+    phases_ = {
+        {o.pct_start_ * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+        {2 * o.pct_start_ * total - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"},
+        {total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"},
+    };
+  } else {
+    phases_ = {
+        {o.pct_start_ * total - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"},
+        {total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"},
+    };
+  }
+  initial_step();
+}
+
+double OneCycleLR::anneal(double start, double end, double pct) const {
+  if (cosine_) return end + (start - end) / 2.0 * (std::cos(kPi * pct) + 1);
+  return (end - start) * pct + start;
+}
+
+std::vector<double> OneCycleLR::get_lr() {
+  TORCHLET_CHECK(last_epoch_ <= total_steps_, "Tried to step ", last_epoch_ + 1,
+                 " times. The specified number of total steps is ", total_steps_);
+  const double step = static_cast<double>(last_epoch_);
+  std::vector<double> lrs;
+  for (ParamGroup& group : optimizer_.param_groups()) {
+    double start_step = 0;
+    for (size_t i = 0; i < phases_.size(); ++i) {
+      const Phase& phase = phases_[i];
+      if (step <= phase.end_step || i + 1 == phases_.size()) {
+        const double pct = (step - start_step) / (phase.end_step - start_step);
+        lrs.push_back(anneal(group.number(phase.start_lr), group.number(phase.end_lr), pct));
+        if (cycle_momentum_) {
+          const double momentum = anneal(group.number(phase.start_momentum),
+                                         group.number(phase.end_momentum), pct);
+          if (use_beta1_) {
+            group.options["betas"] = std::make_pair(momentum, group.pair("betas").second);
+          } else {
+            group.options["momentum"] = momentum;
+          }
+        }
+        break;
+      }
+      start_step = phase.end_step;
+    }
+  }
+  return lrs;
+}
+
+// ---- ReduceLROnPlateau -----------------------------------------------------------------------
+
+ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options)
+    : optimizer_(optimizer), options_(options) {
+  TORCHLET_CHECK(options.factor_ < 1.0, "Factor should be < 1.0.");
+  TORCHLET_CHECK(!options.min_lr_.empty(), "expected ", optimizer.param_groups().size(),
+                 " min_lrs, got 0");
+  const size_t groups = optimizer.param_groups().size();
+  if (options.min_lr_.size() == 1) {
+    min_lrs_.assign(groups, options.min_lr_[0]);
+  } else {
+    TORCHLET_CHECK(options.min_lr_.size() == groups, "expected ", groups, " min_lrs, got ",
+                   options.min_lr_.size());
+    min_lrs_ = options.min_lr_;
+  }
+  TORCHLET_CHECK(options.mode_ == "min" || options.mode_ == "max",
+                 "mode ", options.mode_, " is unknown!");
+  TORCHLET_CHECK(options.threshold_mode_ == "rel" || options.threshold_mode_ == "abs",
+                 "threshold mode ", options.threshold_mode_, " is unknown!");
+  best_ = options.mode_ == "min" ? std::numeric_limits<double>::infinity()
+                                 : -std::numeric_limits<double>::infinity();
+  for (const ParamGroup& group : optimizer_.param_groups()) last_lr_.push_back(group.lr());
+}
+
+bool ReduceLROnPlateau::is_better(double value) const {
+  const bool rel = options_.threshold_mode_ == "rel";
+  if (options_.mode_ == "min") {
+    return rel ? value < best_ * (1. - options_.threshold_) : value < best_ - options_.threshold_;
+  }
+  return rel ? value > best_ * (options_.threshold_ + 1.) : value > best_ + options_.threshold_;
+}
+
+void ReduceLROnPlateau::step(double metric) {
+  last_epoch_ += 1;
+  if (is_better(metric)) {
+    best_ = metric;
+    num_bad_epochs_ = 0;
+  } else {
+    num_bad_epochs_ += 1;
+  }
+  if (cooldown_counter_ > 0) {
+    cooldown_counter_ -= 1;
+    num_bad_epochs_ = 0;
+  }
+  std::vector<ParamGroup>& groups = optimizer_.param_groups();
+  if (num_bad_epochs_ > options_.patience_) {
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const double old_lr = groups[g].lr();
+      const double new_lr = std::max(old_lr * options_.factor_, min_lrs_[g]);
+      if (old_lr - new_lr > options_.eps_) groups[g].set_lr(new_lr);
+    }
+    cooldown_counter_ = options_.cooldown_;
+    num_bad_epochs_ = 0;
+  }
+  last_lr_.clear();
+  for (const ParamGroup& group : groups) last_lr_.push_back(group.lr());
+}
+
+StateDict ReduceLROnPlateau::state_dict() const {
+  StateDict out;
+  out.insert("last_epoch", scalar_tensor(last_epoch_, kInt64));
+  out.insert("best", scalar_tensor(best_, kFloat64));
+  out.insert("num_bad_epochs", scalar_tensor(num_bad_epochs_, kInt64));
+  out.insert("cooldown_counter", scalar_tensor(cooldown_counter_, kInt64));
+  out.insert("last_lr", from_vector(last_lr_));
+  return out;
+}
+
+void ReduceLROnPlateau::load_state_dict(const StateDict& state_dict) {
+  check_keys(state_dict, {"last_epoch", "best", "num_bad_epochs", "cooldown_counter", "last_lr"});
+  const int64_t last_epoch = int_entry(state_dict, "last_epoch");
+  const double best = float_entry(state_dict, "best");
+  const int64_t num_bad_epochs = int_entry(state_dict, "num_bad_epochs");
+  const int64_t cooldown_counter = int_entry(state_dict, "cooldown_counter");
+  std::vector<double> last_lr =
+      lrs_entry(state_dict, "last_lr", optimizer_.param_groups().size());
+  last_epoch_ = last_epoch;
+  best_ = best;
+  num_bad_epochs_ = num_bad_epochs;
+  cooldown_counter_ = cooldown_counter;
+  last_lr_ = std::move(last_lr);
+}
+
+}  // namespace torchlet::optim

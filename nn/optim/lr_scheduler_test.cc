@@ -1,0 +1,290 @@
+// The LR schedulers against PyTorch 1.13: each one's lr (and momentum) per
+// epoch over 12 epochs on two parameter groups, from
+// nn/optim/testdata/lr_scheduler_golden.txt (tools/gen_optim_golden.py).
+
+#include "nn/optim/lr_scheduler.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nn/optim/optim.h"
+#include "tensor/factories.h"
+#include "tensor/test_util.h"
+
+namespace torchlet::optim {
+namespace {
+
+const std::map<std::string, Tensor>& golden() {
+  static const auto* g = new std::map<std::string, Tensor>(
+      testing::load_golden("nn/optim/testdata/lr_scheduler_golden.txt"));
+  return *g;
+}
+
+const std::vector<double> kPlateauMetrics = {1.0, 0.9,  0.95, 0.95, 0.96, 0.8,
+                                             0.85, 0.85, 0.85, 0.85, 0.85, 0.7};
+
+// The generator's optimizers: two groups, lr 0.1 (default) and 0.05.
+std::unique_ptr<SGD> two_group_sgd(double momentum = 0) {
+  return std::make_unique<SGD>(
+      std::vector<ParamGroup>{ParamGroup({Variable(zeros({2}), true)}),
+                              ParamGroup({Variable(zeros({2}), true)}, {{"lr", 0.05}})},
+      SGDOptions(0.1).momentum(momentum));
+}
+
+std::unique_ptr<Adam> two_group_adam() {
+  return std::make_unique<Adam>(
+      std::vector<ParamGroup>{ParamGroup({Variable(zeros({2}), true)}),
+                              ParamGroup({Variable(zeros({2}), true)}, {{"lr", 0.05}})},
+      AdamOptions(0.1));
+}
+
+// Records each group's lr (and momentum) at each of 12 epochs, stepping
+// with `step(epoch)` after each, and compares with the golden sequence.
+void expect_sequence(const std::string& name, Optimizer& optimizer,
+                     const std::function<void(int)>& step,
+                     const std::function<double(const ParamGroup&)>& momentum = nullptr) {
+  std::vector<double> lrs, momenta;
+  for (int epoch = 0; epoch < 12; ++epoch) {
+    for (const ParamGroup& group : optimizer.param_groups()) {
+      lrs.push_back(group.lr());
+      if (momentum) momenta.push_back(momentum(group));
+    }
+    step(epoch);
+  }
+  EXPECT_TRUE(testing::all_close(from_vector(lrs, {12, 2}, kFloat64), golden().at(name), 1e-12,
+                                 1e-15))
+      << name;
+  if (momentum) {
+    EXPECT_TRUE(testing::all_close(from_vector(momenta, {12, 2}, kFloat64),
+                                   golden().at(name + ".momentum"), 1e-12, 1e-15))
+        << name;
+  }
+}
+
+template <typename S>
+void expect_simple(const std::string& name, const std::function<std::unique_ptr<S>(Optimizer&)>& make) {
+  auto optimizer = two_group_sgd();
+  auto scheduler = make(*optimizer);
+  expect_sequence(name, *optimizer, [&](int) { scheduler->step(); });
+}
+
+TEST(LRScheduler, StepLRMatchesPyTorch) {
+  expect_simple<StepLR>("step_lr", [](Optimizer& o) { return std::make_unique<StepLR>(o, 3, 0.5); });
+}
+
+TEST(LRScheduler, MultiStepLRWithARepeatedMilestoneMatchesPyTorch) {
+  expect_simple<MultiStepLR>("multi_step_lr", [](Optimizer& o) {
+    return std::make_unique<MultiStepLR>(o, std::vector<int64_t>{2, 5, 5, 9}, 0.1);
+  });
+}
+
+TEST(LRScheduler, ExponentialLRMatchesPyTorch) {
+  expect_simple<ExponentialLR>("exponential_lr",
+                               [](Optimizer& o) { return std::make_unique<ExponentialLR>(o, 0.9); });
+}
+
+TEST(LRScheduler, CosineAnnealingLRPastTMaxMatchesPyTorchsRecursiveForm) {
+  expect_simple<CosineAnnealingLR>("cosine_annealing_lr", [](Optimizer& o) {
+    return std::make_unique<CosineAnnealingLR>(o, 4, 0.001);
+  });
+}
+
+TEST(LRScheduler, LinearLRMatchesPyTorch) {
+  expect_simple<LinearLR>("linear_lr",
+                          [](Optimizer& o) { return std::make_unique<LinearLR>(o, 0.25, 1.0, 4); });
+}
+
+TEST(LRScheduler, ChainedCosineAndExponentialMatchPyTorch) {
+  auto optimizer = two_group_sgd();
+  CosineAnnealingLR cosine(*optimizer, 5, 0.01);
+  ExponentialLR decay(*optimizer, 0.8);
+  expect_sequence("chained_cosine_exponential", *optimizer, [&](int) {
+    cosine.step();
+    decay.step();
+  });
+}
+
+TEST(LRScheduler, OneCycleLRCyclesLrAndMomentumLikePyTorch) {
+  auto optimizer = two_group_sgd(0.9);
+  OneCycleLR scheduler(*optimizer, OneCycleLROptions({1.0, 0.5}).total_steps(12));
+  expect_sequence(
+      "one_cycle_lr", *optimizer, [&](int epoch) { if (epoch < 11) scheduler.step(); },
+      [](const ParamGroup& g) { return g.number("momentum"); });
+}
+
+TEST(LRScheduler, OneCycleLRLinearThreePhaseCyclesAdamsBeta1LikePyTorch) {
+  auto optimizer = two_group_adam();
+  OneCycleLR scheduler(*optimizer, OneCycleLROptions({0.1})
+                                       .epochs(3)
+                                       .steps_per_epoch(4)
+                                       .pct_start(0.25)
+                                       .anneal_strategy("linear")
+                                       .three_phase(true)
+                                       .div_factor(10.0)
+                                       .final_div_factor(100.0)
+                                       .base_momentum(0.8)
+                                       .max_momentum(0.9));
+  expect_sequence(
+      "one_cycle_lr_linear_three_phase", *optimizer,
+      [&](int epoch) { if (epoch < 11) scheduler.step(); },
+      [](const ParamGroup& g) { return g.pair("betas").first; });
+}
+
+TEST(LRScheduler, ReduceLROnPlateauMinRelWithCooldownMatchesPyTorch) {
+  auto optimizer = two_group_sgd();
+  ReduceLROnPlateau scheduler(
+      *optimizer, ReduceLROnPlateauOptions().factor(0.5).patience(2).cooldown(1).threshold(0.01));
+  expect_sequence("reduce_lr_on_plateau", *optimizer,
+                  [&](int epoch) { scheduler.step(kPlateauMetrics[epoch]); });
+}
+
+TEST(LRScheduler, ReduceLROnPlateauMaxAbsWithMinLrsMatchesPyTorch) {
+  auto optimizer = two_group_sgd();
+  ReduceLROnPlateau scheduler(*optimizer, ReduceLROnPlateauOptions()
+                                              .mode("max")
+                                              .factor(0.1)
+                                              .patience(1)
+                                              .threshold(0.05)
+                                              .threshold_mode("abs")
+                                              .min_lr({0.002, 0.0}));
+  expect_sequence("reduce_lr_on_plateau_max_abs", *optimizer,
+                  [&](int epoch) { scheduler.step(kPlateauMetrics[epoch]); });
+}
+
+TEST(LRScheduler, GetLastLrIsWhatTheLastStepWrote) {
+  auto optimizer = two_group_sgd();
+  StepLR scheduler(*optimizer, 1, 0.5);
+  EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>({0.1, 0.05}));
+  scheduler.step();
+  EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>({0.05, 0.025}));
+  EXPECT_EQ(scheduler.last_epoch(), 1);
+  EXPECT_EQ(scheduler.base_lrs(), std::vector<double>({0.1, 0.05}));
+}
+
+TEST(LRScheduler, StateDictRoundTripResumesTheSequence) {
+  auto straight_optimizer = two_group_sgd();
+  CosineAnnealingLR straight(*straight_optimizer, 4, 0.001);
+  for (int i = 0; i < 6; ++i) straight.step();
+
+  auto first_optimizer = two_group_sgd();
+  CosineAnnealingLR first(*first_optimizer, 4, 0.001);
+  for (int i = 0; i < 3; ++i) first.step();
+  auto resumed_optimizer = two_group_sgd();
+  CosineAnnealingLR resumed(*resumed_optimizer, 4, 0.001);
+  resumed_optimizer->load_state_dict(first_optimizer->state_dict());
+  resumed.load_state_dict(first.state_dict());
+  for (int i = 0; i < 3; ++i) resumed.step();
+  EXPECT_EQ(resumed.get_last_lr(), straight.get_last_lr());
+  EXPECT_EQ(resumed.last_epoch(), 6);
+}
+
+TEST(LRScheduler, ReduceLROnPlateauStateDictRoundTripResumes) {
+  auto straight_optimizer = two_group_sgd();
+  ReduceLROnPlateau straight(*straight_optimizer, ReduceLROnPlateauOptions().patience(1));
+  for (double m : kPlateauMetrics) straight.step(m);
+
+  auto first_optimizer = two_group_sgd();
+  ReduceLROnPlateau first(*first_optimizer, ReduceLROnPlateauOptions().patience(1));
+  for (int i = 0; i < 5; ++i) first.step(kPlateauMetrics[i]);
+  auto resumed_optimizer = two_group_sgd();
+  ReduceLROnPlateau resumed(*resumed_optimizer, ReduceLROnPlateauOptions().patience(1));
+  resumed_optimizer->load_state_dict(first_optimizer->state_dict());
+  resumed.load_state_dict(first.state_dict());
+  for (size_t i = 5; i < kPlateauMetrics.size(); ++i) resumed.step(kPlateauMetrics[i]);
+  EXPECT_EQ(resumed.get_last_lr(), straight.get_last_lr());
+  EXPECT_EQ(resumed.last_epoch(), 12);
+}
+
+// ---- Errors ----------------------------------------------------------------------------
+
+TEST(LRSchedulerErrors, InvalidArguments) {
+  auto o = two_group_sgd();
+  EXPECT_THROW_MSG(StepLR(*o, 0), "StepLR: step_size must be positive, got 0");
+  EXPECT_THROW_MSG(CosineAnnealingLR(*o, 0), "CosineAnnealingLR: T_max must be positive, got 0");
+  EXPECT_THROW_MSG(LinearLR(*o, 0.0),
+                   "Starting multiplicative factor expected to be greater than 0 and less or equal "
+                   "to 1.");
+  EXPECT_THROW_MSG(LinearLR(*o, 0.5, 1.5), "Ending multiplicative factor expected to be between 0 and 1.");
+}
+
+TEST(LRSchedulerErrors, OneCycleLRArguments) {
+  auto o = two_group_sgd(0.9);
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0})),
+                   "You must define either total_steps OR (epochs AND steps_per_epoch)");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0}).total_steps(-2)),
+                   "Expected positive integer total_steps, but got -2");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0}).steps_per_epoch(3)),
+                   "Expected positive integer epochs, but got 0");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0}).epochs(3)),
+                   "Expected positive integer steps_per_epoch, but got 0");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0}).total_steps(5).pct_start(1.5)),
+                   "Expected float between 0 and 1 pct_start, but got 1.5");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0}).total_steps(5).anneal_strategy("exp")),
+                   "anneal_strategy must by one of 'cos' or 'linear', instead got exp");
+  EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0, 2.0, 3.0}).total_steps(5)),
+                   "expected 2 values for max_lr, got 3");
+  Adagrad adagrad({Variable(zeros({2}), true)});
+  EXPECT_THROW_MSG(OneCycleLR(adagrad, OneCycleLROptions({1.0}).total_steps(5)),
+                   "optimizer must support momentum with `cycle_momentum` option enabled");
+}
+
+TEST(LRSchedulerErrors, OneCycleLRSteppedPastTotalSteps) {
+  auto o = two_group_sgd(0.9);
+  OneCycleLR scheduler(*o, OneCycleLROptions({1.0}).total_steps(2));
+  scheduler.step();
+  scheduler.step();
+  const std::vector<double> lrs = scheduler.get_last_lr();
+  EXPECT_THROW_MSG(scheduler.step(), "Tried to step 4 times. The specified number of total steps is 2");
+  EXPECT_EQ(scheduler.last_epoch(), 2);
+  EXPECT_EQ(o->param_groups()[0].lr(), lrs[0]);
+}
+
+TEST(LRSchedulerErrors, ReduceLROnPlateauArguments) {
+  auto o = two_group_sgd();
+  EXPECT_THROW_MSG(ReduceLROnPlateau(*o, ReduceLROnPlateauOptions().factor(1.0)),
+                   "Factor should be < 1.0.");
+  EXPECT_THROW_MSG(ReduceLROnPlateau(*o, ReduceLROnPlateauOptions().mode("up")),
+                   "mode up is unknown!");
+  EXPECT_THROW_MSG(ReduceLROnPlateau(*o, ReduceLROnPlateauOptions().threshold_mode("pct")),
+                   "threshold mode pct is unknown!");
+  EXPECT_THROW_MSG(ReduceLROnPlateau(*o, ReduceLROnPlateauOptions().min_lr({0, 0, 0})),
+                   "expected 2 min_lrs, got 3");
+  EXPECT_THROW_MSG(ReduceLROnPlateau(*o, ReduceLROnPlateauOptions().min_lr({})),
+                   "expected 2 min_lrs, got 0");
+}
+
+TEST(LRSchedulerErrors, LoadStateDictChecksKeysAndShapesAndChangesNothingOnError) {
+  auto o = two_group_sgd();
+  StepLR scheduler(*o, 2);
+  scheduler.step();
+  StateDict missing = scheduler.state_dict();
+  missing.erase("step_count");
+  EXPECT_THROW_MSG(scheduler.load_state_dict(missing), "missing key 'step_count'");
+  StateDict extra = scheduler.state_dict();
+  extra.insert("gamma", scalar_tensor(0.5, kFloat64));
+  EXPECT_THROW_MSG(scheduler.load_state_dict(extra),
+                   "unexpected key 'gamma' in the scheduler's state dict");
+  StateDict wrong_size = scheduler.state_dict();
+  wrong_size["base_lrs"] = from_vector(std::vector<double>{0.1});
+  EXPECT_THROW_MSG(scheduler.load_state_dict(wrong_size),
+                   "'base_lrs' must be a float64 tensor of shape [2] (one value per parameter group)");
+  StateDict wrong_dtype = scheduler.state_dict();
+  wrong_dtype["last_epoch"] = scalar_tensor(1.0);
+  EXPECT_THROW_MSG(scheduler.load_state_dict(wrong_dtype), "'last_epoch' must be a 0-dim int64 tensor");
+  EXPECT_EQ(scheduler.last_epoch(), 1);
+}
+
+TEST(LRSchedulerErrors, ReduceLROnPlateauLoadStateDictChecksTypes) {
+  auto o = two_group_sgd();
+  ReduceLROnPlateau scheduler(*o);
+  StateDict sd = scheduler.state_dict();
+  sd["best"] = scalar_tensor(int64_t{1});
+  EXPECT_THROW_MSG(scheduler.load_state_dict(sd), "'best' must be a 0-dim float64 tensor");
+}
+
+}  // namespace
+}  // namespace torchlet::optim

@@ -1,0 +1,259 @@
+#include "nn/optim/optimizer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+#include <set>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "tensor/error.h"
+#include "tensor/factories.h"
+
+namespace torchlet::optim {
+
+// ---- OptionValue -------------------------------------------------------------
+
+OptionValue::OptionValue(Scalar value) {
+  if (value.is_bool()) {
+    kind_ = Kind::kBool;
+    flag_ = value.to<bool>();
+  } else {
+    kind_ = Kind::kNumber;
+    number_ = value;
+  }
+}
+
+namespace {
+
+const char* kind_name(OptionValue::Kind kind) {
+  switch (kind) {
+    case OptionValue::Kind::kNone: return "None";
+    case OptionValue::Kind::kBool: return "a bool";
+    case OptionValue::Kind::kNumber: return "a number";
+    case OptionValue::Kind::kPair: return "a pair";
+  }
+  return "?";
+}
+
+void check_kind(OptionValue::Kind actual, OptionValue::Kind expected) {
+  TORCHLET_CHECK(actual == expected, "optimizer option: expected ", kind_name(expected), ", got ",
+                 kind_name(actual));
+}
+
+}  // namespace
+
+bool OptionValue::to_bool() const {
+  check_kind(kind_, Kind::kBool);
+  return flag_;
+}
+
+double OptionValue::to_double() const {
+  check_kind(kind_, Kind::kNumber);
+  return number_.to_double();
+}
+
+Scalar OptionValue::number() const {
+  check_kind(kind_, Kind::kNumber);
+  return number_;
+}
+
+std::pair<double, double> OptionValue::to_pair() const {
+  check_kind(kind_, Kind::kPair);
+  return pair_;
+}
+
+std::string python_float_repr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
+  // The shortest digits that read back exactly, as d.ddde±x.
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  const std::string text(buf);
+  const size_t e = text.find('e');
+  const bool negative = text[0] == '-';
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (text[i] != '.') digits += text[i];
+  }
+  const int exponent = std::atoi(text.c_str() + e + 1);
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char exp_text[8];
+    std::snprintf(exp_text, sizeof(exp_text), "e%c%02d", exponent < 0 ? '-' : '+',
+                  std::abs(exponent));
+    return out + exp_text;
+  }
+  if (exponent < 0) return out + "0." + std::string(-exponent - 1, '0') + digits;
+  const size_t int_digits = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= int_digits) {
+    return out + digits + std::string(int_digits - digits.size(), '0') + ".0";
+  }
+  return out + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+}
+
+std::string OptionValue::str() const {
+  switch (kind_) {
+    case Kind::kNone: return "None";
+    case Kind::kBool: return flag_ ? "True" : "False";
+    case Kind::kNumber:
+      return number_.is_integral() ? std::to_string(number_.to<int64_t>())
+                                   : python_float_repr(number_.to_double());
+    case Kind::kPair:
+      return "(" + python_float_repr(pair_.first) + ", " + python_float_repr(pair_.second) + ")";
+  }
+  return "?";
+}
+
+bool OptionValue::operator==(const OptionValue& other) const {
+  if (kind_ != other.kind_) return false;
+  switch (kind_) {
+    case Kind::kNone: return true;
+    case Kind::kBool: return flag_ == other.flag_;
+    case Kind::kNumber:
+      return number_.is_integral() == other.number_.is_integral() &&
+             number_.to_double() == other.number_.to_double();
+    case Kind::kPair: return pair_ == other.pair_;
+  }
+  return false;
+}
+
+// ---- ParamGroup ----------------------------------------------------------------
+
+namespace {
+
+const OptionValue& find_option(const Options& options, const std::string& name) {
+  const auto it = options.find(name);
+  TORCHLET_CHECK(it != options.end(), "parameter group has no option '", name, "'");
+  return it->second;
+}
+
+}  // namespace
+
+double ParamGroup::number(const std::string& name) const {
+  return find_option(options, name).to_double();
+}
+
+bool ParamGroup::flag(const std::string& name) const {
+  return find_option(options, name).to_bool();
+}
+
+std::pair<double, double> ParamGroup::pair(const std::string& name) const {
+  return find_option(options, name).to_pair();
+}
+
+// ---- Optimizer -------------------------------------------------------------------
+
+Tensor* Optimizer::ParamState::find(const std::string& name) {
+  for (auto& [key, value] : buffers) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+Tensor& Optimizer::ParamState::get_or_zeros(const std::string& name, const Tensor& like) {
+  if (Tensor* existing = find(name)) return *existing;
+  buffers.emplace_back(name, zeros_like(like));
+  return buffers.back().second;
+}
+
+Optimizer::Optimizer(std::string name, Options defaults, std::optional<DType> step_dtype)
+    : name_(std::move(name)), defaults_(std::move(defaults)), step_dtype_(step_dtype) {}
+
+void Optimizer::init_groups(std::vector<ParamGroup> groups) {
+  check_options(defaults_);
+  TORCHLET_CHECK(!groups.empty(), "optimizer got an empty parameter list");
+  for (ParamGroup& group : groups) add_param_group(std::move(group));
+}
+
+void Optimizer::init_state(const ParamGroup&, const Variable&, ParamState&) {}
+
+void Optimizer::add_param_group(ParamGroup group) {
+  TORCHLET_CHECK(!group.params.empty(), name_, ": a parameter group holds no parameters");
+  for (const auto& [key, value] : group.options) {
+    TORCHLET_CHECK(key != "params" && defaults_.count(key) != 0, name_,
+                   ": unknown optimization option '", key, "'");
+  }
+  for (const auto& [key, value] : defaults_) group.options.emplace(key, value);
+  check_options(group.options);
+  std::unordered_set<const VariableImpl*> seen;
+  for (const Variable& param : group.params) {
+    TORCHLET_CHECK(param.defined(), name_, ": optimizer can only optimize defined Variables");
+    TORCHLET_CHECK(param.is_leaf(), "can't optimize a non-leaf Tensor");
+    TORCHLET_CHECK(param.requires_grad(), name_,
+                   ": optimizer can only optimize Variables that require grad");
+    TORCHLET_CHECK(param.is_floating_point(), name_,
+                   ": optimizer can only optimize floating-point Variables, got dtype ",
+                   param.dtype());
+    TORCHLET_CHECK(seen.insert(param.impl()).second,
+                   "optimizer contains a parameter group with duplicate parameters");
+    for (const ParamGroup& other : param_groups_) {
+      for (const Variable& p : other.params) {
+        TORCHLET_CHECK(!p.is_same(param), "some parameters appear in more than one parameter group");
+      }
+    }
+  }
+  for (const Variable& param : group.params) init_state(group, param, state_[param.impl()]);
+  param_groups_.push_back(std::move(group));
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  for (const ParamGroup& group : param_groups_) {
+    for (const Variable& param : group.params) {
+      Variable grad = param.grad();
+      if (!grad.defined()) continue;
+      if (set_to_none) {
+        param.set_grad(Variable());
+      } else {
+        grad.detach_();
+        Tensor values = grad.data();
+        values.zero_();
+      }
+    }
+  }
+}
+
+void Optimizer::step() {
+  NoGradGuard no_grad;
+  for (const ParamGroup& group : param_groups_) {
+    for (const Variable& param : group.params) {
+      const Variable grad = param.grad();
+      if (!grad.defined()) continue;
+      update(group, param.data(), grad.data(), state_[param.impl()]);
+    }
+  }
+}
+
+Variable Optimizer::step(const std::function<Variable()>& closure) {
+  Variable loss;
+  {
+    EnableGradGuard enable_grad;
+    loss = closure();
+  }
+  step();
+  return loss;
+}
+
+std::string Optimizer::repr() const {
+  std::string out = name_ + " (";
+  for (size_t g = 0; g < param_groups_.size(); ++g) {
+    out += "\nParameter Group " + std::to_string(g) + "\n";
+    for (const auto& [key, value] : param_groups_[g].options) {
+      out += "    " + key + ": " + value.str() + "\n";
+    }
+  }
+  return out + ")";
+}
+
+std::ostream& operator<<(std::ostream& out, const Optimizer& optimizer) {
+  return out << optimizer.repr();
+}
+
+}  // namespace torchlet::optim

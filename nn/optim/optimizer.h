@@ -1,0 +1,161 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "autograd/variable.h"
+#include "nn/serialize/state_dict.h"
+#include "tensor/scalar.h"
+
+namespace torchlet::optim {
+
+/// One optimization option as PyTorch's param_group dict holds it: None, a
+/// bool, a number that remembers whether it was written as an integer or a
+/// float (so `0` prints as `0` and `0.9` as `0.9`), or a pair (Adam's betas).
+class OptionValue {
+ public:
+  enum class Kind : int8_t { kNone, kBool, kNumber, kPair };
+
+  /// None.
+  OptionValue() = default;
+  OptionValue(std::nullopt_t) {}  // NOLINT(runtime/explicit)
+  OptionValue(bool value) : kind_(Kind::kBool), flag_(value) {}  // NOLINT(runtime/explicit)
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  OptionValue(T value) : kind_(Kind::kNumber), number_(value) {}  // NOLINT(runtime/explicit)
+  OptionValue(Scalar value);  // NOLINT(runtime/explicit)
+  OptionValue(std::pair<double, double> value)  // NOLINT(runtime/explicit)
+      : kind_(Kind::kPair), pair_(value) {}
+
+  Kind kind() const { return kind_; }
+  bool is_none() const { return kind_ == Kind::kNone; }
+  /// The value; each throws `torchlet::Error` when the kind differs.
+  bool to_bool() const;
+  double to_double() const;
+  Scalar number() const;
+  std::pair<double, double> to_pair() const;
+
+  /// As Python's str() prints the value: None, True, 0, 0.9, 1e-05, (0.9, 0.999).
+  std::string str() const;
+  bool operator==(const OptionValue& other) const;
+  bool operator!=(const OptionValue& other) const { return !(*this == other); }
+
+ private:
+  Kind kind_ = Kind::kNone;
+  bool flag_ = false;
+  Scalar number_;
+  std::pair<double, double> pair_{0, 0};
+};
+
+/// Python's repr() of a float: the shortest text that reads back exactly,
+/// in scientific notation below 1e-4 and from 1e16 (`1e-05`, `0.01`, `1.0`).
+std::string python_float_repr(double value);
+
+/// Options by name, in sorted order (the order PyTorch prints them).
+using Options = std::map<std::string, OptionValue>;
+
+/// Parameters optimized with one set of options (PyTorch's param_group
+/// dict). Options not given take the optimizer's defaults when the group is
+/// added.
+struct ParamGroup {
+  explicit ParamGroup(std::vector<Variable> params, Options options = {})
+      : params(std::move(params)), options(std::move(options)) {}
+
+  std::vector<Variable> params;
+  Options options;
+
+  /// The learning rate (options["lr"]).
+  double lr() const { return number("lr"); }
+  void set_lr(double lr) { options["lr"] = lr; }
+  /// A numeric option; throws `torchlet::Error` naming it if absent or not a number.
+  double number(const std::string& name) const;
+  /// A bool option; throws like number().
+  bool flag(const std::string& name) const;
+  /// A pair option (betas); throws like number().
+  std::pair<double, double> pair(const std::string& name) const;
+};
+
+/// Base of the optimizers (torch.optim.Optimizer): parameter groups with
+/// per-group options, per-parameter state, step(), zero_grad(), a state_dict
+/// for checkpoints, and PyTorch's printed form.
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// Adds a group; its missing options take defaults(). Throws if it is
+  /// empty, shares a parameter with another group, holds a non-leaf or a
+  /// Variable that does not require grad, or has an invalid option.
+  void add_param_group(ParamGroup group);
+  /// Clears every parameter's gradient: undefined with `set_to_none`,
+  /// otherwise zeroed in place (and detached).
+  void zero_grad(bool set_to_none = true);
+  /// One update of every parameter with a defined gradient. Runs without
+  /// recording a graph; parameters are written in place (their version is
+  /// bumped).
+  void step();
+  /// Calls `closure` (with grad mode on) to recompute the loss, then
+  /// step(); returns the closure's loss.
+  Variable step(const std::function<Variable()>& closure);
+
+  std::vector<ParamGroup>& param_groups() { return param_groups_; }
+  const std::vector<ParamGroup>& param_groups() const { return param_groups_; }
+  const Options& defaults() const { return defaults_; }
+  /// The class name: "SGD", "Adam", ...
+  const std::string& name() const { return name_; }
+
+  /// The state of every parameter that has one and every group's options;
+  /// see Note [Optimizer state_dict].
+  StateDict state_dict() const;
+  /// Replaces state and options with `state_dict`'s; all or nothing: on
+  /// error nothing changed.
+  void load_state_dict(const StateDict& state_dict);
+
+  /// PyTorch's repr: "SGD (\nParameter Group 0\n    dampening: 0\n...)".
+  std::string repr() const;
+
+ protected:
+  /// One parameter's state: its step count and named buffers.
+  struct ParamState {
+    int64_t step = 0;
+    std::vector<std::pair<std::string, Tensor>> buffers;
+    /// The buffer called `name`, or null.
+    Tensor* find(const std::string& name);
+    /// The buffer called `name`, created as zeros like `like` if absent.
+    Tensor& get_or_zeros(const std::string& name, const Tensor& like);
+  };
+
+  /// `step_dtype`: the dtype of the saved step count (PyTorch's: float32
+  /// for Adam, int64 for RMSprop), or none if the optimizer keeps no count.
+  Optimizer(std::string name, Options defaults, std::optional<DType> step_dtype);
+  /// Adds the groups (throws PyTorch's error if there are none).
+  void init_groups(std::vector<ParamGroup> groups);
+
+  /// Throws PyTorch's error for an invalid option value.
+  virtual void check_options(const Options& options) const = 0;
+  /// The names of the state buffers the optimizer keeps.
+  virtual std::vector<std::string> buffer_names() const = 0;
+  /// Updates one parameter (its data) from its gradient.
+  virtual void update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
+                      ParamState& state) = 0;
+  /// State made when a parameter joins (Adagrad's accumulator); none by default.
+  virtual void init_state(const ParamGroup& group, const Variable& param, ParamState& state);
+
+ private:
+  std::string name_;
+  Options defaults_;
+  std::optional<DType> step_dtype_;
+  std::vector<ParamGroup> param_groups_;
+  std::unordered_map<const VariableImpl*, ParamState> state_;
+};
+
+std::ostream& operator<<(std::ostream& out, const Optimizer& optimizer);
+
+}  // namespace torchlet::optim

@@ -1,0 +1,110 @@
+// The fused optimizer kernels' argument checks and write-back; their
+// arithmetic is tested against PyTorch in nn/optim/optimizer_test.cc.
+
+#include "tensor/optim_kernels.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensor/factories.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+SgdUpdate momentum_sgd() {
+  SgdUpdate o;
+  o.lr = 0.5;
+  o.momentum = 0.9;
+  return o;
+}
+
+TEST(OptimKernels, SgdWritesParamAndBufferInPlace) {
+  Tensor p = from_vector(std::vector<float>{1, 2});
+  Tensor g = from_vector(std::vector<float>{2, 4});
+  Tensor buf = zeros({2});
+  SgdUpdate o = momentum_sgd();
+  o.first_step = true;
+  sgd_update_(p, g, buf, o);
+  EXPECT_EQ(p.to_vector<float>(), std::vector<float>({0, 0}));
+  EXPECT_EQ(buf.to_vector<float>(), std::vector<float>({2, 4}));
+}
+
+TEST(OptimKernels, NonContiguousTargetsAreWrittenBack) {
+  Tensor p = from_vector(std::vector<float>{1, 2, 3, 4}, {2, 2}).t();
+  Tensor buf = zeros({2, 2}).t();
+  const Tensor g = ones({2, 2});
+  SgdUpdate o = momentum_sgd();
+  o.first_step = true;
+  const uint32_t version = p.version();
+  sgd_update_(p, g, buf, o);
+  EXPECT_EQ(p.contiguous().to_vector<float>(), std::vector<float>({0.5, 2.5, 1.5, 3.5}));
+  EXPECT_EQ(buf.contiguous().to_vector<float>(), std::vector<float>({1, 1, 1, 1}));
+  EXPECT_GT(p.version(), version);
+}
+
+TEST(OptimKernels, UpdatesBumpTheVersionOfEveryTensorWritten) {
+  Tensor p = ones({3}), m = zeros({3}), v = zeros({3});
+  const uint32_t pv = p.version(), mv = m.version(), vv = v.version();
+  AdamUpdate o;
+  o.lr = 0.1;
+  o.beta1 = 0.9;
+  o.beta2 = 0.999;
+  adam_update_(p, ones({3}), m, v, Tensor(), o);
+  EXPECT_GT(p.version(), pv);
+  EXPECT_GT(m.version(), mv);
+  EXPECT_GT(v.version(), vv);
+}
+
+TEST(OptimKernelErrors, GradOfAnotherShape) {
+  EXPECT_THROW_MSG(sgd_update_(zeros({2, 3}), zeros({3}), Tensor(), SgdUpdate()),
+                   "sgd_update_: expected grad of shape [2, 3] like the parameter, got [3]");
+}
+
+TEST(OptimKernelErrors, BufferOfAnotherDtype) {
+  EXPECT_THROW_MSG(sgd_update_(zeros({2}), zeros({2}), zeros({2}, kFloat64), momentum_sgd()),
+                   "sgd_update_: expected momentum_buffer of dtype float32 like the parameter, got "
+                   "float64");
+}
+
+TEST(OptimKernelErrors, MissingBuffer) {
+  AdamUpdate o;
+  o.amsgrad = true;
+  EXPECT_THROW_MSG(adam_update_(zeros({2}), zeros({2}), zeros({2}), zeros({2}), Tensor(), o),
+                   "adam_update_: max_exp_avg_sq is undefined");
+}
+
+TEST(OptimKernelErrors, AdamStepBelowOne) {
+  AdamUpdate o;
+  o.step = 0;
+  EXPECT_THROW_MSG(adam_update_(zeros({2}), zeros({2}), zeros({2}), zeros({2}), Tensor(), o),
+                   "adam_update_: expected step >= 1, got 0");
+}
+
+TEST(OptimKernelErrors, IntegerParameter) {
+  EXPECT_THROW_MSG(adagrad_update_(zeros({2}, kInt64), zeros({2}, kInt64), zeros({2}, kInt64),
+                                   AdagradUpdate()),
+                   "adagrad_update_: expected a floating-point parameter, got dtype int64");
+}
+
+TEST(OptimKernelErrors, UndefinedParameter) {
+  EXPECT_THROW_MSG(adagrad_update_(Tensor(), zeros({2}), zeros({2}), AdagradUpdate()),
+                   "adagrad_update_: the parameter is undefined");
+}
+
+TEST(OptimKernelErrors, RmspropCenteredNeedsGradAvg) {
+  RmspropUpdate o;
+  o.centered = true;
+  EXPECT_THROW_MSG(rmsprop_update_(zeros({2}), zeros({2}), zeros({2}), Tensor(), Tensor(), o),
+                   "rmsprop_update_: grad_avg is undefined");
+}
+
+TEST(OptimKernelErrors, RmspropMomentumBufferOfAnotherShape) {
+  RmspropUpdate o;
+  o.momentum = 0.5;
+  EXPECT_THROW_MSG(rmsprop_update_(zeros({2}), zeros({2}), zeros({2}), Tensor(), zeros({4}), o),
+                   "rmsprop_update_: expected momentum_buffer of shape [2] like the parameter, got [4]");
+}
+
+}  // namespace
+}  // namespace torchlet

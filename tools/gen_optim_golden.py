@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Writes nn/optim/testdata/: optimizer and LR-scheduler results from PyTorch 1.13.
+
+Run with Debian's python3-torch (1.13): /usr/bin/python3 tools/gen_optim_golden.py
+- optim_golden.txt: the initial parameters and the gradients of three steps
+  (17 significant digits, so the C++ test starts from the same float32
+  values), and every optimizer configuration's parameters after the steps.
+- optim_reprs.txt: optimizer reprs, each as `=== name` followed by the text.
+- lr_scheduler_golden.txt: each scheduler's lr (and momentum) per epoch over
+  12 epochs, shape [12, groups].
+The configurations are rebuilt by nn/optim/optimizer_test.cc and
+nn/optim/lr_scheduler_test.cc under the same names.
+"""
+import os
+
+import torch
+
+from golden import ROOT, write_golden
+
+OUT = "nn/optim/testdata"
+STEPS = 3
+
+torch.manual_seed(0)
+SHAPES = {"w1": (4, 3), "b1": (4,), "w2": (2, 4), "b2": (2,)}
+INIT = {k: torch.randn(s) for k, s in SHAPES.items()}
+GRADS = [{k: torch.randn(s) for k, s in SHAPES.items()} for _ in range(STEPS)]
+
+O = torch.optim
+CONFIGS = {
+    "sgd_plain": (O.SGD, dict(lr=0.1)),
+    "sgd_momentum": (O.SGD, dict(lr=0.1, momentum=0.9)),
+    "sgd_nesterov_wd": (O.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    "sgd_maximize": (O.SGD, dict(lr=0.1, maximize=True)),
+    "sgd_dampening": (O.SGD, dict(lr=0.1, momentum=0.9, dampening=0.5)),
+    "adam": (O.Adam, dict(lr=0.01)),
+    "adam_amsgrad_wd": (O.Adam, dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+    "adam_maximize_betas": (O.Adam, dict(lr=0.01, betas=(0.8, 0.99), maximize=True)),
+    "adamw": (O.AdamW, dict(lr=0.01)),
+    "adamw_amsgrad": (O.AdamW, dict(lr=0.01, amsgrad=True, weight_decay=0.05)),
+    "rmsprop": (O.RMSprop, dict(lr=0.01)),
+    "rmsprop_centered_momentum": (O.RMSprop, dict(lr=0.01, centered=True, momentum=0.9,
+                                                  weight_decay=0.01)),
+    "adagrad": (O.Adagrad, dict(lr=0.1)),
+    "adagrad_lr_decay": (O.Adagrad, dict(lr=0.1, lr_decay=0.01, weight_decay=0.1,
+                                         initial_accumulator_value=0.1)),
+}
+
+
+def run(cls, kwargs):
+    params = {k: v.clone().requires_grad_() for k, v in INIT.items()}
+    opt = cls(list(params.values()), **kwargs)
+    for grads in GRADS:
+        for k, p in params.items():
+            p.grad = grads[k].clone()
+        opt.step()
+    return params
+
+
+def optimizer_cases():
+    cases = {"init." + k: v for k, v in INIT.items()}
+    for step, grads in enumerate(GRADS):
+        cases.update({"grad%d.%s" % (step, k): v for k, v in grads.items()})
+    for name, (cls, kwargs) in CONFIGS.items():
+        cases.update({"%s.%s" % (name, k): v.detach() for k, v in run(cls, kwargs).items()})
+    return cases
+
+
+def reprs():
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(2, requires_grad=True)
+    out = {
+        # The tutorial's two groups: the second overrides the default lr.
+        "sgd_two_groups": O.SGD([{"params": [w]}, {"params": [b], "lr": 1e-2}], lr=1e-5,
+                                momentum=0.9),
+        "sgd_int_lr": O.SGD([w], lr=1),
+        "sgd_nesterov": O.SGD([w], lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-4),
+        "adam": O.Adam([w]),
+        "adam_options": O.Adam([w], lr=0.02, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.5,
+                               amsgrad=True, maximize=True),
+        "adamw": O.AdamW([w]),
+        "rmsprop": O.RMSprop([w], centered=True, momentum=0.5),
+        "adagrad": O.Adagrad([w], lr_decay=1e-3, initial_accumulator_value=0.1),
+    }
+    scheduled = O.SGD([w], lr=0.1)
+    O.lr_scheduler.StepLR(scheduled, step_size=2)
+    out["sgd_with_step_lr"] = scheduled
+    return {k: repr(v) for k, v in out.items()}
+
+
+def two_group_sgd(momentum=0.0):
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(2, requires_grad=True)
+    return O.SGD([{"params": [w]}, {"params": [b], "lr": 0.05}], lr=0.1, momentum=momentum)
+
+
+def two_group_adam():
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(2, requires_grad=True)
+    return O.Adam([{"params": [w]}, {"params": [b], "lr": 0.05}], lr=0.1)
+
+
+PLATEAU_METRICS = [1.0, 0.9, 0.95, 0.95, 0.96, 0.8, 0.85, 0.85, 0.85, 0.85, 0.85, 0.7]
+S = O.lr_scheduler
+
+
+def scheduler_cases():
+    cases = {}
+
+    def record(name, opt, step, momentum=None):
+        lrs, moms = [], []
+        for epoch in range(12):
+            lrs.append([g["lr"] for g in opt.param_groups])
+            if momentum:
+                moms.append([momentum(g) for g in opt.param_groups])
+            opt.step()
+            step(epoch)
+        cases[name] = torch.tensor(lrs, dtype=torch.float64)
+        if momentum:
+            cases[name + ".momentum"] = torch.tensor(moms, dtype=torch.float64)
+
+    def simple(name, make):
+        opt = two_group_sgd()
+        sched = make(opt)
+        record(name, opt, lambda e: sched.step())
+
+    simple("step_lr", lambda o: S.StepLR(o, step_size=3, gamma=0.5))
+    simple("multi_step_lr", lambda o: S.MultiStepLR(o, milestones=[2, 5, 5, 9], gamma=0.1))
+    simple("exponential_lr", lambda o: S.ExponentialLR(o, gamma=0.9))
+    simple("cosine_annealing_lr", lambda o: S.CosineAnnealingLR(o, T_max=4, eta_min=0.001))
+    simple("linear_lr", lambda o: S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=4))
+
+    opt = two_group_sgd()
+    cosine = S.CosineAnnealingLR(opt, T_max=5, eta_min=0.01)
+    decay = S.ExponentialLR(opt, gamma=0.8)
+    record("chained_cosine_exponential", opt, lambda e: (cosine.step(), decay.step()))
+
+    opt = two_group_sgd(momentum=0.9)
+    one_cycle = S.OneCycleLR(opt, max_lr=[1.0, 0.5], total_steps=12)
+    record("one_cycle_lr", opt, lambda e: one_cycle.step() if e < 11 else None,
+           momentum=lambda g: g["momentum"])
+
+    opt = two_group_adam()
+    one_cycle = S.OneCycleLR(opt, max_lr=0.1, epochs=3, steps_per_epoch=4, pct_start=0.25,
+                             anneal_strategy="linear", three_phase=True, div_factor=10.0,
+                             final_div_factor=100.0, base_momentum=0.8, max_momentum=0.9)
+    record("one_cycle_lr_linear_three_phase", opt,
+           lambda e: one_cycle.step() if e < 11 else None, momentum=lambda g: g["betas"][0])
+
+    opt = two_group_sgd()
+    plateau = S.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=2, cooldown=1,
+                                  threshold=0.01)
+    record("reduce_lr_on_plateau", opt, lambda e: plateau.step(PLATEAU_METRICS[e]))
+
+    opt = two_group_sgd()
+    plateau = S.ReduceLROnPlateau(opt, mode="max", factor=0.1, patience=1, threshold=0.05,
+                                  threshold_mode="abs", min_lr=[0.002, 0.0])
+    record("reduce_lr_on_plateau_max_abs", opt, lambda e: plateau.step(PLATEAU_METRICS[e]))
+    return cases
+
+
+def main():
+    write_golden("optim_golden.txt", optimizer_cases(), directory=OUT, digits=17)
+    write_golden("lr_scheduler_golden.txt", scheduler_cases(), directory=OUT, digits=17)
+    with open(os.path.join(ROOT, OUT, "optim_reprs.txt"), "w") as f:
+        for name, text in reprs().items():
+            f.write("=== %s\n%s\n" % (name, text))
+
+
+if __name__ == "__main__":
+    main()

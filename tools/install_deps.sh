@@ -13,6 +13,7 @@ packages=(
   libbenchmark-dev
   zlib1g-dev
   python3-torch     # the reference for golden values (tools/gen_*.py)
+  dataset-fashion-mnist  # Fashion-MNIST under /usr/share/datasets/fashion-mnist
 )
 
 missing=()

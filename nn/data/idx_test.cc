@@ -169,6 +169,28 @@ TEST(ReadIdxTest, MoreDataThanTheHeaderSaysIsAnErrorNamingTheFile) {
                                        "promises 12");
 }
 
+TEST(ReadIdxTest, EveryCutOfAGzipFileIsReadOrRefusedWithAnError) {
+  const Bytes whole = gzip(concat(header(0x08, {4, 5}), counting(20)));
+  for (size_t n = 0; n < whole.size(); ++n) {
+    const std::string path = write_plain("prefix.idx.gz", Bytes(whole.begin(), whole.begin() + n));
+    EXPECT_THROW(read_idx(path), Error) << "a cut after " << n << " bytes";
+  }
+}
+
+TEST(ReadIdxTest, EveryFlippedByteIsReadOrRefusedWithAnError) {
+  const Bytes whole = gzip(concat(header(0x0D, {2, 3}), counting(24)));
+  for (size_t i = 0; i < whole.size(); ++i) {
+    Bytes damaged = whole;
+    damaged[i] ^= 0x5A;
+    const std::string path = write_plain("flipped.idx.gz", damaged);
+    try {
+      read_idx(path);
+    } catch (const Error&) {
+      // refused: fine
+    }
+  }
+}
+
 // A root holding `n` images of 2x3 pixels and `labels` labels, gzip'd.
 std::string mnist_root(const std::string& name, uint32_t n, uint32_t labels) {
   const std::string root = temp_path(name);

@@ -17,6 +17,7 @@ packages=(
   libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for clang's -fsanitize=fuzzer
   python3-venv        # the Python safetensors round trip (tools/safetensors_roundtrip.sh)
   python3-torch     # the reference for golden values (tools/gen_*.py)
+  dataset-fashion-mnist  # Fashion-MNIST under /usr/share/datasets/fashion-mnist
 )
 
 missing=()

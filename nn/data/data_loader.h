@@ -1,0 +1,195 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "nn/data/collate.h"
+#include "nn/data/dataset.h"
+#include "nn/data/generator.h"
+#include "nn/data/prefetcher.h"
+#include "tensor/error.h"
+
+namespace torchlet::data {
+
+/// How a DataLoader batches (PyTorch's DataLoader arguments).
+struct DataLoaderOptions {
+  int64_t batch_size = 1;
+  /// Draw a new order of the examples at the start of every epoch.
+  bool shuffle = false;
+  /// Leave out the last batch when it would be smaller than batch_size.
+  bool drop_last = false;
+  /// Threads making batches ahead of the loop; 0 makes them on the loop's
+  /// thread. See Note [DataLoader threading].
+  int64_t num_workers = 0;
+  /// Batches each worker may make ahead (with num_workers > 0).
+  int64_t prefetch_factor = 2;
+  /// Seed of the shuffling generator; unset, it is drawn from the global
+  /// generator (so manual_seed fixes it too).
+  std::optional<uint64_t> seed;
+};
+
+namespace detail {
+void check_options(const DataLoaderOptions& options);
+int64_t num_batches(int64_t dataset_size, int64_t batch_size, bool drop_last);
+}  // namespace detail
+
+/// Iterates over a dataset in batches (PyTorch's `torch.utils.data.DataLoader`
+/// for map-style datasets):
+///
+///   auto dataset = std::make_shared<TensorDataset>(inputs, targets);
+///   DataLoaderOptions options;
+///   options.batch_size = 64;
+///   options.shuffle = true;
+///   options.seed = 1;
+///   DataLoader<Example> loader(dataset, options);
+///   for (Example& batch : loader) { ... batch.data [64, ...], batch.target [64] ... }
+///
+/// Each range-for (each begin()) is one epoch. `collate` turns the examples
+/// of a batch into a Batch; without one, `default_collate` stacks them, and a
+/// dataset that can gather a batch at once (TensorDataset, and a Subset of
+/// one) does so instead. A DataLoader and its iterators belong to one thread.
+template <typename ExampleT, typename Batch = ExampleT>
+class DataLoader {
+ public:
+  using Collate = std::function<Batch(std::vector<ExampleT>)>;
+
+  DataLoader(std::shared_ptr<const Dataset<ExampleT>> dataset, DataLoaderOptions options,
+             Collate collate = nullptr)
+      : dataset_(std::move(dataset)),
+        options_(std::move(options)),
+        collate_(std::move(collate)),
+        generator_(options_.seed ? Generator(*options_.seed) : Generator()) {
+    TORCHLET_CHECK(dataset_ != nullptr, "DataLoader: the dataset is null");
+    detail::check_options(options_);
+    if constexpr (!std::is_same_v<Batch, ExampleT> || !has_default_collate_v<ExampleT>) {
+      TORCHLET_CHECK(collate_ != nullptr,
+                     "DataLoader: this example type has no default_collate; pass a collate "
+                     "function");
+    }
+  }
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+  /// Stops the workers of every epoch still being iterated.
+  ~DataLoader() {
+    for (const std::weak_ptr<Epoch>& weak : epochs_) {
+      if (std::shared_ptr<Epoch> epoch = weak.lock()) epoch->prefetcher.stop();
+    }
+  }
+
+  /// The number of batches in an epoch.
+  int64_t size() const {
+    return detail::num_batches(dataset_->size(), options_.batch_size, options_.drop_last);
+  }
+  const DataLoaderOptions& options() const { return options_; }
+
+  class Iterator;
+  /// Starts an epoch: draws its order and, with workers, starts prefetching.
+  Iterator begin() { return Iterator(start_epoch(), size()); }
+  Iterator end() { return Iterator(nullptr, size()); }
+
+ private:
+  struct Epoch {
+    Epoch(typename detail::Prefetcher<Batch>::MakeBatch make_batch, int64_t num_batches,
+          const DataLoaderOptions& options)
+        : prefetcher(std::move(make_batch), num_batches, options.num_workers,
+                     options.prefetch_factor) {}
+    detail::Prefetcher<Batch> prefetcher;
+    std::optional<Batch> current;
+  };
+
+  std::shared_ptr<Epoch> start_epoch() {
+    const int64_t n = dataset_->size();
+    std::vector<int64_t> order = options_.shuffle ? generator_.randperm(n) : identity(n);
+    auto make_batch = [dataset = dataset_, collate = collate_, order = std::move(order),
+                       batch_size = options_.batch_size](int64_t b) {
+      const auto first = order.begin() + b * batch_size;
+      const auto last = order.end() - first > batch_size ? first + batch_size : order.end();
+      return make(*dataset, collate, std::vector<int64_t>(first, last));
+    };
+    auto epoch = std::make_shared<Epoch>(std::move(make_batch), size(), options_);
+    epochs_.erase(std::remove_if(epochs_.begin(), epochs_.end(),
+                                 [](const std::weak_ptr<Epoch>& e) { return e.expired(); }),
+                  epochs_.end());
+    epochs_.push_back(epoch);
+    return epoch;
+  }
+
+  static std::vector<int64_t> identity(int64_t n) {
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    return order;
+  }
+
+  static Batch make(const Dataset<ExampleT>& dataset, const Collate& collate,
+                    const std::vector<int64_t>& indices) {
+    if constexpr (std::is_same_v<Batch, ExampleT> && has_default_collate_v<ExampleT>) {
+      if (!collate) {
+        if (std::optional<ExampleT> batch = dataset.get_batch(indices)) return std::move(*batch);
+      }
+    }
+    std::vector<ExampleT> examples;
+    examples.reserve(indices.size());
+    for (int64_t i : indices) examples.push_back(dataset.get(i));
+    if constexpr (std::is_same_v<Batch, ExampleT> && has_default_collate_v<ExampleT>) {
+      if (!collate) return default_collate(examples);
+    }
+    return collate(std::move(examples));
+  }
+
+  std::shared_ptr<const Dataset<ExampleT>> dataset_;
+  DataLoaderOptions options_;
+  Collate collate_;
+  Generator generator_;
+  std::vector<std::weak_ptr<Epoch>> epochs_;
+};
+
+/// An input iterator over one epoch's batches. Copies share the epoch; the
+/// epoch (and its workers) stops when the last copy is destroyed.
+template <typename ExampleT, typename Batch>
+class DataLoader<ExampleT, Batch>::Iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Batch;
+  using difference_type = std::ptrdiff_t;
+  using pointer = Batch*;
+  using reference = Batch&;
+
+  Batch& operator*() const { return *epoch_->current; }
+  Batch* operator->() const { return &*epoch_->current; }
+  Iterator& operator++() {
+    ++index_;
+    fetch();
+    return *this;
+  }
+  bool operator==(const Iterator& other) const { return index_ == other.index_; }
+  bool operator!=(const Iterator& other) const { return !(*this == other); }
+
+ private:
+  friend class DataLoader;
+  Iterator(std::shared_ptr<Epoch> epoch, int64_t num_batches)
+      : epoch_(std::move(epoch)), num_batches_(num_batches), index_(epoch_ ? 0 : num_batches) {
+    fetch();
+  }
+
+  void fetch() {
+    if (index_ >= num_batches_) {
+      epoch_.reset();  // the epoch is over: stop its workers now
+      return;
+    }
+    epoch_->current.reset();
+    epoch_->current.emplace(epoch_->prefetcher.next(index_));
+  }
+
+  std::shared_ptr<Epoch> epoch_;
+  int64_t num_batches_;
+  int64_t index_;
+};
+
+}  // namespace torchlet::data

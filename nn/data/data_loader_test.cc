@@ -1,0 +1,335 @@
+#include "nn/data/data_loader.h"
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensor/tensor.h"
+#include "tensor/test_util.h"
+
+namespace torchlet::data {
+namespace {
+
+using ::torchlet::testing::values;
+
+// Inputs [i, -i] and target i for example i.
+std::shared_ptr<TensorDataset> numbered(int64_t n) {
+  Tensor index = arange(0, n, 1, kFloat32);
+  return std::make_shared<TensorDataset>(stack({index, -index}, 1), arange(0, n, 1, kInt64));
+}
+
+DataLoaderOptions batches_of(int64_t batch_size) {
+  DataLoaderOptions options;
+  options.batch_size = batch_size;
+  return options;
+}
+
+DataLoaderOptions shuffled(int64_t batch_size, uint64_t seed, int64_t num_workers = 0) {
+  DataLoaderOptions options = batches_of(batch_size);
+  options.shuffle = true;
+  options.seed = seed;
+  options.num_workers = num_workers;
+  return options;
+}
+
+// The targets of one epoch, batch by batch.
+std::vector<std::vector<int64_t>> epoch(DataLoader<Example>& loader) {
+  std::vector<std::vector<int64_t>> targets;
+  for (Example& batch : loader) targets.push_back(batch.target.to_vector<int64_t>());
+  return targets;
+}
+
+std::vector<int64_t> flat(const std::vector<std::vector<int64_t>>& batches) {
+  std::vector<int64_t> all;
+  for (const auto& b : batches) all.insert(all.end(), b.begin(), b.end());
+  return all;
+}
+
+// Example i is the scalar tensor i; get() records its calls and the threads
+// they ran on, and throws for index `fail_at`.
+class Probe : public Dataset<Tensor> {
+ public:
+  explicit Probe(int64_t n, int64_t fail_at = -1) : n_(n), fail_at_(fail_at) {}
+  int64_t size() const override { return n_; }
+  Tensor get(int64_t index) const override {
+    ++calls;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads.insert(std::this_thread::get_id());
+    }
+    if (index == fail_at_) throw std::runtime_error("cannot read example " + std::to_string(index));
+    return scalar_tensor(index, kInt64);
+  }
+  mutable std::atomic<int64_t> calls{0};
+  mutable std::set<std::thread::id> threads;
+
+ private:
+  int64_t n_;
+  int64_t fail_at_;
+  mutable std::mutex mutex_;
+};
+
+TEST(DataLoaderTest, BatchesFollowTheDatasetOrderWithoutShuffle) {
+  DataLoader<Example> loader(numbered(7), batches_of(3));
+  EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
+}
+
+TEST(DataLoaderTest, BatchesStackInputsAndTargets) {
+  DataLoader<Example> loader(numbered(7), batches_of(3));
+  auto it = loader.begin();
+  const Example& first = *it;
+  EXPECT_EQ(first.data.sizes(), (SizeVec{3, 2}));
+  EXPECT_EQ(first.target.sizes(), (SizeVec{3}));
+  EXPECT_EQ(values(first.data), (std::vector<double>{0, 0, 1, -1, 2, -2}));
+}
+
+TEST(DataLoaderTest, SizeCountsThePartialLastBatch) {
+  EXPECT_EQ(DataLoader<Example>(numbered(7), batches_of(3)).size(), 3);
+  EXPECT_EQ(DataLoader<Example>(numbered(6), batches_of(3)).size(), 2);
+}
+
+TEST(DataLoaderTest, DropLastLeavesOutThePartialBatch) {
+  DataLoaderOptions options = batches_of(3);
+  options.drop_last = true;
+  DataLoader<Example> loader(numbered(7), options);
+  EXPECT_EQ(loader.size(), 2);
+  EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}}));
+}
+
+TEST(DataLoaderTest, EmptyDatasetHasNoBatches) {
+  DataLoader<Example> loader(numbered(0), batches_of(3));
+  EXPECT_EQ(loader.size(), 0);
+  EXPECT_TRUE(epoch(loader).empty());
+}
+
+TEST(DataLoaderTest, ShuffleVisitsEveryExampleOncePerEpoch) {
+  DataLoader<Example> loader(numbered(10), shuffled(4, 1));
+  std::vector<int64_t> all = flat(epoch(loader));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(DataLoaderTest, ShuffleReshufflesEveryEpoch) {
+  DataLoader<Example> loader(numbered(20), shuffled(4, 1));
+  EXPECT_NE(flat(epoch(loader)), flat(epoch(loader)));
+}
+
+TEST(DataLoaderTest, ShuffleIsReproducibleBySeed) {
+  DataLoader<Example> a(numbered(20), shuffled(4, 5)), b(numbered(20), shuffled(4, 5));
+  const auto a1 = epoch(a), a2 = epoch(a);
+  EXPECT_EQ(epoch(b), a1);
+  EXPECT_EQ(epoch(b), a2);
+}
+
+TEST(DataLoaderTest, DifferentSeedsShuffleDifferently) {
+  DataLoader<Example> a(numbered(20), shuffled(4, 5)), b(numbered(20), shuffled(4, 6));
+  EXPECT_NE(epoch(a), epoch(b));
+}
+
+TEST(DataLoaderTest, UnseededShuffleFollowsTheGlobalSeed) {
+  DataLoaderOptions options = shuffled(4, 0);
+  options.seed.reset();
+  manual_seed(3);
+  DataLoader<Example> a(numbered(20), options);
+  manual_seed(3);
+  DataLoader<Example> b(numbered(20), options);
+  EXPECT_EQ(epoch(a), epoch(b));
+}
+
+TEST(DataLoaderTest, WorkersGiveTheSameBatchesAsTheLoopThread) {
+  DataLoader<Example> serial(numbered(50), shuffled(4, 9, 0));
+  DataLoader<Example> prefetched(numbered(50), shuffled(4, 9, 2));
+  EXPECT_EQ(epoch(prefetched), epoch(serial));
+  EXPECT_EQ(epoch(prefetched), epoch(serial));
+}
+
+TEST(DataLoaderTest, WorkersMakeBatchesOffTheLoopThread) {
+  auto probe = std::make_shared<Probe>(12);
+  DataLoaderOptions options = batches_of(2);
+  options.num_workers = 2;
+  DataLoader<Tensor> loader(probe, options);
+  int64_t batches = 0;
+  for (Tensor& batch : loader) {
+    EXPECT_EQ(batch.to_vector<int64_t>(), (std::vector<int64_t>{2 * batches, 2 * batches + 1}));
+    ++batches;
+  }
+  EXPECT_EQ(batches, 6);
+  EXPECT_EQ(probe->threads.count(std::this_thread::get_id()), 0u);
+}
+
+TEST(DataLoaderTest, WorkersPrefetchAtMostWorkersTimesPrefetchFactorBatches) {
+  auto probe = std::make_shared<Probe>(100);
+  DataLoaderOptions options = batches_of(1);
+  options.num_workers = 2;
+  options.prefetch_factor = 3;
+  DataLoader<Tensor> loader(probe, options);
+  int64_t handed_out = 0;
+  for (Tensor& batch : loader) {
+    (void)batch;
+    ++handed_out;
+    EXPECT_LE(probe->calls.load(), handed_out + 2 * 3);
+  }
+}
+
+TEST(DataLoaderTest, CustomCollateMakesAnyBatchType) {
+  using Sum = int64_t;
+  auto collate = [](std::vector<Example> examples) {
+    Sum sum = 0;
+    for (const Example& e : examples) sum += e.target.item<int64_t>();
+    return sum;
+  };
+  DataLoader<Example, Sum> loader(numbered(5), batches_of(2), collate);
+  std::vector<Sum> sums;
+  for (Sum s : loader) sums.push_back(s);
+  EXPECT_EQ(sums, (std::vector<Sum>{1, 5, 4}));
+}
+
+TEST(DataLoaderTest, CustomCollateReceivesTheExamplesInBatchOrder) {
+  auto collate = [](std::vector<Example> examples) {
+    std::vector<int64_t> targets;
+    for (const Example& e : examples) targets.push_back(e.target.item<int64_t>());
+    return targets;
+  };
+  DataLoader<Example, std::vector<int64_t>> loader(numbered(5), shuffled(5, 2), collate);
+  DataLoader<Example> reference(numbered(5), shuffled(5, 2));
+  auto it = loader.begin();
+  EXPECT_EQ(*it, flat(epoch(reference)));
+}
+
+TEST(DataLoaderTest, SubsetOfTensorDatasetBatchesItsRows) {
+  std::shared_ptr<const Dataset<Example>> dataset = numbered(10);
+  auto subset = std::make_shared<Subset<Example>>(dataset, std::vector<int64_t>{9, 3, 5});
+  DataLoader<Example> loader(subset, batches_of(2));
+  EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{9, 3}, {5}}));
+}
+
+TEST(DataLoaderTest, DatasetWithoutGetBatchIsCollatedPerExample) {
+  auto probe = std::make_shared<Probe>(5);
+  DataLoader<Tensor> loader(probe, batches_of(2));
+  std::vector<std::vector<int64_t>> batches;
+  for (Tensor& batch : loader) batches.push_back(batch.to_vector<int64_t>());
+  EXPECT_EQ(batches, (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4}}));
+  EXPECT_EQ(probe->calls.load(), 5);
+}
+
+TEST(DataLoaderTest, BreakingOutStopsAndJoinsTheWorkers) {
+  auto dataset = numbered(1000);
+  DataLoader<Example> loader(dataset, shuffled(2, 1, 2));
+  for (Example& batch : loader) {
+    (void)batch;
+    EXPECT_GT(dataset.use_count(), 2);  // the epoch's workers hold it too
+    break;
+  }
+  // The epoch and its workers are gone: only this test and the loader hold it.
+  EXPECT_EQ(dataset.use_count(), 2);
+}
+
+TEST(DataLoaderTest, LoopCanRunAgainAfterABreak) {
+  DataLoader<Example> loader(numbered(6), batches_of(2));
+  for (Example& batch : loader) {
+    (void)batch;
+    break;
+  }
+  EXPECT_EQ(flat(epoch(loader)), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(DataLoaderTest, DestroyingTheLoaderMidEpochStopsTheWorkers) {
+  auto dataset = numbered(1000);
+  auto loader = std::make_unique<DataLoader<Example>>(dataset, shuffled(2, 1, 2));
+  auto it = loader->begin();
+  ++it;
+  loader.reset();
+  EXPECT_EQ(dataset.use_count(), 1);
+  EXPECT_THROW_MSG(++it, "DataLoader: this epoch was stopped because its DataLoader was destroyed");
+}
+
+TEST(DataLoaderTest, DestroyingTheLoaderMidEpochWithoutWorkersStopsTheEpoch) {
+  auto dataset = numbered(10);
+  auto loader = std::make_unique<DataLoader<Example>>(dataset, batches_of(2));
+  auto it = loader->begin();
+  loader.reset();
+  EXPECT_EQ(dataset.use_count(), 1);
+  EXPECT_THROW_MSG(++it, "DataLoader: this epoch was stopped because its DataLoader was destroyed");
+}
+
+TEST(DataLoaderTest, WorkerExceptionReachesTheLoopAtTheBatchThatFailed) {
+  auto probe = std::make_shared<Probe>(10, /*fail_at=*/5);
+  DataLoaderOptions options = batches_of(2);
+  options.num_workers = 2;
+  DataLoader<Tensor> loader(probe, options);
+  std::vector<int64_t> seen;
+  try {
+    for (Tensor& batch : loader) {
+      for (int64_t v : batch.to_vector<int64_t>()) seen.push_back(v);
+    }
+    ADD_FAILURE() << "the worker's exception did not reach the loop";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "cannot read example 5");
+  }
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(probe.use_count(), 2);  // the workers were joined when the loop unwound
+}
+
+TEST(DataLoaderTest, ExceptionOnTheLoopThreadReachesTheLoop) {
+  auto probe = std::make_shared<Probe>(10, /*fail_at=*/2);
+  DataLoader<Tensor> loader(probe, batches_of(2));
+  EXPECT_THROW(
+      {
+        for (Tensor& batch : loader) (void)batch;
+      },
+      std::runtime_error);
+}
+
+TEST(DataLoaderTest, ExceptionInTheLoopBodyStopsTheWorkers) {
+  auto dataset = numbered(1000);
+  DataLoader<Example> loader(dataset, shuffled(2, 1, 2));
+  EXPECT_THROW(
+      {
+        for (Example& batch : loader) {
+          (void)batch;
+          throw std::runtime_error("stop");
+        }
+      },
+      std::runtime_error);
+  EXPECT_EQ(dataset.use_count(), 2);
+}
+
+TEST(DataLoaderTest, NonPositiveBatchSizeIsAnError) {
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), batches_of(0)),
+                   "batch_size should be a positive integer value, but got batch_size=0");
+}
+
+TEST(DataLoaderTest, NegativeNumWorkersIsAnError) {
+  DataLoaderOptions options;
+  options.num_workers = -1;
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), options),
+                   "num_workers option should be non-negative; use num_workers=0 to disable "
+                   "multiprocessing.");
+}
+
+TEST(DataLoaderTest, NonPositivePrefetchFactorIsAnError) {
+  DataLoaderOptions options;
+  options.num_workers = 1;
+  options.prefetch_factor = 0;
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), options),
+                   "prefetch_factor option should be a positive integer, but got "
+                   "prefetch_factor=0");
+}
+
+TEST(DataLoaderTest, NullDatasetIsAnError) {
+  EXPECT_THROW_MSG(DataLoader<Example>(nullptr, batches_of(1)), "DataLoader: the dataset is null");
+}
+
+TEST(DataLoaderTest, BatchTypeWithoutDefaultCollateNeedsACollate) {
+  EXPECT_THROW_MSG((DataLoader<Example, int64_t>(numbered(4), batches_of(1))),
+                   "DataLoader: this example type has no default_collate; pass a collate "
+                   "function");
+}
+
+}  // namespace
+}  // namespace torchlet::data

@@ -1,0 +1,119 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "nn/data/generator.h"
+#include "tensor/error.h"
+#include "tensor/tensor_body.h"
+
+namespace torchlet::data {
+
+/// An (input, target) pair: what a TensorDataset returns for one index and,
+/// stacked along a new first dimension, for a batch.
+struct Example {
+  Tensor data;
+  Tensor target;
+};
+
+/// A map-style dataset (PyTorch's `torch.utils.data.Dataset`): `size()`
+/// examples, read by index. `ExampleT` is whatever one example is.
+template <typename ExampleT>
+class Dataset {
+ public:
+  using ExampleType = ExampleT;
+
+  virtual ~Dataset() = default;
+  virtual int64_t size() const = 0;
+  /// The example at `index` (0 <= index < size()). Called from DataLoader's
+  /// worker threads at once: must be safe to call concurrently.
+  virtual ExampleT get(int64_t index) const = 0;
+  /// The examples at `indices` already collated, when the dataset can gather
+  /// them in one pass (a TensorDataset does an index_select per tensor);
+  /// nullopt otherwise. DataLoader's default collate tries this first.
+  virtual std::optional<ExampleT> get_batch(const std::vector<int64_t>& indices) const {
+    (void)indices;
+    return std::nullopt;
+  }
+};
+
+/// Rows of two tensors sharing their first dimension (PyTorch's
+/// `TensorDataset(inputs, targets)`): example i is {data[i], target[i]}.
+class TensorDataset : public Dataset<Example> {
+ public:
+  TensorDataset(Tensor data, Tensor target);
+
+  int64_t size() const override;
+  Example get(int64_t index) const override;
+  /// {data.index_select(0, indices), target.index_select(0, indices)}.
+  std::optional<Example> get_batch(const std::vector<int64_t>& indices) const override;
+
+  const Tensor& data() const { return data_; }
+  const Tensor& targets() const { return target_; }
+
+ private:
+  Tensor data_;
+  Tensor target_;
+};
+
+namespace detail {
+void check_subset_index(int64_t index, int64_t size);
+void check_subset_indices(const std::vector<int64_t>& indices, int64_t dataset_size);
+std::vector<std::vector<int64_t>> split_indices(int64_t dataset_size,
+                                                const std::vector<int64_t>& lengths,
+                                                Generator& generator);
+}  // namespace detail
+
+/// The examples of `dataset` at `indices`, in that order (PyTorch's `Subset`).
+template <typename ExampleT>
+class Subset : public Dataset<ExampleT> {
+ public:
+  /// Throws unless every index is within the dataset.
+  Subset(std::shared_ptr<const Dataset<ExampleT>> dataset, std::vector<int64_t> indices)
+      : dataset_(std::move(dataset)), indices_(std::move(indices)) {
+    TORCHLET_CHECK(dataset_ != nullptr, "Subset: the dataset is null");
+    detail::check_subset_indices(indices_, dataset_->size());
+  }
+
+  int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
+  ExampleT get(int64_t index) const override {
+    detail::check_subset_index(index, size());
+    return dataset_->get(indices_[index]);
+  }
+  std::optional<ExampleT> get_batch(const std::vector<int64_t>& indices) const override {
+    std::vector<int64_t> mapped;
+    mapped.reserve(indices.size());
+    for (int64_t i : indices) {
+      detail::check_subset_index(i, size());
+      mapped.push_back(indices_[i]);
+    }
+    return dataset_->get_batch(mapped);
+  }
+
+  const std::vector<int64_t>& indices() const { return indices_; }
+  const std::shared_ptr<const Dataset<ExampleT>>& dataset() const { return dataset_; }
+
+ private:
+  std::shared_ptr<const Dataset<ExampleT>> dataset_;
+  std::vector<int64_t> indices_;
+};
+
+/// Splits `dataset` into non-overlapping random subsets of the given lengths
+/// (PyTorch's `random_split`): a permutation of all indices drawn from
+/// `generator`, cut in order. The lengths must sum to the dataset's size.
+template <typename ExampleT>
+std::vector<std::shared_ptr<Subset<ExampleT>>> random_split(
+    const std::shared_ptr<const Dataset<ExampleT>>& dataset, const std::vector<int64_t>& lengths,
+    Generator& generator) {
+  TORCHLET_CHECK(dataset != nullptr, "random_split: the dataset is null");
+  std::vector<std::shared_ptr<Subset<ExampleT>>> subsets;
+  for (auto& indices : detail::split_indices(dataset->size(), lengths, generator)) {
+    subsets.push_back(std::make_shared<Subset<ExampleT>>(dataset, std::move(indices)));
+  }
+  return subsets;
+}
+
+}  // namespace torchlet::data

@@ -1,0 +1,193 @@
+#include "nn/data/dataset.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nn/data/collate.h"
+#include "nn/data/generator.h"
+#include "tensor/tensor.h"
+#include "tensor/test_util.h"
+
+namespace torchlet::data {
+namespace {
+
+using ::torchlet::testing::values;
+
+// Rows [i, 10 + i] and targets 100 + i, so every value names its row.
+std::shared_ptr<TensorDataset> rows(int64_t n) {
+  Tensor data = stack({arange(0, n, 1, kFloat32), arange(10, 10 + n, 1, kFloat32)}, 1);
+  return std::make_shared<TensorDataset>(data, arange(100, 100 + n, 1, kInt64));
+}
+
+TEST(GeneratorTest, RandpermIsAPermutation) {
+  Generator generator(3);
+  std::vector<int64_t> perm = generator.randperm(50);
+  std::sort(perm.begin(), perm.end());
+  std::vector<int64_t> expected(50);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(perm, expected);
+}
+
+TEST(GeneratorTest, SameSeedGivesSamePermutations) {
+  Generator a(7), b(7);
+  EXPECT_EQ(a.randperm(20), b.randperm(20));
+  EXPECT_EQ(a.randperm(20), b.randperm(20));
+}
+
+TEST(GeneratorTest, SuccessiveDrawsDiffer) {
+  Generator generator(7);
+  EXPECT_NE(generator.randperm(20), generator.randperm(20));
+}
+
+TEST(GeneratorTest, ManualSeedRestartsTheSequence) {
+  Generator generator(7);
+  const std::vector<int64_t> first = generator.randperm(20);
+  generator.manual_seed(7);
+  EXPECT_EQ(generator.randperm(20), first);
+}
+
+TEST(GeneratorTest, UnseededFollowsTheGlobalSeed) {
+  manual_seed(11);
+  Generator a;
+  manual_seed(11);
+  Generator b;
+  EXPECT_EQ(a.randperm(20), b.randperm(20));
+}
+
+TEST(GeneratorTest, NegativeLengthIsAnError) {
+  Generator generator(0);
+  EXPECT_THROW_MSG(generator.randperm(-1), "randperm: n must be non-negative, got -1");
+}
+
+TEST(TensorDatasetTest, SizeIsTheFirstDimension) { EXPECT_EQ(rows(5)->size(), 5); }
+
+TEST(TensorDatasetTest, GetReturnsTheRowAndItsTarget) {
+  const Example e = rows(5)->get(3);
+  EXPECT_EQ(values(e.data), (std::vector<double>{3, 13}));
+  EXPECT_EQ(e.target.dim(), 0);
+  EXPECT_EQ(e.target.item<int64_t>(), 103);
+}
+
+TEST(TensorDatasetTest, GetBatchGathersRows) {
+  const std::optional<Example> batch = rows(5)->get_batch({4, 0, 2});
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(values(batch->data), (std::vector<double>{4, 14, 0, 10, 2, 12}));
+  EXPECT_EQ(values(batch->target), (std::vector<double>{104, 100, 102}));
+}
+
+TEST(TensorDatasetTest, GetOutOfRangeIsAnError) {
+  EXPECT_THROW_MSG(rows(5)->get(5),
+                   "TensorDataset: index 5 is out of bounds for dimension 0 with size 5");
+  EXPECT_THROW_MSG(rows(5)->get(-1),
+                   "TensorDataset: index -1 is out of bounds for dimension 0 with size 5");
+}
+
+TEST(TensorDatasetTest, SizeMismatchIsAnError) {
+  EXPECT_THROW_MSG(TensorDataset(zeros({4, 2}), zeros({3})),
+                   "Size mismatch between tensors: [4, 2] and [3]");
+}
+
+TEST(TensorDatasetTest, ScalarTensorIsAnError) {
+  EXPECT_THROW_MSG(TensorDataset(scalar_tensor(1), zeros({3})),
+                   "TensorDataset: expected tensors with at least one dimension, got shapes [] "
+                   "and [3]");
+}
+
+TEST(TensorDatasetTest, UndefinedTensorIsAnError) {
+  EXPECT_THROW_MSG(TensorDataset(Tensor(), zeros({3})), "TensorDataset: a tensor is undefined");
+}
+
+TEST(CollateTest, StacksTensors) {
+  const Tensor batch = default_collate(std::vector<Tensor>{tensor({1, 2}), tensor({3, 4})});
+  EXPECT_EQ(batch.sizes(), (SizeVec{2, 2}));
+  EXPECT_EQ(values(batch), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(CollateTest, StacksExamplesIntoInputsAndTargets) {
+  auto dataset = rows(3);
+  const Example batch = default_collate({dataset->get(2), dataset->get(0)});
+  EXPECT_EQ(batch.data.sizes(), (SizeVec{2, 2}));
+  EXPECT_EQ(batch.target.sizes(), (SizeVec{2}));
+  EXPECT_EQ(values(batch.target), (std::vector<double>{102, 100}));
+}
+
+TEST(CollateTest, NoExamplesIsAnError) {
+  EXPECT_THROW_MSG(default_collate(std::vector<Tensor>{}),
+                   "default_collate: expected at least one example");
+}
+
+TEST(SubsetTest, GetMapsThroughTheIndices) {
+  Subset<Example> subset(rows(6), {5, 1});
+  EXPECT_EQ(subset.size(), 2);
+  EXPECT_EQ(subset.get(0).target.item<int64_t>(), 105);
+  EXPECT_EQ(subset.get(1).target.item<int64_t>(), 101);
+}
+
+TEST(SubsetTest, GetBatchGathersFromTheDataset) {
+  Subset<Example> subset(rows(6), {5, 1, 3});
+  const std::optional<Example> batch = subset.get_batch({2, 0});
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(values(batch->target), (std::vector<double>{103, 105}));
+}
+
+TEST(SubsetTest, IndexOutsideTheDatasetIsAnError) {
+  EXPECT_THROW_MSG(Subset<Example>(rows(6), {1, 6}),
+                   "Subset: index 6 is out of range for a dataset of size 6");
+}
+
+TEST(SubsetTest, GetOutOfRangeIsAnError) {
+  Subset<Example> subset(rows(6), {5, 1});
+  EXPECT_THROW_MSG(subset.get(2), "Subset: index 2 is out of range for a subset of size 2");
+  EXPECT_THROW_MSG(subset.get_batch({0, -1}),
+                   "Subset: index -1 is out of range for a subset of size 2");
+}
+
+TEST(RandomSplitTest, PartsHaveTheLengthsAndCoverTheDatasetOnce) {
+  Generator generator(42);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  auto parts = random_split(dataset, {7, 0, 3}, generator);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0]->size(), 7);
+  EXPECT_EQ(parts[1]->size(), 0);
+  EXPECT_EQ(parts[2]->size(), 3);
+  std::set<int64_t> seen(parts[0]->indices().begin(), parts[0]->indices().end());
+  seen.insert(parts[2]->indices().begin(), parts[2]->indices().end());
+  EXPECT_EQ(seen.size(), 10u);
+}
+
+TEST(RandomSplitTest, IsAPermutationDrawnFromTheGenerator) {
+  Generator generator(42), reference(42);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  auto parts = random_split(dataset, {6, 4}, generator);
+  const std::vector<int64_t> perm = reference.randperm(10);
+  EXPECT_EQ(parts[0]->indices(), std::vector<int64_t>(perm.begin(), perm.begin() + 6));
+  EXPECT_EQ(parts[1]->indices(), std::vector<int64_t>(perm.begin() + 6, perm.end()));
+}
+
+TEST(RandomSplitTest, DifferentSeedsGiveDifferentSplits) {
+  Generator a(1), b(2);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(20);
+  EXPECT_NE(random_split(dataset, {10, 10}, a)[0]->indices(),
+            random_split(dataset, {10, 10}, b)[0]->indices());
+}
+
+TEST(RandomSplitTest, LengthsNotSummingToTheSizeIsAnError) {
+  Generator generator(0);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  EXPECT_THROW_MSG(random_split(dataset, {7, 2}, generator),
+                   "Sum of input lengths does not equal the length of the input dataset!");
+}
+
+TEST(RandomSplitTest, NegativeLengthIsAnError) {
+  Generator generator(0);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  EXPECT_THROW_MSG(random_split(dataset, {12, -2}, generator),
+                   "random_split: lengths must be non-negative, got -2");
+}
+
+}  // namespace
+}  // namespace torchlet::data

@@ -35,6 +35,8 @@ void check_operand(const char* op, const Tensor& input, const Tensor& t, DType d
                  " but found ", scalar_type_name(t.dtype()));
 }
 
+Tensor flat(const Tensor& t) { return t.defined() ? t.contiguous().view({-1}) : t; }
+
 // Cross-entropy's inputs as rows: [R, C] logits, [R] targets.
 struct ClassRows {
   Tensor input;
@@ -73,13 +75,14 @@ void check_class_target(const Tensor& input, const Tensor& target, const Tensor&
                  shape_str(weight.sizes()));
 }
 
-// PyTorch's "Target 5 is out of bounds." for the first target that is
-// neither a class nor ignore_index.
-void check_targets_in_range(const Tensor& target, int64_t classes, int64_t ignore_index) {
-  const Tensor bad = target.lt(0).logical_or(target.ge(classes)).logical_and(target.ne(ignore_index));
-  if (!bad.any().item<bool>()) return;
-  const int64_t first = target.masked_select(bad).flatten()[0].item<int64_t>();
-  TORCHLET_CHECK(false, "Target ", first, " is out of bounds.");
+// Throws PyTorch's "Target 5 is out of bounds." for the first target
+// (flat, contiguous) that is neither a class nor ignore_index; returns the
+// summed weight of the targets kept.
+double check_targets_in_range(const Tensor& target, const Tensor& weight, int64_t classes,
+                              int64_t ignore_index) {
+  const cpu::TargetScan scan = cpu::scan_targets(target, weight, classes, ignore_index);
+  TORCHLET_CHECK(scan.all_valid, "Target ", scan.first_invalid, " is out of bounds.");
+  return scan.total_weight;
 }
 
 // The class dim moved last: [N, C, d1, ...] -> [N * d1 * ..., C].
@@ -146,14 +149,13 @@ int64_t check_layer_norm(const Tensor& input, IntArrayRef normalized_shape, cons
   return n;
 }
 
-Tensor flat(const Tensor& t) { return t.defined() ? t.contiguous().view({-1}) : t; }
-
 }  // namespace
 
 void check_class_indices(const Tensor& input, const Tensor& target, const Tensor& weight,
                          int64_t ignore_index) {
   check_class_target(input, target, weight);
-  check_targets_in_range(target, input.size(input.dim() == 1 ? 0 : 1), ignore_index);
+  check_targets_in_range(flat(target), flat(weight), input.size(input.dim() == 1 ? 0 : 1),
+                         ignore_index);
 }
 
 void check_class_probabilities(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -186,16 +188,12 @@ CrossEntropyForward cross_entropy_forward(const Tensor& input, const Tensor& tar
   TORCHLET_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
                  "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   const ClassRows rows = class_rows(input, target);
-  check_targets_in_range(rows.target, rows.classes, ignore_index);
   CrossEntropyForward f;
+  f.total_weight = check_targets_in_range(rows.target, flat(weight), rows.classes, ignore_index);
   f.loss = empty(target.sizes(), TensorOptions(input.dtype()).device(input.device()));
   f.probs = empty_like(rows.input);
   cpu::cross_entropy_rows(f.loss, f.probs, rows.input, rows.target, flat(weight), ignore_index,
                           label_smoothing);
-  const Tensor kept = rows.target.ne(ignore_index);
-  f.total_weight = weight.defined()
-                       ? weight.index_select(0, rows.target.masked_select(kept)).sum().item<double>()
-                       : kept.sum().item<double>();
   return f;
 }
 

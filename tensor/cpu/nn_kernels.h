@@ -9,6 +9,17 @@
 
 namespace torchlet::cpu {
 
+/// One pass over class-index targets [R]: the first that is neither in
+/// [0, classes) nor ignore_index (if any), and the summed weight of the
+/// targets kept (their count without weight).
+struct TargetScan {
+  bool all_valid = true;
+  int64_t first_invalid = 0;
+  double total_weight = 0;
+};
+TargetScan scan_targets(const Tensor& target, const Tensor& weight, int64_t classes,
+                        int64_t ignore_index);
+
 /// For each row r of input [R, C]: probs[r] = softmax(input[r]) and
 /// loss[r] = the cross-entropy of target[r] (0 where it is ignore_index).
 void cross_entropy_rows(const Tensor& loss, const Tensor& probs, const Tensor& input,

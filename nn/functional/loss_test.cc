@@ -26,6 +26,21 @@ TEST(CrossEntropyTest, FusedGradientIsSoftmaxMinusOneHotOverBatch) {
   EXPECT_TRUE(testing::all_close(x.grad().data(), (x.data().softmax(1) - onehot) / 4.0, 1e-12, 1e-14));
 }
 
+TEST(CrossEntropyTest, WideFloatRowsMatchLogSoftmaxAndGather) {
+  // 37 classes: the vectorized exp's 8-wide blocks and its scalar tail, and
+  // logits far below the row's max (exp underflows to 0).
+  Tensor values = randn({6, 37}) * 4.0;
+  values.select(1, 3).fill_(-150.0);
+  const Variable x(values, true);
+  const Tensor t = from_vector<int64_t>({0, 36, 3, 17, 8, 9}, {6});
+  const Variable loss = F::cross_entropy(x, Variable(t));
+  loss.backward();
+  const Tensor logp = values.log_softmax(1);
+  EXPECT_NEAR(loss.item<double>(), -logp.gather(1, t.unsqueeze(1)).mean().item<double>(), 1e-5);
+  const Tensor onehot = zeros({6, 37}).scatter(1, t.unsqueeze(1), 1.0);
+  EXPECT_TRUE(testing::all_close(x.grad().data(), (logp.exp() - onehot) / 6.0, 1e-5, 1e-7));
+}
+
 TEST(CrossEntropyTest, RecordedBackwardEqualsTheFusedOne) {
   const Variable x(randn({4, 6}, TensorOptions(kFloat64)), true);
   const Variable w(rand({6}, TensorOptions(kFloat64)));

@@ -34,4 +34,12 @@ Variable layer_norm(const Variable& input, IntArrayRef normalized_shape, const V
 Variable embedding(const Variable& weight, const Tensor& indices,
                    std::optional<int64_t> padding_idx, bool scale_grad_by_freq);
 
+/// Elementwise binary cross-entropy of probabilities input and target (one
+/// shape): -weight * (target * log(input) + (1 - target) * log(1 - input)),
+/// each log clamped at -100. Its input gradient is PyTorch's,
+/// weight * (input - target) / max(input * (1 - input), 1e-12), finite at 0
+/// and 1. weight broadcasts to input (undefined for none).
+Variable binary_cross_entropy(const Variable& input, const Variable& target,
+                              const Tensor& weight);
+
 }  // namespace torchlet

@@ -122,7 +122,36 @@ Tensor embedding_row_scale(const Tensor& flat_indices, int64_t num_embeddings,
   return scale.unsqueeze(1);
 }
 
+constexpr double kLogClamp = -100;
+constexpr double kBceEpsilon = 1e-12;
+
+variable_list binary_cross_entropy_backward(FunctionNode& n, const variable_list& grads) {
+  const Variable x = n.var(0), y = n.var(1);
+  Variable g = grads[0];
+  if (n.tensors[0].defined()) g = g * constant(n.tensors[0]);
+  Variable gx, gy;
+  if (n.needs_input_grad(0)) gx = g * (x - y) / (x * (1.0 - x)).clamp_min(kBceEpsilon);
+  if (n.needs_input_grad(1)) {
+    gy = g * ((1.0 - x).log().clamp_min(kLogClamp) - x.log().clamp_min(kLogClamp));
+  }
+  return {gx, gy};
+}
+
 }  // namespace
+
+Variable binary_cross_entropy(const Variable& input, const Variable& target,
+                              const Tensor& weight) {
+  const Tensor& x = input.data();
+  const Tensor& y = target.data();
+  Tensor loss = -(y * x.log().clamp_min(kLogClamp) + (1.0 - y) * (1.0 - x).log().clamp_min(kLogClamp));
+  if (weight.defined()) loss = loss * weight;
+  return autograd::record("BinaryCrossEntropyBackward0", binary_cross_entropy_backward,
+                          {&input, &target}, std::move(loss), [&](FunctionNode& n) {
+                            n.saved.emplace_back(input, false);
+                            n.saved.emplace_back(target, false);
+                            n.tensors = {weight};
+                          });
+}
 
 Variable cross_entropy_loss(const Variable& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction, int64_t ignore_index, double label_smoothing) {

@@ -1,5 +1,6 @@
-// Losses. Cross-entropy over class indices is one fused op (autograd/nn_ops.h);
-// the others are short compositions of differentiable Variable ops, whose
+// Losses. Cross-entropy over class indices is one fused op and binary
+// cross-entropy one op with PyTorch's gradient (autograd/nn_ops.h); the
+// others are short compositions of differentiable Variable ops, whose
 // gradients are PyTorch's formulas.
 #include "nn/functional/loss.h"
 
@@ -119,10 +120,8 @@ Variable binary_cross_entropy(const Variable& input, const Variable& target,
                  shape_str(input.sizes()), ")) is deprecated. Please ensure they have the same size.");
   TORCHLET_CHECK(!input.lt(0).logical_or(input.gt(1)).any().item<bool>(),
                  "all elements of input should be between 0 and 1");
-  Variable loss = -(target * input.log().clamp_min(-100) +
-                    (1.0 - target) * (1.0 - input).log().clamp_min(-100));
-  if (weight.defined()) loss = loss * weight;
-  return reduce(loss, reduction);
+  parse_reduction(reduction);
+  return reduce(torchlet::binary_cross_entropy(input, target, data_or_undefined(weight)), reduction);
 }
 
 Variable binary_cross_entropy_with_logits(const Variable& input, const Variable& target,

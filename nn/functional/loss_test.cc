@@ -170,6 +170,13 @@ TEST(BinaryCrossEntropyTest, LogIsClampedAtMinus100) {
   EXPECT_FLOAT_EQ(loss.item<float>(), 100.0f);
 }
 
+TEST(BinaryCrossEntropyTest, GradientIsFiniteAtZeroAndOne) {
+  const Variable x(from_vector<double>({0, 1}, {2}), true);
+  F::binary_cross_entropy(x, Variable(from_vector<double>({0.5, 0.25}, {2})), Variable(), "sum")
+      .backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{-0.5e12, 0.75e12}));
+}
+
 TEST(BinaryCrossEntropyWithLogitsTest, RejectsATargetOfAnotherSize) {
   EXPECT_THROW_MSG(F::binary_cross_entropy_with_logits(Variable(rand({3})), Variable(rand({3, 1}))),
                    "Target size (torch.Size([3, 1])) must be the same as input size "

@@ -89,13 +89,14 @@ double check_targets_in_range(const Tensor& target, const Tensor& weight, int64_
 ClassRows class_rows(const Tensor& input, const Tensor& target) {
   ClassRows rows;
   rows.classes = input.size(input.dim() == 1 ? 0 : 1);
+  const int64_t samples = target.numel();
   if (input.dim() <= 2) {
-    rows.input = input.contiguous().view({-1, rows.classes});
+    rows.input = input.contiguous().view({samples, rows.classes});
   } else {
     std::vector<int64_t> order{0};
     for (int64_t d = 2; d < input.dim(); ++d) order.push_back(d);
     order.push_back(1);
-    rows.input = input.permute(order).contiguous().view({-1, rows.classes});
+    rows.input = input.permute(order).contiguous().view({samples, rows.classes});
   }
   rows.target = target.contiguous().view({-1});
   return rows;

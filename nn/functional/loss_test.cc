@@ -51,6 +51,19 @@ TEST(CrossEntropyTest, RecordedBackwardEqualsTheFusedOne) {
   EXPECT_TRUE(testing::all_close(recorded.data(), fused.data(), 1e-12, 1e-14));
 }
 
+TEST(CrossEntropyTest, NanLogitGivesNanLoss) {
+  Tensor values = randn({2, 20});
+  values.index_put_({1, 11}, std::nan(""));
+  const Variable loss = F::cross_entropy(Variable(values), targets({3, 4}), Variable(), -100, "none");
+  EXPECT_FALSE(std::isnan(loss.data()[0].item<double>()));
+  EXPECT_TRUE(std::isnan(loss.data()[1].item<double>()));
+}
+
+TEST(CrossEntropyTest, NoClassesAndEveryTargetIgnoredGivesNan) {
+  const Variable x(zeros({2, 0}), true);
+  EXPECT_TRUE(std::isnan(F::cross_entropy(x, targets({-100, -100})).item<double>()));
+}
+
 TEST(CrossEntropyTest, MeanOverOnlyIgnoredTargetsIsNan) {
   EXPECT_TRUE(std::isnan(F::cross_entropy(logits(), targets({-100, -100, -100})).item<double>()));
 }

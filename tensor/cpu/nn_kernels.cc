@@ -50,7 +50,7 @@ __attribute__((target("avx2,fma"))) float exp_sum_avx2(const float* x, float shi
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), offset);
-    v = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+    v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));  // NaN (the second operand) passes
     const __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(v, log2e, half));
     v = _mm256_fnmadd_ps(fx, c1, v);
     v = _mm256_fnmadd_ps(fx, c2, v);
@@ -101,6 +101,10 @@ T shifted_exp(const T* x, T shift, T* out, int64_t n) {
 template <typename T>
 void cross_entropy_row(const T* x, T* p, T* loss, int64_t t, const T* w, int64_t classes,
                        int64_t ignore_index, double smoothing) {
+  if (classes == 0) {  // every target is ignored (else the op layer threw)
+    *loss = 0;
+    return;
+  }
   const ConstRow<T> in(x, classes);
   Row<T> probs(p, classes);
   const T max = in.maxCoeff();

@@ -1,0 +1,11 @@
+#pragma once
+
+// torchlet::nn::functional: the stateless ops behind torchlet's layers and
+// losses, on Variables, with PyTorch 1.13's semantics (torch.nn.functional).
+
+#include "nn/functional/activation.h"     // IWYU pragma: export
+#include "nn/functional/dropout.h"        // IWYU pragma: export
+#include "nn/functional/embedding.h"      // IWYU pragma: export
+#include "nn/functional/linear.h"         // IWYU pragma: export
+#include "nn/functional/loss.h"           // IWYU pragma: export
+#include "nn/functional/normalization.h"  // IWYU pragma: export

@@ -1,0 +1,69 @@
+#include "nn/functional/linear.h"
+
+#include "autograd/autograd.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+namespace F = nn::functional;
+
+TEST(LinearTest, MatchesInputTimesWeightTransposedPlusBias) {
+  const Variable x(randn({4, 3})), w(randn({2, 3})), b(randn({2}));
+  EXPECT_TRUE(testing::all_close(F::linear(x, w, b).data(), x.data().mm(w.data().t()) + b.data()));
+}
+
+TEST(LinearTest, KeepsLeadingDims) {
+  EXPECT_EQ(F::linear(Variable(randn({2, 5, 3})), Variable(randn({4, 3}))).sizes(),
+            IntArrayRef({2, 5, 4}));
+}
+
+TEST(LinearTest, RejectsMismatchedInFeatures) {
+  EXPECT_THROW_MSG(F::linear(Variable(randn({3, 5})), Variable(randn({4, 3}))),
+                   "mat1 and mat2 shapes cannot be multiplied (3x5 and 3x4)");
+}
+
+TEST(BilinearTest, IsX1WeightX2PerOutputFeature) {
+  const Variable x1(randn({1, 2})), x2(randn({1, 3})), w(randn({1, 2, 3}));
+  const double expected = x1.data().mm(w.data()[0]).mm(x2.data().t()).item<double>();
+  EXPECT_NEAR(F::bilinear(x1, x2, w).item<double>(), expected, 1e-5);
+}
+
+TEST(BilinearTest, RejectsInputsOfDifferentRank) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 4})), Variable(randn({3, 1, 5})),
+                               Variable(randn({6, 4, 5}))),
+                   "bilinear(): input dimensions do not match: got 2 and 3");
+}
+
+TEST(BilinearTest, RejectsMismatchedBatchDims) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 4})), Variable(randn({2, 5})),
+                               Variable(randn({6, 4, 5}))),
+                   "bilinear(): input batch dimensions do not match at dim 0: got 3 and 2");
+}
+
+TEST(BilinearTest, RejectsInput1OfTheWrongSize) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 3})), Variable(randn({3, 5})),
+                               Variable(randn({6, 4, 5}))),
+                   "bilinear(): input1 size does not match weight size: got 3 but expected 4");
+}
+
+TEST(BilinearTest, RejectsInput2OfTheWrongSize) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 4})), Variable(randn({3, 5})),
+                               Variable(randn({6, 4, 4}))),
+                   "bilinear(): input2 size does not match weight size: got 5 but expected 4");
+}
+
+TEST(BilinearTest, RejectsABiasOfTheWrongSize) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 4})), Variable(randn({3, 5})),
+                               Variable(randn({6, 4, 5})), Variable(randn({5}))),
+                   "bilinear(): bias size does not match weight size: got 5 but expected 6");
+}
+
+TEST(BilinearTest, RejectsA2DWeight) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(randn({3, 4})), Variable(randn({3, 5})),
+                               Variable(randn({6, 20}))),
+                   "bilinear(): expected a 3-D weight [out, in1, in2], got [6, 20]");
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -1,0 +1,153 @@
+// Losses. Cross-entropy over class indices is one fused op and binary
+// cross-entropy one op with PyTorch's gradient (autograd/nn_ops.h); the
+// others are short compositions of differentiable Variable ops, whose
+// gradients are PyTorch's formulas.
+#include "nn/functional/loss.h"
+
+#include "autograd/nn_ops.h"
+#include "nn/functional/activation.h"
+#include "tensor/nn_kernels.h"
+
+namespace torchlet::nn::functional {
+namespace {
+
+Reduction parse_reduction(const std::string& reduction) {
+  if (reduction == "none") return Reduction::kNone;
+  if (reduction == "mean") return Reduction::kMean;
+  TORCHLET_CHECK(reduction == "sum", reduction, " is not a valid value for reduction");
+  return Reduction::kSum;
+}
+
+Variable reduce(const Variable& loss, const std::string& reduction) {
+  switch (parse_reduction(reduction)) {
+    case Reduction::kNone: return loss;
+    case Reduction::kMean: return loss.mean();
+    case Reduction::kSum: return loss.sum();
+  }
+  return loss;
+}
+
+Tensor data_or_undefined(const Variable& v) { return v.defined() ? v.data() : Tensor(); }
+
+int64_t class_dim(const Variable& input) { return input.dim() == 1 ? 0 : 1; }
+
+// weight [C] shaped to broadcast along input's class dim.
+Variable class_weight(const Variable& weight, const Variable& input) {
+  SizeVec shape(static_cast<size_t>(input.dim()), 1);
+  shape[static_cast<size_t>(class_dim(input))] = weight.numel();
+  return weight.view(shape);
+}
+
+Variable cross_entropy_probabilities(const Variable& input, const Variable& target,
+                                     const Variable& weight, Reduction reduction,
+                                     double label_smoothing) {
+  check_class_probabilities(input.data(), target.data(), data_or_undefined(weight),
+                            label_smoothing);
+  const int64_t dim = class_dim(input), classes = input.size(dim);
+  Variable mixed = target;
+  if (label_smoothing > 0) mixed = target * (1 - label_smoothing) + label_smoothing / classes;
+  Variable terms = input.log_softmax(dim) * mixed;
+  if (weight.defined()) terms = terms * class_weight(weight, input);
+  switch (reduction) {
+    case Reduction::kNone: return -terms.sum({dim});
+    case Reduction::kSum: return -terms.sum();
+    case Reduction::kMean: return -terms.sum() / static_cast<double>(input.numel() / classes);
+  }
+  return terms;
+}
+
+}  // namespace
+
+Variable mse_loss(const Variable& input, const Variable& target, const std::string& reduction) {
+  const Variable diff = input - target;
+  return reduce(diff * diff, reduction);
+}
+
+Variable l1_loss(const Variable& input, const Variable& target, const std::string& reduction) {
+  return reduce((input - target).abs(), reduction);
+}
+
+Variable smooth_l1_loss(const Variable& input, const Variable& target,
+                        const std::string& reduction, double beta) {
+  TORCHLET_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  if (beta == 0) return l1_loss(input, target, reduction);
+  const Variable diff = input - target, size = diff.abs();
+  return reduce((diff * diff * (0.5 / beta)).where(size.lt(beta), size - 0.5 * beta), reduction);
+}
+
+Variable huber_loss(const Variable& input, const Variable& target, const std::string& reduction,
+                    double delta) {
+  TORCHLET_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  const Variable diff = input - target, size = diff.abs();
+  return reduce((diff * diff * 0.5).where(size.lt(delta), (size - 0.5 * delta) * delta), reduction);
+}
+
+Variable cross_entropy(const Variable& input, const Variable& target, const Variable& weight,
+                       int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+  const Reduction r = parse_reduction(reduction);
+  if (input.sizes() == target.sizes()) {
+    return cross_entropy_probabilities(input, target, weight, r, label_smoothing);
+  }
+  return cross_entropy_loss(input, target.data(), data_or_undefined(weight), r, ignore_index,
+                            label_smoothing);
+}
+
+Variable nll_loss(const Variable& input, const Variable& target, const Variable& weight,
+                  int64_t ignore_index, const std::string& reduction) {
+  const Reduction r = parse_reduction(reduction);
+  const Tensor t = target.data();
+  check_class_indices(input.data(), t, data_or_undefined(weight), ignore_index);
+  const int64_t dim = class_dim(input);
+  const Tensor ignored = t.eq(ignore_index);
+  const Tensor index = t.masked_fill(ignored, 0).unsqueeze(dim);
+  const Tensor picked_weight =
+      (weight.defined() ? weight.data().index_select(0, index.reshape({-1})).view(t.sizes())
+                        : ones(t.sizes(), TensorOptions(input.dtype()).device(input.device())))
+          .masked_fill(ignored, 0);
+  const Variable loss = -input.gather(dim, index).squeeze(dim) * Variable(picked_weight);
+  switch (r) {
+    case Reduction::kNone: return loss;
+    case Reduction::kSum: return loss.sum();
+    case Reduction::kMean: return loss.sum() / Variable(picked_weight.sum());
+  }
+  return loss;
+}
+
+Variable binary_cross_entropy(const Variable& input, const Variable& target,
+                              const Variable& weight, const std::string& reduction) {
+  TORCHLET_CHECK(input.sizes() == target.sizes(), "Using a target size (torch.Size(",
+                 shape_str(target.sizes()), ")) that is different to the input size (torch.Size(",
+                 shape_str(input.sizes()), ")) is deprecated. Please ensure they have the same size.");
+  TORCHLET_CHECK(!input.lt(0).logical_or(input.gt(1)).any().item<bool>(),
+                 "all elements of input should be between 0 and 1");
+  parse_reduction(reduction);
+  return reduce(torchlet::binary_cross_entropy(input, target, data_or_undefined(weight)), reduction);
+}
+
+Variable binary_cross_entropy_with_logits(const Variable& input, const Variable& target,
+                                          const Variable& weight, const std::string& reduction,
+                                          const Variable& pos_weight) {
+  TORCHLET_CHECK(input.sizes() == target.sizes(), "Target size (torch.Size(",
+                 shape_str(target.sizes()), ")) must be the same as input size (torch.Size(",
+                 shape_str(input.sizes()), "))");
+  // (1 - t) * x + w_log * log(1 + exp(-x)), w_log = (pos_weight - 1) * t + 1.
+  const Variable negative_log_sigmoid = softplus(-input);
+  Variable loss = (1.0 - target) * input +
+                  (pos_weight.defined() ? ((pos_weight - 1.0) * target + 1.0) * negative_log_sigmoid
+                                        : negative_log_sigmoid);
+  if (weight.defined()) loss = loss * weight;
+  return reduce(loss, reduction);
+}
+
+Variable kl_div(const Variable& input, const Variable& target, const std::string& reduction,
+                bool log_target) {
+  const bool batchmean = reduction == "batchmean";
+  if (!batchmean) parse_reduction(reduction);
+  const Variable loss = log_target
+                            ? target.exp() * (target - input)
+                            : (target * target.log()).masked_fill(target.eq(0), 0) - target * input;
+  if (!batchmean) return reduce(loss, reduction);
+  return input.dim() == 0 ? loss.sum() : loss.sum() / static_cast<double>(input.size(0));
+}
+
+}  // namespace torchlet::nn::functional

@@ -1,0 +1,61 @@
+#pragma once
+
+// Loss functions (torch.nn.functional), with PyTorch 1.13's semantics and
+// messages. `reduction` is "none" (per-element losses), "mean" or "sum";
+// any other value is an error. An undefined Variable stands for an absent
+// optional tensor (weight, pos_weight).
+
+#include <cstdint>
+#include <string>
+
+#include "autograd/variable.h"
+
+namespace torchlet::nn::functional {
+
+/// (input - target)^2, target broadcast to input.
+Variable mse_loss(const Variable& input, const Variable& target,
+                  const std::string& reduction = "mean");
+/// |input - target|.
+Variable l1_loss(const Variable& input, const Variable& target,
+                 const std::string& reduction = "mean");
+/// 0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta (d = input -
+/// target); beta == 0 is l1_loss, beta < 0 an error.
+Variable smooth_l1_loss(const Variable& input, const Variable& target,
+                        const std::string& reduction = "mean", double beta = 1.0);
+/// 0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta); delta > 0.
+Variable huber_loss(const Variable& input, const Variable& target,
+                    const std::string& reduction = "mean", double delta = 1.0);
+
+/// Cross-entropy of logits input ([C] or [N, C, d1, ...]). A target of
+/// another shape holds int64 class indices ([] or [N, d1, ...]): log-softmax
+/// and NLL run as one fused op, forward and backward, ignore_index targets
+/// contribute nothing and "mean" divides by the summed weight of the others.
+/// A target of input's shape holds class probabilities ("mean" divides by
+/// the number of samples). weight [C] rescales each class; label_smoothing
+/// in [0, 1] mixes the target with the uniform distribution.
+Variable cross_entropy(const Variable& input, const Variable& target,
+                       const Variable& weight = Variable(), int64_t ignore_index = -100,
+                       const std::string& reduction = "mean", double label_smoothing = 0.0);
+/// Negative log-likelihood of log-probabilities input ([C] or [N, C, d1,
+/// ...]) at int64 class indices target ([] or [N, d1, ...]).
+Variable nll_loss(const Variable& input, const Variable& target,
+                  const Variable& weight = Variable(), int64_t ignore_index = -100,
+                  const std::string& reduction = "mean");
+/// -weight * (target * log(input) + (1 - target) * log(1 - input)), each
+/// log clamped at -100; input in [0, 1] and of target's shape.
+Variable binary_cross_entropy(const Variable& input, const Variable& target,
+                              const Variable& weight = Variable(),
+                              const std::string& reduction = "mean");
+/// binary_cross_entropy of sigmoid(input), in the numerically stable form;
+/// pos_weight (broadcast along the last dim) weighs the positive term.
+Variable binary_cross_entropy_with_logits(const Variable& input, const Variable& target,
+                                          const Variable& weight = Variable(),
+                                          const std::string& reduction = "mean",
+                                          const Variable& pos_weight = Variable());
+/// target * (log(target) - input) (0 where target is 0), input being
+/// log-probabilities; with log_target, target is given as log-probabilities
+/// too. reduction may also be "batchmean": the sum over input.size(0).
+Variable kl_div(const Variable& input, const Variable& target,
+                const std::string& reduction = "mean", bool log_target = false);
+
+}  // namespace torchlet::nn::functional

@@ -1,0 +1,206 @@
+// Losses: behaviours beyond the golden values, and every error with
+// PyTorch 1.13's message.
+#include "nn/functional/loss.h"
+
+#include <cmath>
+
+#include "autograd/autograd.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+namespace F = nn::functional;
+
+Variable logits() { return Variable(randn({3, 5})); }
+Variable targets(std::vector<int64_t> t) {
+  const int64_t n = static_cast<int64_t>(t.size());
+  return Variable(from_vector(t, {n}));
+}
+
+TEST(CrossEntropyTest, FusedGradientIsSoftmaxMinusOneHotOverBatch) {
+  const Variable x(randn({4, 6}, TensorOptions(kFloat64)), true);
+  const Variable t = targets({5, 0, 2, 2});
+  F::cross_entropy(x, t).backward();
+  const Tensor onehot = zeros({4, 6}, TensorOptions(kFloat64)).scatter(1, t.data().unsqueeze(1), 1.0);
+  EXPECT_TRUE(testing::all_close(x.grad().data(), (x.data().softmax(1) - onehot) / 4.0, 1e-12, 1e-14));
+}
+
+TEST(CrossEntropyTest, WideFloatRowsMatchLogSoftmaxAndGather) {
+  // 37 classes: the vectorized exp's 8-wide blocks and its scalar tail, and
+  // logits far below the row's max (exp underflows to 0).
+  Tensor values = randn({6, 37}) * 4.0;
+  values.select(1, 3).fill_(-150.0);
+  const Variable x(values, true);
+  const Tensor t = from_vector<int64_t>({0, 36, 3, 17, 8, 9}, {6});
+  const Variable loss = F::cross_entropy(x, Variable(t));
+  loss.backward();
+  const Tensor logp = values.log_softmax(1);
+  EXPECT_NEAR(loss.item<double>(), -logp.gather(1, t.unsqueeze(1)).mean().item<double>(), 1e-5);
+  const Tensor onehot = zeros({6, 37}).scatter(1, t.unsqueeze(1), 1.0);
+  EXPECT_TRUE(testing::all_close(x.grad().data(), (logp.exp() - onehot) / 6.0, 1e-5, 1e-7));
+}
+
+TEST(CrossEntropyTest, RecordedBackwardEqualsTheFusedOne) {
+  const Variable x(randn({4, 6}, TensorOptions(kFloat64)), true);
+  const Variable w(rand({6}, TensorOptions(kFloat64)));
+  const auto loss = [&] { return F::cross_entropy(x, targets({5, -100, 2, 1}), w, -100, "mean", 0.1); };
+  const Variable fused = autograd::grad({loss()}, {x})[0];
+  const Variable recorded = autograd::grad({loss()}, {x}, {}, true, /*create_graph=*/true)[0];
+  EXPECT_TRUE(recorded.requires_grad());
+  EXPECT_TRUE(testing::all_close(recorded.data(), fused.data(), 1e-12, 1e-14));
+}
+
+TEST(CrossEntropyTest, NanLogitGivesNanLoss) {
+  Tensor values = randn({2, 20});
+  values.index_put_({1, 11}, std::nan(""));
+  const Variable loss = F::cross_entropy(Variable(values), targets({3, 4}), Variable(), -100, "none");
+  EXPECT_FALSE(std::isnan(loss.data()[0].item<double>()));
+  EXPECT_TRUE(std::isnan(loss.data()[1].item<double>()));
+}
+
+TEST(CrossEntropyTest, NoClassesAndEveryTargetIgnoredGivesNan) {
+  const Variable x(zeros({2, 0}), true);
+  EXPECT_TRUE(std::isnan(F::cross_entropy(x, targets({-100, -100})).item<double>()));
+}
+
+TEST(CrossEntropyTest, MeanOverOnlyIgnoredTargetsIsNan) {
+  EXPECT_TRUE(std::isnan(F::cross_entropy(logits(), targets({-100, -100, -100})).item<double>()));
+}
+
+TEST(CrossEntropyTest, RejectsATargetOutOfBounds) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, 2, 5})), "Target 5 is out of bounds.");
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, -2, 0})), "Target -2 is out of bounds.");
+}
+
+TEST(CrossEntropyTest, RejectsMismatchedBatchSizes) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, 2})),
+                   "Expected input batch_size (3) to match target batch_size (2).");
+}
+
+TEST(CrossEntropyTest, RejectsAWeightOfTheWrongSize) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, 2, 0}), Variable(ones({3}))),
+                   "weight tensor should be defined either for all 5 classes or no classes but "
+                   "got weight tensor of shape: [3]");
+}
+
+TEST(CrossEntropyTest, RejectsAnUnknownReduction) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, 2, 0}), Variable(), -100, "bad"),
+                   "bad is not a valid value for reduction");
+}
+
+TEST(CrossEntropyTest, RejectsLabelSmoothingAboveOne) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), targets({1, 2, 0}), Variable(), -100, "mean", 1.5),
+                   "label_smoothing must be between 0.0 and 1.0. Got: 1.5");
+}
+
+TEST(CrossEntropyTest, RejectsFloatClassIndices) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), Variable(zeros({3}))),
+                   "expected scalar type Long but found Float");
+}
+
+TEST(CrossEntropyTest, RejectsIntegerProbabilities) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(zeros({})), Variable(zeros({}, TensorOptions(kInt64)))),
+                   "Expected floating point type for target with class probabilities, got Long");
+}
+
+TEST(CrossEntropyTest, RejectsAMultiTargetFor2DInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(logits(), Variable(zeros({3, 1}, TensorOptions(kInt64)))),
+                   "0D or 1D target tensor expected, multi-target not supported");
+}
+
+TEST(CrossEntropyTest, RejectsASpatialTargetOfTheWrongSize) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 4})),
+                                    Variable(zeros({2, 5}, TensorOptions(kInt64)))),
+                   "Expected target size [2, 4], got [2, 5]");
+}
+
+TEST(NllLossTest, RejectsATargetOutOfBounds) {
+  EXPECT_THROW_MSG(F::nll_loss(logits(), targets({0, 7, 1})), "Target 7 is out of bounds.");
+}
+
+TEST(NllLossTest, RejectsMismatchedBatchSizes) {
+  EXPECT_THROW_MSG(F::nll_loss(logits(), targets({1, 2})),
+                   "Expected input batch_size (3) to match target batch_size (2).");
+}
+
+TEST(NllLossTest, RejectsAnUnknownReduction) {
+  EXPECT_THROW_MSG(F::nll_loss(logits(), targets({1, 2, 0}), Variable(), -100, "avg"),
+                   "avg is not a valid value for reduction");
+}
+
+TEST(RegressionLossTest, RejectUnknownReductions) {
+  const Variable x(randn({3}));
+  EXPECT_THROW_MSG(F::mse_loss(x, x, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::l1_loss(x, x, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::smooth_l1_loss(x, x, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::huber_loss(x, x, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::kl_div(x, x, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::binary_cross_entropy(x.sigmoid(), x.sigmoid(), Variable(), "bad"),
+                   "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::binary_cross_entropy_with_logits(x, x, Variable(), "bad"),
+                   "bad is not a valid value for reduction");
+}
+
+TEST(RegressionLossTest, MseRejectsShapesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::mse_loss(Variable(randn({3, 5})), Variable(randn({4, 5}))),
+                   "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                   "dimension 0");
+}
+
+TEST(RegressionLossTest, SmoothL1RejectsNegativeBeta) {
+  const Variable x(randn({3}));
+  EXPECT_THROW_MSG(F::smooth_l1_loss(x, x, "mean", -1.0),
+                   "smooth_l1_loss does not support negative values for beta.");
+}
+
+TEST(RegressionLossTest, HuberRejectsNonPositiveDelta) {
+  const Variable x(randn({3}));
+  EXPECT_THROW_MSG(F::huber_loss(x, x, "mean", 0.0),
+                   "huber_loss does not support non-positive values for delta.");
+}
+
+TEST(RegressionLossTest, L1GradientAtZeroDifferenceIsZero) {
+  const Variable x(from_vector<double>({1, 2}, {2}), true);
+  F::l1_loss(x, Variable(from_vector<double>({1, 0}, {2})), "sum").backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{0, 1}));
+}
+
+TEST(BinaryCrossEntropyTest, RejectsATargetOfAnotherSize) {
+  EXPECT_THROW_MSG(F::binary_cross_entropy(Variable(rand({3})), Variable(rand({3, 1}))),
+                   "Using a target size (torch.Size([3, 1])) that is different to the input size "
+                   "(torch.Size([3])) is deprecated. Please ensure they have the same size.");
+}
+
+TEST(BinaryCrossEntropyTest, RejectsInputOutsideZeroOne) {
+  EXPECT_THROW_MSG(F::binary_cross_entropy(Variable(from_vector<float>({1.5}, {1})),
+                                           Variable(ones({1}))),
+                   "all elements of input should be between 0 and 1");
+}
+
+TEST(BinaryCrossEntropyTest, LogIsClampedAtMinus100) {
+  const Variable loss = F::binary_cross_entropy(Variable(zeros({1})), Variable(ones({1})));
+  EXPECT_FLOAT_EQ(loss.item<float>(), 100.0f);
+}
+
+TEST(BinaryCrossEntropyTest, GradientIsFiniteAtZeroAndOne) {
+  const Variable x(from_vector<double>({0, 1}, {2}), true);
+  F::binary_cross_entropy(x, Variable(from_vector<double>({0.5, 0.25}, {2})), Variable(), "sum")
+      .backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{-0.5e12, 0.75e12}));
+}
+
+TEST(BinaryCrossEntropyWithLogitsTest, RejectsATargetOfAnotherSize) {
+  EXPECT_THROW_MSG(F::binary_cross_entropy_with_logits(Variable(rand({3})), Variable(rand({3, 1}))),
+                   "Target size (torch.Size([3, 1])) must be the same as input size "
+                   "(torch.Size([3]))");
+}
+
+TEST(BinaryCrossEntropyWithLogitsTest, StableForLargeLogits) {
+  const Variable x(from_vector<float>({200, -200}, {2}));
+  const Variable y(from_vector<float>({0, 1}, {2}));
+  EXPECT_FLOAT_EQ(F::binary_cross_entropy_with_logits(x, y, Variable(), "sum").item<float>(), 400);
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -1,0 +1,256 @@
+// Argument checks and layout for the fused nn kernels: every input is
+// brought to contiguous rows for the loops in cpu/nn_kernels.cc.
+#include "tensor/nn_kernels.h"
+
+#include <vector>
+
+#include "tensor/cpu/nn_kernels.h"
+#include "tensor/factories.h"
+#include "tensor/op_utils.h"
+
+namespace torchlet {
+namespace {
+
+void check_floating(const char* op, const Tensor& t) {
+  TORCHLET_CHECK(t.is_floating_point(), op, ": expected a floating-point input, got ", t.dtype());
+}
+
+// PyTorch's name of a dtype in messages ("Long", "Float").
+const char* scalar_type_name(DType dtype) {
+  switch (dtype) {
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+    case kInt64: return "Long";
+    case kInt32: return "Int";
+    case kUInt8: return "Byte";
+    case kBool: return "Bool";
+  }
+  return "?";
+}
+
+void check_operand(const char* op, const Tensor& input, const Tensor& t, DType dtype) {
+  if (!t.defined()) return;
+  check_same_device(op, input, t);
+  TORCHLET_CHECK(t.dtype() == dtype, "expected scalar type ", scalar_type_name(dtype),
+                 " but found ", scalar_type_name(t.dtype()));
+}
+
+Tensor flat(const Tensor& t) { return t.defined() ? t.contiguous().view({-1}) : t; }
+
+// Cross-entropy's inputs as rows: [R, C] logits, [R] targets.
+struct ClassRows {
+  Tensor input;
+  Tensor target;
+  int64_t classes = 0;
+};
+
+// The checks of PyTorch's nll_loss_nd, in its order and words.
+void check_class_target(const Tensor& input, const Tensor& target, const Tensor& weight) {
+  check_defined("cross_entropy", input);
+  check_defined("cross_entropy", target);
+  check_cpu_kernel("cross_entropy", input);
+  check_floating("cross_entropy", input);
+  check_operand("cross_entropy", input, target, kInt64);
+  check_operand("cross_entropy", input, weight, input.dtype());
+  TORCHLET_CHECK(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
+  if (input.dim() != 1) {
+    TORCHLET_CHECK(target.dim() >= 1 && input.size(0) == target.size(0),
+                   "Expected input batch_size (", input.size(0), ") to match target batch_size (",
+                   target.dim() >= 1 ? target.size(0) : 0, ").");
+  }
+  if (input.dim() <= 2) {
+    TORCHLET_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+    TORCHLET_CHECK(input.dim() == 2 || target.dim() == 0, "size mismatch (got input: ",
+                   shape_str(input.sizes()), ", target: ", shape_str(target.sizes()), ")");
+  } else {
+    SizeVec expected{input.size(0)};
+    for (int64_t d = 2; d < input.dim(); ++d) expected.push_back(input.size(d));
+    TORCHLET_CHECK(target.sizes() == IntArrayRef(expected), "Expected target size ",
+                   shape_str(expected), ", got ", shape_str(target.sizes()));
+  }
+  const int64_t classes = input.size(input.dim() == 1 ? 0 : 1);
+  TORCHLET_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
+                 "weight tensor should be defined either for all ", classes,
+                 " classes or no classes but got weight tensor of shape: ",
+                 shape_str(weight.sizes()));
+}
+
+// Throws PyTorch's "Target 5 is out of bounds." for the first target
+// (flat, contiguous) that is neither a class nor ignore_index; returns the
+// summed weight of the targets kept.
+double check_targets_in_range(const Tensor& target, const Tensor& weight, int64_t classes,
+                              int64_t ignore_index) {
+  const cpu::TargetScan scan = cpu::scan_targets(target, weight, classes, ignore_index);
+  TORCHLET_CHECK(scan.all_valid, "Target ", scan.first_invalid, " is out of bounds.");
+  return scan.total_weight;
+}
+
+// The class dim moved last: [N, C, d1, ...] -> [N * d1 * ..., C].
+ClassRows class_rows(const Tensor& input, const Tensor& target) {
+  ClassRows rows;
+  rows.classes = input.size(input.dim() == 1 ? 0 : 1);
+  const int64_t samples = target.numel();
+  if (input.dim() <= 2) {
+    rows.input = input.contiguous().view({samples, rows.classes});
+  } else {
+    std::vector<int64_t> order{0};
+    for (int64_t d = 2; d < input.dim(); ++d) order.push_back(d);
+    order.push_back(1);
+    rows.input = input.permute(order).contiguous().view({samples, rows.classes});
+  }
+  rows.target = target.contiguous().view({-1});
+  return rows;
+}
+
+// The inverse of class_rows for a gradient [R, C].
+Tensor from_class_rows(const Tensor& rows, IntArrayRef input_shape) {
+  if (input_shape.size() <= 2) return rows.view(input_shape);
+  SizeVec moved{input_shape[0]};
+  for (size_t d = 2; d < input_shape.size(); ++d) moved.push_back(input_shape[d]);
+  moved.push_back(input_shape[1]);
+  std::vector<int64_t> order{0, static_cast<int64_t>(input_shape.size()) - 1};
+  for (size_t d = 1; d + 1 < input_shape.size(); ++d) order.push_back(static_cast<int64_t>(d));
+  return rows.view(moved).permute(order);
+}
+
+// Rows [R, N] of input normalized over its trailing normalized_shape dims,
+// with PyTorch's checks.
+int64_t check_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
+                         const Tensor& bias) {
+  check_defined("layer_norm", input);
+  check_cpu_kernel("layer_norm", input);
+  check_floating("layer_norm", input);
+  check_operand("layer_norm", input, weight, input.dtype());
+  check_operand("layer_norm", input, bias, input.dtype());
+  TORCHLET_CHECK(!normalized_shape.empty(),
+                 "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                 "least one element, but got normalized_shape = ",
+                 shape_str(normalized_shape));
+  TORCHLET_CHECK(!weight.defined() || weight.sizes() == normalized_shape,
+                 "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+                 shape_str(weight.defined() ? weight.sizes() : IntArrayRef()),
+                 " and normalized_shape = ", shape_str(normalized_shape));
+  TORCHLET_CHECK(!bias.defined() || bias.sizes() == normalized_shape,
+                 "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
+                 shape_str(bias.defined() ? bias.sizes() : IntArrayRef()),
+                 " and normalized_shape = ", shape_str(normalized_shape));
+  const int64_t ndim = input.dim(), norm_ndim = static_cast<int64_t>(normalized_shape.size());
+  const bool matches = ndim >= norm_ndim &&
+                       input.sizes().subspan(static_cast<size_t>(ndim - norm_ndim)) ==
+                           normalized_shape;
+  if (!matches) {
+    std::string expected = "[*";
+    for (int64_t s : normalized_shape) expected += ", " + std::to_string(s);
+    TORCHLET_CHECK(false, "Given normalized_shape=", shape_str(normalized_shape),
+                   ", expected input with shape ", expected, "], but got input of size",
+                   shape_str(input.sizes()));
+  }
+  int64_t n = 1;
+  for (int64_t s : normalized_shape) n *= s;
+  return n;
+}
+
+}  // namespace
+
+void check_class_indices(const Tensor& input, const Tensor& target, const Tensor& weight,
+                         int64_t ignore_index) {
+  check_class_target(input, target, weight);
+  check_targets_in_range(flat(target), flat(weight), input.size(input.dim() == 1 ? 0 : 1),
+                         ignore_index);
+}
+
+void check_class_probabilities(const Tensor& input, const Tensor& target, const Tensor& weight,
+                               double label_smoothing) {
+  check_defined("cross_entropy", input);
+  check_defined("cross_entropy", target);
+  TORCHLET_CHECK(target.is_floating_point(),
+                 "Expected floating point type for target with class probabilities, got ",
+                 scalar_type_name(target.dtype()));
+  check_floating("cross_entropy", input);
+  check_operand("cross_entropy", input, target, input.dtype());
+  TORCHLET_CHECK(input.sizes() == target.sizes(), "cross_entropy: expected target of shape ",
+                 shape_str(input.sizes()), " (class probabilities), got ",
+                 shape_str(target.sizes()));
+  TORCHLET_CHECK(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
+  const int64_t classes = input.size(input.dim() == 1 ? 0 : 1);
+  check_operand("cross_entropy", input, weight, input.dtype());
+  TORCHLET_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
+                 "weight tensor should be defined either for all ", classes,
+                 " classes or no classes but got weight tensor of shape: ",
+                 shape_str(weight.sizes()));
+  TORCHLET_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
+                 "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+}
+
+CrossEntropyForward cross_entropy_forward(const Tensor& input, const Tensor& target,
+                                          const Tensor& weight, int64_t ignore_index,
+                                          double label_smoothing) {
+  check_class_target(input, target, weight);
+  TORCHLET_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
+                 "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+  const ClassRows rows = class_rows(input, target);
+  CrossEntropyForward f;
+  f.total_weight = check_targets_in_range(rows.target, flat(weight), rows.classes, ignore_index);
+  f.loss = empty(target.sizes(), TensorOptions(input.dtype()).device(input.device()));
+  f.probs = empty_like(rows.input);
+  cpu::cross_entropy_rows(f.loss, f.probs, rows.input, rows.target, flat(weight), ignore_index,
+                          label_smoothing);
+  return f;
+}
+
+Tensor cross_entropy_backward(const Tensor& grad_loss, double scale, const Tensor& probs,
+                              const Tensor& target, const Tensor& weight, IntArrayRef input_shape,
+                              int64_t ignore_index, double label_smoothing) {
+  const int64_t rows = probs.size(0);
+  Tensor g = grad_loss.to(probs.dtype());
+  g = g.numel() == 1 ? g.contiguous().view({1}) : g.contiguous().view({rows});
+  Tensor grad = empty_like(probs);
+  cpu::cross_entropy_backward_rows(grad, g, scale, probs, target.contiguous().view({-1}),
+                                   flat(weight), ignore_index, label_smoothing);
+  return from_class_rows(grad, input_shape);
+}
+
+LayerNormForward layer_norm_forward(const Tensor& input, IntArrayRef normalized_shape,
+                                    const Tensor& weight, const Tensor& bias, double eps) {
+  const int64_t n = check_layer_norm(input, normalized_shape, weight, bias);
+  const Tensor rows = input.contiguous().view({-1, n});
+  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  LayerNormForward f;
+  f.output = empty(input.sizes(), options);
+  f.mean = empty({rows.size(0)}, options);
+  f.rstd = empty({rows.size(0)}, options);
+  cpu::layer_norm_rows(f.output.view({-1, n}), f.mean, f.rstd, rows, flat(weight), flat(bias), eps);
+  return f;
+}
+
+LayerNormBackward layer_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                      IntArrayRef normalized_shape, const Tensor& mean,
+                                      const Tensor& rstd, const Tensor& weight, bool has_bias) {
+  const int64_t n = check_layer_norm(input, normalized_shape, weight, Tensor());
+  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  LayerNormBackward b;
+  b.grad_input = empty(input.sizes(), options);
+  if (weight.defined()) b.grad_weight = empty(normalized_shape, options);
+  if (has_bias) b.grad_bias = empty(normalized_shape, options);
+  cpu::layer_norm_backward_rows(b.grad_input.view({-1, n}), flat(b.grad_weight), flat(b.grad_bias),
+                                grad_out.to(input.dtype()).contiguous().view({-1, n}),
+                                input.contiguous().view({-1, n}), mean, rstd, flat(weight));
+  return b;
+}
+
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                       double norm_type) {
+  check_defined("embedding_renorm_", weight);
+  check_cpu_kernel("embedding_renorm_", weight);
+  check_floating("embedding_renorm_", weight);
+  TORCHLET_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  TORCHLET_CHECK(weight.is_contiguous(), "embedding_renorm_: weight must be contiguous");
+  const Tensor rows = std::get<0>(flat(indices).to(kInt64).sort());
+  TORCHLET_CHECK(rows.numel() == 0 || (rows[0].item<int64_t>() >= 0 &&
+                                       rows[-1].item<int64_t>() < weight.size(0)),
+                 "index out of range in self");
+  cpu::renorm_rows(weight, rows, max_norm, norm_type);
+  weight.bump_version();
+}
+
+}  // namespace torchlet

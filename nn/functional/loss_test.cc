@@ -64,6 +64,13 @@ TEST(CrossEntropyTest, NoClassesAndEveryTargetIgnoredGivesNan) {
   EXPECT_TRUE(std::isnan(F::cross_entropy(x, targets({-100, -100})).item<double>()));
 }
 
+TEST(CrossEntropyTest, EmptyBatchMeanIsNanAndSumIsZero) {
+  const Variable x(zeros({0, 5}));
+  const Variable t(zeros({0}, TensorOptions(kInt64)));
+  EXPECT_TRUE(std::isnan(F::cross_entropy(x, t).item<double>()));
+  EXPECT_EQ(F::cross_entropy(x, t, Variable(), -100, "sum").item<double>(), 0);
+}
+
 TEST(CrossEntropyTest, MeanOverOnlyIgnoredTargetsIsNan) {
   EXPECT_TRUE(std::isnan(F::cross_entropy(logits(), targets({-100, -100, -100})).item<double>()));
 }

@@ -77,7 +77,7 @@ constexpr const char* kMetadataKey = "__metadata__";
 
 std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
 
-std::string quoted(const std::string& path) { return "\"" + path + "\""; }
+std::string in_quotes(const std::string& path) { return "\"" + path + "\""; }
 
 /// A JSON value for an error message, cut short when long.
 std::string excerpt(const Json& value) {
@@ -126,7 +126,7 @@ class UniqueFd {
 class FileSource final : public ByteSource {
  public:
   explicit FileSource(const std::string& path)
-      : ByteSource(quoted(path)), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+      : ByteSource(in_quotes(path)), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     TORCHLET_CHECK(fd_.get() >= 0, "load(", where(), "): cannot open the file: ", os_error(errno));
     struct stat st;
     TORCHLET_CHECK(::fstat(fd_.get(), &st) == 0, "load(", where(), "): cannot stat the file: ",
@@ -498,7 +498,7 @@ class AtomicFile {
   }
 
   [[noreturn]] void fail(const char* what, int err) {
-    detail::throw_error(detail::str_cat("save(", quoted(path_), "): ", what, ": ", os_error(err)));
+    detail::throw_error(detail::str_cat("save(", in_quotes(path_), "): ", what, ": ", os_error(err)));
   }
 
   std::string path_;
@@ -511,7 +511,7 @@ void check_utf8(const std::string& text, const char* what, const std::string& pa
   try {
     Json(text).dump();
   } catch (const Json::exception&) {
-    detail::throw_error(detail::str_cat("save(", quoted(path), "): ", what, " \"", text,
+    detail::throw_error(detail::str_cat("save(", in_quotes(path), "): ", what, " \"", text,
                                         "\" is not valid UTF-8"));
   }
 }
@@ -519,8 +519,8 @@ void check_utf8(const std::string& text, const char* what, const std::string& pa
 void check_savable(const StateDict& tensors, const SafetensorsMetadata& metadata,
                    const std::string& path) {
   for (const auto& [name, t] : tensors) {
-    TORCHLET_CHECK(t.defined(), "save(", quoted(path), "): tensor \"", name, "\" is undefined");
-    TORCHLET_CHECK(name != kMetadataKey, "save(", quoted(path), "): \"", kMetadataKey,
+    TORCHLET_CHECK(t.defined(), "save(", in_quotes(path), "): tensor \"", name, "\" is undefined");
+    TORCHLET_CHECK(name != kMetadataKey, "save(", in_quotes(path), "): \"", kMetadataKey,
                    "\" is reserved for the metadata and cannot name a tensor");
     check_utf8(name, "tensor name", path);
   }

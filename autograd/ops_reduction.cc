@@ -201,12 +201,13 @@ std::tuple<Variable, Tensor> Variable::kthvalue(int64_t k, int64_t dim, bool kee
   auto [values, indices] = data().kthvalue(k, dim, keepdim);
   return {indexed("KthvalueBackward0", *this, values, indices, dim, keepdim), indices};
 }
-std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending) const {
-  auto [values, indices] = data().sort(dim, descending);
+std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending, bool stable) const {
+  auto [values, indices] = data().sort(dim, descending, stable);
   return {indexed("SortBackward0", *this, values, indices, dim, true), indices};
 }
-std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest) const {
-  auto [values, indices] = data().topk(k, dim, largest);
+std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest,
+                                            bool sorted) const {
+  auto [values, indices] = data().topk(k, dim, largest, sorted);
   return {indexed("TopkBackward0", *this, values, indices, dim, true), indices};
 }
 

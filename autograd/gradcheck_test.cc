@@ -185,6 +185,24 @@ std::vector<Case> cases() {
          const std::vector<Variable> parts = x[0].split_with_sizes({1, 3}, 1);
          return parts[0] * parts[1].sum({1}, true);
        }, {leaf({2, 4})}, true},
+      {"remainder_fmod", [](const variable_list& x) {
+         return x[0].remainder(x[1]) + x[0].fmod(x[1]) * 2.0;
+       }, {Variable(tensor({{2.3, -1.7, 0.9}, {-3.1, 4.4, -0.35}}, kFloat64), true),
+           Variable(tensor({0.7, -1.3, 1.9}, kFloat64), true)}, true},
+      {"remainder_fmod_number", [](const variable_list& x) {
+         return x[0].remainder(0.7) * x[0].fmod(-0.9);
+       }, {Variable(tensor({2.3, -1.7, 0.95, -0.35}, kFloat64), true)}, true},
+      {"atan2", [](const variable_list& x) { return x[0].atan2(x[1]); },
+       {leaf({2, 3}), transposed_leaf(1, 3)}, true},
+      {"rounding_zero_gradient", [](const variable_list& x) {
+         return (x[0].floor() + x[0].ceil() + x[0].round() + x[0].trunc() + x[0].round(1)) * x[0] +
+                x[0].frac() * x[0];
+       }, {Variable(tensor({0.33, -1.27, 2.61, -0.48}, kFloat64), true)}, true},
+      {"nan_to_num_of_finite", [](const variable_list& x) { return x[0].nan_to_num() * x[0]; },
+       {leaf({5})}, true},
+      {"norm_fractional_p_with_zeros", [](const variable_list& x) {
+         return x[0].norm(1.5, {1}) + x[0].norm(0.5, {1}) + x[0].norm(0, {1});
+       }, {Variable(tensor({{0.5, -1.2, 2.0}, {1.1, 0.7, -0.3}}, kFloat64), true)}, true},
       {"as_strided_overlapping", [](const variable_list& x) {
          return x[0].as_strided({3, 2}, {1, 1}).pow(2.0);  // windows of 2 overlapping
        }, {leaf({4})}, true},
@@ -229,7 +247,9 @@ TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
       {&Variable::rsqrt_, &Variable::rsqrt}, {&Variable::sin_, &Variable::sin},
       {&Variable::cos_, &Variable::cos},     {&Variable::sigmoid_, &Variable::sigmoid},
       {&Variable::tanh_, &Variable::tanh},   {&Variable::erf_, &Variable::erf},
-      {&Variable::sign_, &Variable::sign}};
+      {&Variable::sign_, &Variable::sign},   {&Variable::floor_, &Variable::floor},
+      {&Variable::ceil_, &Variable::ceil},   {&Variable::trunc_, &Variable::trunc},
+      {&Variable::frac_, &Variable::frac},   {&Variable::relu_, &Variable::relu}};
   for (size_t i = 0; i < ops.size(); ++i) {
     Variable a(tensor({0.5, 1.5, 2.5}, kFloat64), true), b(tensor({0.5, 1.5, 2.5}, kFloat64), true);
     Variable ya = a * 1.0;

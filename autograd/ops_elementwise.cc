@@ -64,7 +64,10 @@ variable_list div_backward(FunctionNode& n, const variable_list& g) {
 variable_list pow_backward(FunctionNode& n, const variable_list& g) {
   const Variable a = n.var(0), b = n.var(1);
   Variable ga, gb;
-  if (n.needs_input_grad(0)) ga = input_grad(n, 0, g[0] * b * a.pow(b - 1.0));
+  // d/da a^b = b a^(b-1), taken as 0 where b == 0 (0^0 included), as PyTorch.
+  if (n.needs_input_grad(0)) {
+    ga = input_grad(n, 0, (g[0] * b * a.pow(b - 1.0)).masked_fill(b.data().eq(0), 0));
+  }
   if (n.needs_input_grad(1)) {
     // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch).
     const Tensor zero_base = a.data().eq(0).logical_and(b.data().ge(0));

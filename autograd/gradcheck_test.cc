@@ -203,6 +203,18 @@ std::vector<Case> cases() {
       {"norm_fractional_p_with_zeros", [](const variable_list& x) {
          return x[0].norm(1.5, {1}) + x[0].norm(0.5, {1}) + x[0].norm(0, {1});
        }, {Variable(tensor({{0.5, -1.2, 2.0}, {1.1, 0.7, -0.3}}, kFloat64), true)}, true},
+      {"chunk_with_an_unused_piece", [](const variable_list& x) {
+         const std::vector<Variable> parts = x[0].chunk(3, 1);
+         return parts[0] * parts[2].exp();
+       }, {leaf({2, 6})}, true},
+      {"unbind", [](const variable_list& x) {
+         const std::vector<Variable> rows = x[0].unbind(0);
+         return rows[0] * rows[2] + rows[1].sin();
+       }, {transposed_leaf(3, 2)}, true},
+      {"split_uneven", [](const variable_list& x) {
+         const std::vector<Variable> parts = x[0].split(2, 0);
+         return parts[2].sum() * parts[0].sum({0});
+       }, {leaf({5, 2})}, true},
       {"as_strided_overlapping", [](const variable_list& x) {
          return x[0].as_strided({3, 2}, {1, 1}).pow(2.0);  // windows of 2 overlapping
        }, {leaf({4})}, true},

@@ -8,6 +8,18 @@
 namespace torchlet {
 namespace {
 
+TEST(VariableTest, SplitPiecesShareOneBackwardNode) {
+  const Variable x(arange(12, kFloat64).view({3, 4}), true);
+  const std::vector<Variable> parts = x.split(1, 0);
+  EXPECT_EQ(parts[0].grad_fn(), parts[2].grad_fn());
+  EXPECT_EQ(parts[0].grad_fn()->name(), "SplitBackward0");
+  EXPECT_EQ(parts[2].output_nr(), 2u);
+  EXPECT_EQ(x.unbind(1)[3].grad_fn()->name(), "UnbindBackward0");
+  (parts[1] * 2.0).sum().backward();
+  EXPECT_EQ(testing::values(x.grad().data()),
+            (std::vector<double>{0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0}));
+}
+
 TEST(VariableTest, HandlesShareState) {
   Variable a(zeros({2}), true);
   Variable b = a;

@@ -132,6 +132,9 @@ std::vector<Case> cases() {
        {leaf({2}), leaf({2, 3}), leaf({3, 2})}, true},
       {"matmul_batched_broadcast", [](const variable_list& x) { return matmul(x[0], x[1]); },
        {leaf({2, 1, 2, 3}), leaf({3, 3, 2})}, true},
+      {"matmul_folds_nd_by_matrix", [](const variable_list& x) {
+         return matmul(x[0], x[1]).sum({3}) + matmul(x[0], x[2]);
+       }, {leaf({2, 1, 3, 4}), leaf({4, 2}), leaf({4})}, true},
       {"matmul_vectors", [](const variable_list& x) {
          return matmul(x[0], x[1]) + matmul(x[1], x[2]).sum() + matmul(x[2], x[0]).sum();
        }, {leaf({3}), leaf({3}), leaf({3, 3})}, true},
@@ -273,6 +276,15 @@ TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
     (yb * yb).sum().backward();
     EXPECT_TRUE(testing::all_close(a.grad().data(), b.grad().data())) << "op " << i;
   }
+}
+
+TEST(GradcheckTest, MatmulOfAnNdInputByAMatrixIsOneMm) {
+  const Variable x = leaf({2, 3, 4}), w = leaf({4, 5});
+  const Variable y = matmul(x, w);
+  EXPECT_EQ(y.sizes(), IntArrayRef({2, 3, 5}));
+  EXPECT_EQ(y.grad_fn()->next_edges()[0].fn->name(), "MmBackward0");
+  const Variable expected = bmm(x, w.unsqueeze(0).expand({2, 4, 5}));
+  EXPECT_TRUE(testing::all_close(y.data(), expected.data(), 1e-12, 1e-12));
 }
 
 TEST(GradcheckTest, DetectsAWrongFormula) {

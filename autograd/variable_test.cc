@@ -54,6 +54,22 @@ TEST(VariableTest, PrintsLikePyTorch) {
   EXPECT_EQ(Variable(tensor({3.0f})).str(), "tensor([3.])");
 }
 
+// PyTorch 1.13's reprs of the same values: a suffix that would pass the line
+// width wraps onto a new line.
+TEST(VariableTest, PrintWrapsAutogradSuffixPastTheLineWidth) {
+  const Variable x(linspace(0, 1, 9), true);
+  EXPECT_EQ(x.str(),
+            "tensor([0.0000, 0.1250, 0.2500, 0.3750, 0.5000, 0.6250, 0.7500, 0.8750, 1.0000],\n"
+            "       requires_grad=True)");
+  EXPECT_EQ((x + x).str(),
+            "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000, 1.2500, 1.5000, 1.7500, 2.0000],\n"
+            "       grad_fn=<AddBackward0>)");
+  const Variable y(linspace(0, 1, 9).to(kFloat64), true);
+  EXPECT_EQ((y + y).str(),
+            "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000, 1.2500, 1.5000, 1.7500, 2.0000],\n"
+            "       dtype=torchlet.float64, grad_fn=<AddBackward0>)");
+}
+
 TEST(VariableTest, DtypeConversionsCastTheGradientBack) {
   Variable x(tensor({1.0f, 2.0f}), true);
   (x.to(kFloat64) * 2.0).sum().backward();

@@ -8,6 +8,26 @@
 namespace torchlet {
 namespace {
 
+TEST(VariableTest, StableSortAndUnsortedTopkMatchTensorsAndPassGradients) {
+  const Variable x(tensor({2.0, 1.0, 2.0, 1.0, 3.0}, kFloat64), true);
+  const auto [values, indices] = x.sort(0, /*descending=*/false, /*stable=*/true);
+  EXPECT_EQ(testing::values(indices), (std::vector<double>{1, 3, 0, 2, 4}));
+  (values * Variable(arange(5, kFloat64))).sum().backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{2, 0, 3, 1, 4}));
+  const auto [top, top_indices] = x.topk(2, 0, /*largest=*/true, /*sorted=*/false);
+  const auto [tensor_top, tensor_indices] = x.data().topk(2, 0, true, false);
+  EXPECT_EQ(testing::values(top_indices), testing::values(tensor_indices));
+  EXPECT_EQ(testing::values(top.data()), testing::values(tensor_top));
+}
+
+TEST(VariableTest, AddAndSubOfANumberTakeAlpha) {
+  const Variable x(tensor({1.0, 2.0}, kFloat64), true);
+  const Variable y = x.add(3, 2).sub(1, 0.5);
+  EXPECT_EQ(testing::values(y.data()), (std::vector<double>{6.5, 7.5}));
+  y.sum().backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{1, 1}));
+}
+
 TEST(VariableTest, SplitPiecesShareOneBackwardNode) {
   const Variable x(arange(12, kFloat64).view({3, 4}), true);
   const std::vector<Variable> parts = x.split(1, 0);

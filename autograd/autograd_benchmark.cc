@@ -2,6 +2,8 @@
 // training step (Linear(16,16)-ReLU-Linear(16,4), batch 8, cross-entropy,
 // backward, SGD lr 0.01) written with autograd ops directly: what the step
 // costs in recording, the engine and the kernels, before any Module.
+#include <malloc.h>
+
 #include <cmath>
 #include <vector>
 
@@ -63,6 +65,50 @@ void BM_BackwardChain(benchmark::State& state) {
                                   benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_BackwardChain)->Arg(10)->UseRealTime();
+
+// Split a 1M-float tensor into N pieces, sum every piece and backward: the
+// backward must cost O(numel), not O(pieces x numel).
+void BM_SplitBackward(benchmark::State& state) {
+  const int64_t pieces = state.range(0);
+  const int64_t numel = int64_t{1} << 20;
+  const Variable x(randn({numel}), /*requires_grad=*/true);
+  for (auto _ : state) {
+    const std::vector<Variable> parts = x.split(numel / pieces);
+    Variable total = parts[0].sum();
+    for (size_t i = 1; i < parts.size(); ++i) total = total + parts[i].sum();
+    total.backward();
+  }
+}
+BENCHMARK(BM_SplitBackward)->Arg(8)->Arg(32)->Arg(128)->UseRealTime();
+
+// Bytes of heap in use (glibc: small blocks and mmapped ones).
+double heap_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
+}
+
+// Eight mm layers [512 x 256] @ [256 x 256], each followed by relu_ (nn's
+// ReLU(inplace=True)), then backward. Counter graph_bytes: the heap the
+// recorded graph holds after the forward (what an in-place ReLU should save).
+void BM_ReluInplaceChain(benchmark::State& state) {
+  manual_seed(0);
+  const Variable x(randn({512, 256}), /*requires_grad=*/true);
+  const Variable w(randn({256, 256}) * 0.06, /*requires_grad=*/true);
+  double graph_bytes = 0;
+  for (auto _ : state) {
+    const double before = heap_in_use();
+    Variable h = x;
+    for (int layer = 0; layer < 8; ++layer) {
+      h = h.mm(w);
+      h.relu_();
+    }
+    const Variable loss = h.sum();
+    graph_bytes = heap_in_use() - before;
+    loss.backward();
+  }
+  state.counters["graph_bytes"] = graph_bytes;
+}
+BENCHMARK(BM_ReluInplaceChain)->UseRealTime();
 
 }  // namespace
 }  // namespace torchlet

@@ -157,5 +157,42 @@ TEST(AutogradGoldenTest, PenaltyThroughProdWithAZeroMaskedSelectAndStd) {
   c.check((g * g).sum());
 }
 
+TEST(AutogradGoldenTest, DivisionFamilyWithTensorAndNumberDivisors) {
+  GoldenCase c("division_family");
+  const Variable a = c.leaf("a"), b = c.leaf("b");
+  c.check(a.remainder(b) + a.fmod(b) * a + a.atan2(b) * b + a.remainder(0.7) + a.fmod(-0.9));
+}
+
+TEST(AutogradGoldenTest, RoundingHasZeroGradientAndFracOne) {
+  GoldenCase c("rounding");
+  const Variable x = c.leaf("x");
+  const Variable whole = x.floor() + x.ceil() + x.round() + x.trunc() + x.round(1);
+  c.check(whole * x + x.frac() * x.exp());
+}
+
+TEST(AutogradGoldenTest, NanToNumPassesGradientOnlyWhereFinite) {
+  GoldenCase c("nan_to_num");
+  const Variable x = c.leaf("x"), w = c.leaf("w");
+  c.check(x.nan_to_num(1.0, 2.0, -3.0) * w);
+}
+
+TEST(AutogradGoldenTest, NormGradientAtZeroElementsAndZeroNorm) {
+  GoldenCase c("norm_edges");
+  const Variable x = c.leaf("x");
+  c.check(x.norm(1.5, {1}) + x.norm(0.5, {1}) + x.norm(0, {1}) + x.norm(3, {1}));
+}
+
+TEST(AutogradGoldenTest, PowGradientsAtZeroBase) {
+  GoldenCase c("pow_zero_base");
+  const Variable a = c.leaf("a"), b = c.leaf("b");
+  c.check(a.pow(b));
+}
+
+TEST(AutogradGoldenTest, MaxAndMinGradientGoesToTheNans) {
+  GoldenCase c("max_min_nan");
+  const Variable x = c.leaf("x");
+  c.check(x.max() * 2.0 + x.min() * 3.0);
+}
+
 }  // namespace
 }  // namespace torchlet

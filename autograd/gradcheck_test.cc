@@ -132,6 +132,9 @@ std::vector<Case> cases() {
        {leaf({2}), leaf({2, 3}), leaf({3, 2})}, true},
       {"matmul_batched_broadcast", [](const variable_list& x) { return matmul(x[0], x[1]); },
        {leaf({2, 1, 2, 3}), leaf({3, 3, 2})}, true},
+      {"matmul_folds_nd_by_matrix", [](const variable_list& x) {
+         return matmul(x[0], x[1]).sum({3}) + matmul(x[0], x[2]);
+       }, {leaf({2, 1, 3, 4}), leaf({4, 2}), leaf({4})}, true},
       {"matmul_vectors", [](const variable_list& x) {
          return matmul(x[0], x[1]) + matmul(x[1], x[2]).sum() + matmul(x[2], x[0]).sum();
        }, {leaf({3}), leaf({3}), leaf({3, 3})}, true},
@@ -185,6 +188,36 @@ std::vector<Case> cases() {
          const std::vector<Variable> parts = x[0].split_with_sizes({1, 3}, 1);
          return parts[0] * parts[1].sum({1}, true);
        }, {leaf({2, 4})}, true},
+      {"remainder_fmod", [](const variable_list& x) {
+         return x[0].remainder(x[1]) + x[0].fmod(x[1]) * 2.0;
+       }, {Variable(tensor({{2.3, -1.7, 0.9}, {-3.1, 4.4, -0.35}}, kFloat64), true),
+           Variable(tensor({0.7, -1.3, 1.9}, kFloat64), true)}, true},
+      {"remainder_fmod_number", [](const variable_list& x) {
+         return x[0].remainder(0.7) * x[0].fmod(-0.9);
+       }, {Variable(tensor({2.3, -1.7, 0.95, -0.35}, kFloat64), true)}, true},
+      {"atan2", [](const variable_list& x) { return x[0].atan2(x[1]); },
+       {leaf({2, 3}), transposed_leaf(1, 3)}, true},
+      {"rounding_zero_gradient", [](const variable_list& x) {
+         return (x[0].floor() + x[0].ceil() + x[0].round() + x[0].trunc() + x[0].round(1)) * x[0] +
+                x[0].frac() * x[0];
+       }, {Variable(tensor({0.33, -1.27, 2.61, -0.48}, kFloat64), true)}, true},
+      {"nan_to_num_of_finite", [](const variable_list& x) { return x[0].nan_to_num() * x[0]; },
+       {leaf({5})}, true},
+      {"norm_fractional_p_with_zeros", [](const variable_list& x) {
+         return x[0].norm(1.5, {1}) + x[0].norm(0.5, {1}) + x[0].norm(0, {1});
+       }, {Variable(tensor({{0.5, -1.2, 2.0}, {1.1, 0.7, -0.3}}, kFloat64), true)}, true},
+      {"chunk_with_an_unused_piece", [](const variable_list& x) {
+         const std::vector<Variable> parts = x[0].chunk(3, 1);
+         return parts[0] * parts[2].exp();
+       }, {leaf({2, 6})}, true},
+      {"unbind", [](const variable_list& x) {
+         const std::vector<Variable> rows = x[0].unbind(0);
+         return rows[0] * rows[2] + rows[1].sin();
+       }, {transposed_leaf(3, 2)}, true},
+      {"split_uneven", [](const variable_list& x) {
+         const std::vector<Variable> parts = x[0].split(2, 0);
+         return parts[2].sum() * parts[0].sum({0});
+       }, {leaf({5, 2})}, true},
       {"as_strided_overlapping", [](const variable_list& x) {
          return x[0].as_strided({3, 2}, {1, 1}).pow(2.0);  // windows of 2 overlapping
        }, {leaf({4})}, true},
@@ -233,7 +266,9 @@ TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
       {"rsqrt", &Variable::rsqrt_, &Variable::rsqrt},   {"sin", &Variable::sin_, &Variable::sin},
       {"cos", &Variable::cos_, &Variable::cos},         {"sigmoid", &Variable::sigmoid_, &Variable::sigmoid},
       {"tanh", &Variable::tanh_, &Variable::tanh},      {"erf", &Variable::erf_, &Variable::erf},
-      {"sign", &Variable::sign_, &Variable::sign}};
+      {"sign", &Variable::sign_, &Variable::sign},      {"floor", &Variable::floor_, &Variable::floor},
+      {"ceil", &Variable::ceil_, &Variable::ceil},      {"trunc", &Variable::trunc_, &Variable::trunc},
+      {"frac", &Variable::frac_, &Variable::frac},      {"relu", &Variable::relu_, &Variable::relu}};
   for (const Case& c : cases) {
     Variable a(tensor({0.5, 1.5, 2.5}, kFloat64), true), b(tensor({0.5, 1.5, 2.5}, kFloat64), true);
     Variable ya = a * 1.0;
@@ -245,6 +280,15 @@ TEST(GradcheckTest, InPlaceUnaryOpsMatchTheirOutOfPlaceGradients) {
     (yb * yb).sum().backward();
     EXPECT_TRUE(testing::all_close(a.grad().data(), b.grad().data())) << c.name << "_";
   }
+}
+
+TEST(GradcheckTest, MatmulOfAnNdInputByAMatrixIsOneMm) {
+  const Variable x = leaf({2, 3, 4}), w = leaf({4, 5});
+  const Variable y = matmul(x, w);
+  EXPECT_EQ(y.sizes(), IntArrayRef({2, 3, 5}));
+  EXPECT_EQ(y.grad_fn()->next_edges()[0].fn->name(), "MmBackward0");
+  const Variable expected = bmm(x, w.unsqueeze(0).expand({2, 4, 5}));
+  EXPECT_TRUE(testing::all_close(y.data(), expected.data(), 1e-12, 1e-12));
 }
 
 TEST(GradcheckTest, DetectsAWrongFormula) {

@@ -12,6 +12,7 @@ namespace {
 
 using indexing::Slice;
 using testing::all_close;
+using testing::values;
 using testing::gradcheck;
 using testing::gradgradcheck;
 
@@ -204,6 +205,79 @@ TEST(InplaceOpTest, MaskedFillInPlaceZeroesTheMaskedGradient) {
 }
 
 // ---- Indexing -------------------------------------------------------------------------
+
+TEST(InplaceOpTest, ReluInPlaceWritesIntoSelfWithoutATemporary) {
+  const Variable x(tensor({-1.0, 2.0, -3.0, 4.0}, kFloat64), true);
+  Variable y = x * 1.0;
+  const void* storage = y.data().data_ptr();
+  y.relu_();
+  EXPECT_EQ(y.data().data_ptr(), storage);
+  EXPECT_EQ(y.grad_fn()->name(), "ReluBackward0");
+  (y * y).sum().backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({0.0, 4.0, 0.0, 8.0}, kFloat64)));
+}
+
+TEST(InplaceOpTest, OpsThatNeedNoOldValueKeepSelfsStorageWhileRecording) {
+  const Variable x(tensor({0.5, -1.5, 2.5}, kFloat64), true);
+  Variable y = x * 1.0;
+  const void* storage = y.data().data_ptr();
+  y.add_(x, 2).add_(1.0, 3).sub_(0.5).mul_(2.0).div_(4.0).sigmoid_().neg_().fill_(1.0);
+  EXPECT_EQ(y.data().data_ptr(), storage);
+  y = x * 1.0;
+  y.add_(x, 2).sub_(x).mul_(3.0).tanh_();
+  const Variable expected = ((x * 2.0) * 3.0).tanh();
+  EXPECT_TRUE(all_close(y.data(), expected.data()));
+  const variable_list g = autograd::grad({y.sum()}, {x});
+  const variable_list e = autograd::grad({expected.sum()}, {x});
+  EXPECT_TRUE(all_close(g[0].data(), e[0].data()));
+}
+
+TEST(InplaceOpTest, WritingASavedOutputAfterReluInPlaceIsDetected) {
+  const Variable x(tensor({-1.0, 2.0}, kFloat64), true);
+  Variable y = x * 1.0;
+  y.relu_();
+  y.mul_(2.0);
+  EXPECT_THROW_MSG(y.sum().backward(), "modified by an inplace operation");
+}
+
+TEST(InplaceOpTest, ReluInPlaceThroughAViewRebasesTheBase) {
+  const Variable x(tensor({{-1.0, 2.0}, {3.0, -4.0}}, kFloat64), true);
+  Variable base = x * 1.0;
+  Variable row = base.select(0, 1);
+  row.relu_();
+  EXPECT_TRUE(all_close(base.data(), tensor({{-1.0, 2.0}, {3.0, 0.0}}, kFloat64)));
+  (base * base).sum().backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({{-2.0, 4.0}, {6.0, 0.0}}, kFloat64)));
+}
+
+TEST(InplaceOpTest, DivisionFamilyInPlaceMatchesOutOfPlace) {
+  const Variable x(tensor({2.3, -1.7, 0.9}, kFloat64), true);
+  const Variable d(tensor({0.7, -1.3, 1.9}, kFloat64), true);
+  Variable y = x * 1.0;
+  y.remainder_(d).fmod_(0.4).atan2_(d);
+  const Variable expected = x.remainder(d).fmod(0.4).atan2(d);
+  EXPECT_TRUE(all_close(y.data(), expected.data()));
+  const variable_list g = autograd::grad({y.sum()}, {x, d});
+  const variable_list e = autograd::grad({expected.sum()}, {x, d});
+  EXPECT_TRUE(all_close(g[0].data(), e[0].data()));
+  EXPECT_TRUE(all_close(g[1].data(), e[1].data()));
+}
+
+TEST(InplaceOpTest, NanToNumInPlaceMasksTheOldNonFiniteElements) {
+  const Variable x(tensor({-1e308, 2.0, 3.0}, kFloat64), true);
+  Variable y = x * 10.0;  // -inf, 20, 30
+  y.nan_to_num_(0.0, 5.0, -5.0);
+  EXPECT_EQ(values(y.data()), (std::vector<double>{-5.0, 20.0, 30.0}));
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad().data()), (std::vector<double>{0.0, 10.0, 10.0}));
+}
+
+TEST(InplaceOpTest, FloorDivideBackwardIsNotImplemented) {
+  const Variable x(tensor({2.5, -1.5}, kFloat64), true);
+  const Variable q = x.floor_divide(2.0);
+  EXPECT_TRUE(q.requires_grad());
+  EXPECT_THROW_MSG(q.sum().backward(), "derivative for floor_divide is not implemented");
+}
 
 TEST(IndexTest, BasicIndexIsAViewSharingStorage) {
   Variable x = leaf2x2();

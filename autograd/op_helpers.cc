@@ -32,4 +32,11 @@ Variable snapshot(const Variable& self, bool copy_data) {
   return Variable(std::move(impl));
 }
 
+void adopt_history(const Variable& self, const Variable& result) {
+  VariableImpl& impl = *self.impl();
+  impl.grad_fn = result.grad_fn();
+  impl.output_nr = result.output_nr();
+  impl.requires_grad = impl.requires_grad || result.requires_grad();
+}
+
 }  // namespace torchlet::autograd

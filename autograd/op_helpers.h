@@ -72,4 +72,45 @@ Variable& inplace(const char* name, Variable& self, bool needs_old_value,
   return self;
 }
 
+// Note [Truly in-place ops]
+// An in-place op whose backward never reads the old value of self (relu_,
+// add_, mul_ by a number, zero_, fill_, ...) writes straight into self's
+// data even while recording, and the node is recorded with self's data as
+// its output: no temporary of self's size, no copy back, and an op that
+// saves its output (relu, sigmoid, exp) saves self's own storage, at the
+// version the write left it. ReLU(inplace=True) then saves memory as in
+// PyTorch. Through a tracked view the base's history must become
+// CopySlices, so there the op writes into a copy that rebase_history()
+// copies back.
+
+/// Adopts `result`'s history for `self`, whose data `result` already holds.
+void adopt_history(const Variable& self, const Variable& result);
+
+/// The in-place op of the note above. `raw(Tensor&)` writes the op into a
+/// tensor; `record_on(old, out)` records the out-of-place op on `old` (a
+/// handle with self's history) with `out` as its already computed output.
+template <typename Raw, typename RecordOn>
+Variable& inplace_direct(const char* name, Variable& self,
+                         std::initializer_list<const Variable*> others, Raw raw,
+                         RecordOn record_on) {
+  check_inplace(name, self);
+  bool record = self.requires_grad();
+  for (const Variable* o : others) record = record || o->requires_grad();
+  Tensor data = self.data();
+  if (!record || !is_grad_enabled()) {
+    raw(data);
+    return self;
+  }
+  const Variable old = snapshot(self, false);
+  if (tracked_base(*self.impl()) != nullptr) {
+    Tensor out = data.clone();
+    raw(out);
+    rebase_history(self, record_on(old, std::move(out)));
+    return self;
+  }
+  raw(data);
+  adopt_history(self, record_on(old, data));
+  return self;
+}
+
 }  // namespace torchlet::autograd

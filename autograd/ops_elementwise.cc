@@ -64,7 +64,10 @@ variable_list div_backward(FunctionNode& n, const variable_list& g) {
 variable_list pow_backward(FunctionNode& n, const variable_list& g) {
   const Variable a = n.var(0), b = n.var(1);
   Variable ga, gb;
-  if (n.needs_input_grad(0)) ga = input_grad(n, 0, g[0] * b * a.pow(b - 1.0));
+  // d/da a^b = b a^(b-1), taken as 0 where b == 0 (0^0 included), as PyTorch.
+  if (n.needs_input_grad(0)) {
+    ga = input_grad(n, 0, (g[0] * b * a.pow(b - 1.0)).masked_fill(b.data().eq(0), 0));
+  }
   if (n.needs_input_grad(1)) {
     // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch).
     const Tensor zero_base = a.data().eq(0).logical_and(b.data().ge(0));
@@ -140,25 +143,32 @@ Variable Variable::minimum(const Variable& other) const {
 
 // ---- With a scalar -----------------------------------------------------------------------
 
-Variable Variable::add(Scalar other) const {
-  return scalar_op("AddBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {input_grad(n, 0, g[0])};
-  }, *this, data().add(other), 0);
+namespace {
+// The gradient of x + c, x - c, fmod(x, c) and remainder(x, c): g itself.
+variable_list pass_backward(FunctionNode& n, const variable_list& g) {
+  return {input_grad(n, 0, g[0])};
 }
-Variable Variable::sub(Scalar other) const {
-  return scalar_op("SubBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {input_grad(n, 0, g[0])};
-  }, *this, data().sub(other), 0);
+variable_list mul_scalar_backward(FunctionNode& n, const variable_list& g) {
+  return {input_grad(n, 0, g[0] * n.numbers[0])};
+}
+variable_list div_scalar_backward(FunctionNode& n, const variable_list& g) {
+  return {input_grad(n, 0, g[0] / n.numbers[0])};
+}
+}  // namespace
+
+Variable Variable::add(Scalar other, Scalar alpha) const {
+  return scalar_op("AddBackward1", pass_backward, *this, data().add(other, alpha), 0);
+}
+Variable Variable::sub(Scalar other, Scalar alpha) const {
+  return scalar_op("SubBackward1", pass_backward, *this, data().sub(other, alpha), 0);
 }
 Variable Variable::mul(Scalar other) const {
-  return scalar_op("MulBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {input_grad(n, 0, g[0] * n.numbers[0])};
-  }, *this, data().mul(other), other.to<double>());
+  return scalar_op("MulBackward1", mul_scalar_backward, *this, data().mul(other),
+                   other.to<double>());
 }
 Variable Variable::div(Scalar other) const {
-  return scalar_op("DivBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {input_grad(n, 0, g[0] / n.numbers[0])};
-  }, *this, data().div(other), other.to<double>());
+  return scalar_op("DivBackward1", div_scalar_backward, *this, data().div(other),
+                   other.to<double>());
 }
 Variable Variable::pow(Scalar exponent) const {
   return scalar_op("PowBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
@@ -166,6 +176,56 @@ Variable Variable::pow(Scalar exponent) const {
     if (p == 0) return {input_grad(n, 0, g[0] * 0.0)};
     return {input_grad(n, 0, g[0] * (n.var(0).pow(p - 1) * p))};
   }, *this, data().pow(exponent), exponent.to<double>(), /*save_input=*/true);
+}
+
+// ---- Division family --------------------------------------------------------------------------
+
+Variable Variable::floor_divide(const Variable& other) const {
+  return binary_op("FloorDivideBackward0", [](FunctionNode&, const variable_list&)
+                                               -> variable_list {
+    TORCHLET_CHECK(false, "floor_divide: derivative for floor_divide is not implemented");
+    return {};
+  }, *this, other, data().floor_divide(other.data()), false);
+}
+Variable Variable::floor_divide(Scalar other) const {
+  return scalar_op("FloorDivideBackward1", [](FunctionNode&, const variable_list&)
+                                               -> variable_list {
+    TORCHLET_CHECK(false, "floor_divide: derivative for floor_divide is not implemented");
+    return {};
+  }, *this, data().floor_divide(other), 0);
+}
+Variable Variable::remainder(const Variable& other) const {
+  // d/db (a - floor(a / b) b) = -floor(a / b), a constant where it is defined.
+  return binary_op("RemainderBackward0", [](FunctionNode& n, const variable_list& g)
+                                             -> variable_list {
+    const Variable quotient =
+        n.needs_input_grad(1) ? constant(n.var(0).data().floor_divide(n.var(1).data())) : Variable();
+    return {input_grad(n, 0, g[0]),
+            n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * quotient) : Variable()};
+  }, *this, other, data().remainder(other.data()), true);
+}
+Variable Variable::remainder(Scalar other) const {
+  return scalar_op("RemainderBackward1", pass_backward, *this, data().remainder(other), 0);
+}
+Variable Variable::fmod(const Variable& other) const {
+  // d/db (a - trunc(a / b) b) = -trunc(a / b).
+  return binary_op("FmodBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable quotient =
+        n.needs_input_grad(1) ? constant(n.var(0).data().div(n.var(1).data()).trunc()) : Variable();
+    return {input_grad(n, 0, g[0]),
+            n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * quotient) : Variable()};
+  }, *this, other, data().fmod(other.data()), true);
+}
+Variable Variable::fmod(Scalar other) const {
+  return scalar_op("FmodBackward0", pass_backward, *this, data().fmod(other), 0);
+}
+Variable Variable::atan2(const Variable& other) const {
+  return binary_op("Atan2Backward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    const Variable a = n.var(0), b = n.var(1);
+    const Variable scale = g[0] / (a * a + b * b);
+    return {n.needs_input_grad(0) ? input_grad(n, 0, scale * b) : Variable(),
+            n.needs_input_grad(1) ? input_grad(n, 1, -scale * a) : Variable()};
+  }, *this, other, data().atan2(other.data()), true);
 }
 
 Variable operator+(const Variable& a, const Variable& b) { return a.add(b); }
@@ -184,31 +244,94 @@ Variable operator-(const Variable& a) { return a.neg(); }
 
 // ---- Unary -------------------------------------------------------------------------------
 
-Variable Variable::neg() const {
-  return unary_op("NegBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
-    return {-g[0]};
-  }, *this, data().neg(), false, false);
+namespace {
+// A unary op whose backward never reads its input: the formula and whether
+// it saves the output. Such an op can run truly in place (see Note [Truly
+// in-place ops]).
+struct OutputOnlyUnary {
+  const char* name;
+  FunctionNode::Formula formula;
+  bool save_output;
+  Variable record(const Variable& x, Tensor out) const {
+    return unary_op(name, formula, x, std::move(out), false, save_output);
+  }
+};
+
+variable_list zero_backward(FunctionNode&, const variable_list& g) { return {g[0] * 0.0}; }
+
+const OutputOnlyUnary kNeg{"NegBackward0", [](FunctionNode&, const variable_list& g)
+                                               -> variable_list { return {-g[0]}; }, false};
+const OutputOnlyUnary kExp{"ExpBackward0", [](FunctionNode& n, const variable_list& g)
+                                               -> variable_list { return {g[0] * n.var(0)}; },
+                           true};
+const OutputOnlyUnary kSqrt{"SqrtBackward0", [](FunctionNode& n, const variable_list& g)
+                                                 -> variable_list {
+  return {g[0] / (n.var(0) * 2.0)};
+}, true};
+const OutputOnlyUnary kRsqrt{"RsqrtBackward0", [](FunctionNode& n, const variable_list& g)
+                                                   -> variable_list {
+  const Variable y = n.var(0);
+  return {g[0] * y * y * y * -0.5};
+}, true};
+const OutputOnlyUnary kRelu{"ReluBackward0", [](FunctionNode& n, const variable_list& g)
+                                                 -> variable_list {
+  return {threshold_relu_backward(g[0], n.var(0))};
+}, true};
+const OutputOnlyUnary kSigmoid{"SigmoidBackward0", [](FunctionNode& n, const variable_list& g)
+                                                       -> variable_list {
+  const Variable y = n.var(0);
+  return {g[0] * y * (1.0 - y)};
+}, true};
+const OutputOnlyUnary kTanh{"TanhBackward0", [](FunctionNode& n, const variable_list& g)
+                                                 -> variable_list {
+  const Variable y = n.var(0);
+  return {g[0] * (1.0 - y * y)};
+}, true};
+// Piecewise-constant ops: a zero gradient (PyTorch's zeros_like(grad)).
+const OutputOnlyUnary kSign{"SignBackward0", zero_backward, false};
+const OutputOnlyUnary kFloor{"FloorBackward0", zero_backward, false};
+const OutputOnlyUnary kCeil{"CeilBackward0", zero_backward, false};
+const OutputOnlyUnary kTrunc{"TruncBackward0", zero_backward, false};
+const OutputOnlyUnary kRound{"RoundBackward0", zero_backward, false};
+const OutputOnlyUnary kRoundDecimals{"RoundBackward1", zero_backward, false};
+const OutputOnlyUnary kFrac{"FracBackward0", [](FunctionNode&, const variable_list& g)
+                                                 -> variable_list { return {g[0]}; }, false};
+}  // namespace
+
+Variable Variable::neg() const { return kNeg.record(*this, data().neg()); }
+Variable Variable::exp() const { return kExp.record(*this, data().exp()); }
+Variable Variable::sqrt() const { return kSqrt.record(*this, data().sqrt()); }
+Variable Variable::rsqrt() const { return kRsqrt.record(*this, data().rsqrt()); }
+Variable Variable::relu() const { return kRelu.record(*this, data().relu()); }
+Variable Variable::sigmoid() const { return kSigmoid.record(*this, data().sigmoid()); }
+Variable Variable::tanh() const { return kTanh.record(*this, data().tanh()); }
+Variable Variable::sign() const { return kSign.record(*this, data().sign()); }
+Variable Variable::floor() const { return kFloor.record(*this, data().floor()); }
+Variable Variable::ceil() const { return kCeil.record(*this, data().ceil()); }
+Variable Variable::trunc() const { return kTrunc.record(*this, data().trunc()); }
+Variable Variable::frac() const { return kFrac.record(*this, data().frac()); }
+Variable Variable::round(int64_t decimals) const {
+  return (decimals == 0 ? kRound : kRoundDecimals).record(*this, data().round(decimals));
 }
-// PyTorch's -g for a Variable: the NegBackward formula above uses this.
+Variable Variable::nan_to_num(double nan, std::optional<double> posinf,
+                              std::optional<double> neginf) const {
+  // The gradient passes where the input was finite (PyTorch).
+  return record("NanToNumBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return {g[0].masked_fill(n.tensors[0], 0)};
+  }, {this}, data().nan_to_num(nan, posinf, neginf), [&](FunctionNode& n) {
+    n.tensors.push_back(data().isfinite().logical_not());
+  });
+}
+
 Variable Variable::abs() const {
   return unary_op("AbsBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {g[0] * constant(n.var(0).data().sign())};
   }, *this, data().abs(), true, false);
 }
-Variable Variable::exp() const {
-  return unary_op("ExpBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0] * n.var(0)};
-  }, *this, data().exp(), false, true);
-}
 Variable Variable::log() const {
   return unary_op("LogBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {g[0] / n.var(0)};
   }, *this, data().log(), true, false);
-}
-Variable Variable::sqrt() const {
-  return unary_op("SqrtBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0] / (n.var(0) * 2.0)};
-  }, *this, data().sqrt(), false, true);
 }
 Variable Variable::sin() const {
   return unary_op("SinBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
@@ -220,23 +343,6 @@ Variable Variable::cos() const {
     return {-g[0] * n.var(0).sin()};
   }, *this, data().cos(), true, false);
 }
-Variable Variable::relu() const {
-  return unary_op("ReluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {threshold_relu_backward(g[0], n.var(0))};
-  }, *this, data().relu(), false, true);
-}
-Variable Variable::sigmoid() const {
-  return unary_op("SigmoidBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable y = n.var(0);
-    return {g[0] * y * (1.0 - y)};
-  }, *this, data().sigmoid(), false, true);
-}
-Variable Variable::tanh() const {
-  return unary_op("TanhBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable y = n.var(0);
-    return {g[0] * (1.0 - y * y)};
-  }, *this, data().tanh(), false, true);
-}
 Variable Variable::erf() const {
   return unary_op("ErfBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     const Variable x = n.var(0);
@@ -247,17 +353,6 @@ Variable Variable::log1p() const {
   return unary_op("Log1PBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {g[0] / (n.var(0) + 1.0)};
   }, *this, data().log1p(), true, false);
-}
-Variable Variable::rsqrt() const {
-  return unary_op("RsqrtBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable y = n.var(0);
-    return {g[0] * y * y * y * -0.5};
-  }, *this, data().rsqrt(), false, true);
-}
-Variable Variable::sign() const {
-  return unary_op("SignBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
-    return {g[0] * 0.0};
-  }, *this, data().sign(), false, false);
 }
 Variable Variable::gelu(const std::string& approximate) const {
   Tensor out = data().gelu(approximate);
@@ -306,34 +401,55 @@ Variable Variable::where(const Tensor& condition, const Variable& other) const {
   });
 }
 
-Variable Variable::masked_fill(const Tensor& mask, Scalar value) const {
-  Tensor out = data().masked_fill(mask, value);
+namespace {
+Variable record_masked_fill(const Variable& x, const Tensor& mask, Tensor out) {
   return record("MaskedFillBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {input_grad(n, 0, g[0].masked_fill(n.tensors[0], 0))};
-  }, {this}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, *this);
+  }, {&x}, std::move(out), [&](FunctionNode& n) {
+    save_meta(n, x);
     n.tensors.push_back(mask);
   });
+}
+}  // namespace
+
+Variable Variable::masked_fill(const Tensor& mask, Scalar value) const {
+  return record_masked_fill(*this, mask, data().masked_fill(mask, value));
 }
 
 // ---- In place -------------------------------------------------------------------------------
 // Without recording they write straight into the data (optimizers run so).
+// Ops whose backward does not read the old value run truly in place while
+// recording too (Note [Truly in-place ops]); the others compute out of
+// place from a snapshot of the old value.
 
 using autograd::inplace;
+using autograd::inplace_direct;
 
 Variable& Variable::add_(const Variable& other, Scalar alpha) {
-  return inplace("add_", *this, false, {&other},
-                 [&](const Variable& old) { return old.add(other, alpha); },
-                 [&](Tensor& t) { t.add_(other.data(), alpha); });
+  return inplace_direct("add_", *this, {&other}, [&](Tensor& t) { t.add_(other.data(), alpha); },
+                        [&](const Variable& old, Tensor out) {
+    return binary_op("AddBackward0", add_backward, old, other, std::move(out), false,
+                     alpha.to<double>());
+  });
 }
-Variable& Variable::add_(Scalar other) {
-  return inplace("add_", *this, false, {}, [&](const Variable& old) { return old.add(other); },
-                 [&](Tensor& t) { t.add_(other); });
+Variable& Variable::add_(Scalar other, Scalar alpha) {
+  return inplace_direct("add_", *this, {}, [&](Tensor& t) { t.add_(other, alpha); },
+                        [](const Variable& old, Tensor out) {
+    return scalar_op("AddBackward1", pass_backward, old, std::move(out), 0);
+  });
 }
 Variable& Variable::sub_(const Variable& other, Scalar alpha) {
-  return inplace("sub_", *this, false, {&other},
-                 [&](const Variable& old) { return old.sub(other, alpha); },
-                 [&](Tensor& t) { t.sub_(other.data(), alpha); });
+  return inplace_direct("sub_", *this, {&other}, [&](Tensor& t) { t.sub_(other.data(), alpha); },
+                        [&](const Variable& old, Tensor out) {
+    return binary_op("SubBackward0", sub_backward, old, other, std::move(out), false,
+                     alpha.to<double>());
+  });
+}
+Variable& Variable::sub_(Scalar other, Scalar alpha) {
+  return inplace_direct("sub_", *this, {}, [&](Tensor& t) { t.sub_(other, alpha); },
+                        [](const Variable& old, Tensor out) {
+    return scalar_op("SubBackward1", pass_backward, old, std::move(out), 0);
+  });
 }
 Variable& Variable::mul_(const Variable& other) {
   return inplace("mul_", *this, other.requires_grad(), {&other},
@@ -341,21 +457,26 @@ Variable& Variable::mul_(const Variable& other) {
                  [&](Tensor& t) { t.mul_(other.data()); });
 }
 Variable& Variable::mul_(Scalar other) {
-  return inplace("mul_", *this, false, {}, [&](const Variable& old) { return old.mul(other); },
-                 [&](Tensor& t) { t.mul_(other); });
+  return inplace_direct("mul_", *this, {}, [&](Tensor& t) { t.mul_(other); },
+                        [&](const Variable& old, Tensor out) {
+    return scalar_op("MulBackward1", mul_scalar_backward, old, std::move(out), other.to<double>());
+  });
 }
 Variable& Variable::div_(Scalar other) {
-  return inplace("div_", *this, false, {}, [&](const Variable& old) { return old.div(other); },
-                 [&](Tensor& t) { t.div_(other); });
+  return inplace_direct("div_", *this, {}, [&](Tensor& t) { t.div_(other); },
+                        [&](const Variable& old, Tensor out) {
+    return scalar_op("DivBackward1", div_scalar_backward, old, std::move(out), other.to<double>());
+  });
 }
 namespace {
 // fill_ and zero_: the old value's gradient is zero.
 Variable& fill_inplace(const char* op, const char* node, Variable& self, Scalar value) {
-  return inplace(op, self, false, {}, [&](const Variable& old) {
+  return inplace_direct(op, self, {}, [&](Tensor& t) { t.fill_(value); },
+                        [&](const Variable& old, Tensor out) {
     return record(node, [](FunctionNode&, const variable_list& g) -> variable_list {
       return {constant(zeros_like(g[0].data()))};
-    }, {&old}, full_like(old.data(), value), [](FunctionNode&) {});
-  }, [&](Tensor& t) { t.fill_(value); });
+    }, {&old}, std::move(out), [](FunctionNode&) {});
+  });
 }
 }  // namespace
 
@@ -369,18 +490,15 @@ Variable& Variable::div_(const Variable& other) {
                  [&](Tensor& t) { t.div_(other.data()); });
 }
 Variable& Variable::masked_fill_(const Tensor& mask, Scalar value) {
-  return inplace("masked_fill_", *this, false, {},
-                 [&](const Variable& old) { return old.masked_fill(mask, value); },
-                 [&](Tensor& t) { t.masked_fill_(mask, value); });
+  return inplace_direct("masked_fill_", *this, {}, [&](Tensor& t) { t.masked_fill_(mask, value); },
+                        [&](const Variable& old, Tensor out) {
+    return record_masked_fill(old, mask, std::move(out));
+  });
 }
 Variable& Variable::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   return inplace("clamp_", *this, true, {},
                  [&](const Variable& old) { return old.clamp(min, max); },
                  [&](Tensor& t) { t.clamp_(min, max); });
-}
-Variable& Variable::relu_() {
-  return inplace("relu_", *this, false, {}, [&](const Variable& old) { return old.relu(); },
-                 [&](Tensor& t) { t.relu_(); });
 }
 Variable& Variable::copy_(const Variable& src) {
   return inplace("copy_", *this, false, {&src}, [&](const Variable& old) {
@@ -398,43 +516,108 @@ Variable& Variable::copy_(const Variable& src) {
 }
 
 namespace {
-// An in-place unary op: `op` out of place on the old value, `raw` without
-// recording. `needs_old_value` when op's backward reads its input.
-Variable& unary_inplace(const char* name, Variable& self, bool needs_old_value,
-                        Variable (Variable::*op)() const, Tensor& (Tensor::*raw)()) {
-  return inplace(name, self, needs_old_value, {}, [&](const Variable& old) { return (old.*op)(); },
+// An in-place unary op whose backward reads the old value: `op` out of place
+// on a copy of it, `raw` without recording.
+Variable& unary_inplace(const char* name, Variable& self, Variable (Variable::*op)() const,
+                        Tensor& (Tensor::*raw)()) {
+  return inplace(name, self, true, {}, [&](const Variable& old) { return (old.*op)(); },
                  [&](Tensor& t) { (t.*raw)(); });
+}
+// An in-place unary op that needs no old value: written straight into self.
+Variable& unary_direct(const char* name, Variable& self, const OutputOnlyUnary& spec,
+                       Tensor& (Tensor::*raw)()) {
+  return inplace_direct(name, self, {}, [&](Tensor& t) { (t.*raw)(); },
+                        [&](const Variable& old, Tensor out) {
+    return spec.record(old, std::move(out));
+  });
 }
 }  // namespace
 
-Variable& Variable::neg_() { return unary_inplace("neg_", *this, false, &Variable::neg, &Tensor::neg_); }
-Variable& Variable::abs_() { return unary_inplace("abs_", *this, true, &Variable::abs, &Tensor::abs_); }
-Variable& Variable::exp_() { return unary_inplace("exp_", *this, false, &Variable::exp, &Tensor::exp_); }
-Variable& Variable::log_() { return unary_inplace("log_", *this, true, &Variable::log, &Tensor::log_); }
-Variable& Variable::log1p_() {
-  return unary_inplace("log1p_", *this, true, &Variable::log1p, &Tensor::log1p_);
-}
-Variable& Variable::sqrt_() {
-  return unary_inplace("sqrt_", *this, false, &Variable::sqrt, &Tensor::sqrt_);
-}
-Variable& Variable::rsqrt_() {
-  return unary_inplace("rsqrt_", *this, false, &Variable::rsqrt, &Tensor::rsqrt_);
-}
-Variable& Variable::sin_() { return unary_inplace("sin_", *this, true, &Variable::sin, &Tensor::sin_); }
-Variable& Variable::cos_() { return unary_inplace("cos_", *this, true, &Variable::cos, &Tensor::cos_); }
+Variable& Variable::relu_() { return unary_direct("relu_", *this, kRelu, &Tensor::relu_); }
+Variable& Variable::neg_() { return unary_direct("neg_", *this, kNeg, &Tensor::neg_); }
+Variable& Variable::exp_() { return unary_direct("exp_", *this, kExp, &Tensor::exp_); }
+Variable& Variable::sqrt_() { return unary_direct("sqrt_", *this, kSqrt, &Tensor::sqrt_); }
+Variable& Variable::rsqrt_() { return unary_direct("rsqrt_", *this, kRsqrt, &Tensor::rsqrt_); }
 Variable& Variable::sigmoid_() {
-  return unary_inplace("sigmoid_", *this, false, &Variable::sigmoid, &Tensor::sigmoid_);
+  return unary_direct("sigmoid_", *this, kSigmoid, &Tensor::sigmoid_);
 }
-Variable& Variable::tanh_() {
-  return unary_inplace("tanh_", *this, false, &Variable::tanh, &Tensor::tanh_);
+Variable& Variable::tanh_() { return unary_direct("tanh_", *this, kTanh, &Tensor::tanh_); }
+Variable& Variable::sign_() { return unary_direct("sign_", *this, kSign, &Tensor::sign_); }
+Variable& Variable::floor_() { return unary_direct("floor_", *this, kFloor, &Tensor::floor_); }
+Variable& Variable::ceil_() { return unary_direct("ceil_", *this, kCeil, &Tensor::ceil_); }
+Variable& Variable::trunc_() { return unary_direct("trunc_", *this, kTrunc, &Tensor::trunc_); }
+Variable& Variable::frac_() { return unary_direct("frac_", *this, kFrac, &Tensor::frac_); }
+Variable& Variable::round_(int64_t decimals) {
+  return inplace_direct("round_", *this, {}, [&](Tensor& t) { t.round_(decimals); },
+                        [&](const Variable& old, Tensor out) {
+    return (decimals == 0 ? kRound : kRoundDecimals).record(old, std::move(out));
+  });
 }
-Variable& Variable::erf_() { return unary_inplace("erf_", *this, true, &Variable::erf, &Tensor::erf_); }
-Variable& Variable::sign_() {
-  return unary_inplace("sign_", *this, false, &Variable::sign, &Tensor::sign_);
+Variable& Variable::abs_() { return unary_inplace("abs_", *this, &Variable::abs, &Tensor::abs_); }
+Variable& Variable::log_() { return unary_inplace("log_", *this, &Variable::log, &Tensor::log_); }
+Variable& Variable::log1p_() {
+  return unary_inplace("log1p_", *this, &Variable::log1p, &Tensor::log1p_);
 }
+Variable& Variable::sin_() { return unary_inplace("sin_", *this, &Variable::sin, &Tensor::sin_); }
+Variable& Variable::cos_() { return unary_inplace("cos_", *this, &Variable::cos, &Tensor::cos_); }
+Variable& Variable::erf_() { return unary_inplace("erf_", *this, &Variable::erf, &Tensor::erf_); }
 Variable& Variable::pow_(Scalar exponent) {
   return inplace("pow_", *this, true, {}, [&](const Variable& old) { return old.pow(exponent); },
                  [&](Tensor& t) { t.pow_(exponent); });
+}
+Variable& Variable::nan_to_num_(double nan, std::optional<double> posinf,
+                                std::optional<double> neginf) {
+  // The mask of non-finite elements is taken from the old value before the write.
+  return inplace("nan_to_num_", *this, false, {},
+                 [&](const Variable& old) { return old.nan_to_num(nan, posinf, neginf); },
+                 [&](Tensor& t) { t.nan_to_num_(nan, posinf, neginf); });
+}
+
+namespace {
+// In-place division family: the old self is read by remainder's and fmod's
+// gradient for `other`, so these compute out of place.
+template <typename Op, typename Raw>
+Variable& division_inplace(const char* name, Variable& self, const Variable* other, Op op,
+                           Raw raw) {
+  if (other == nullptr) return inplace(name, self, false, {}, op, raw);
+  return inplace(name, self, other->requires_grad(), {other}, op, raw);
+}
+}  // namespace
+
+Variable& Variable::floor_divide_(const Variable& other) {
+  return division_inplace("floor_divide_", *this, &other,
+                          [&](const Variable& old) { return old.floor_divide(other); },
+                          [&](Tensor& t) { t.floor_divide_(other.data()); });
+}
+Variable& Variable::floor_divide_(Scalar other) {
+  return division_inplace("floor_divide_", *this, nullptr,
+                          [&](const Variable& old) { return old.floor_divide(other); },
+                          [&](Tensor& t) { t.floor_divide_(other); });
+}
+Variable& Variable::remainder_(const Variable& other) {
+  return division_inplace("remainder_", *this, &other,
+                          [&](const Variable& old) { return old.remainder(other); },
+                          [&](Tensor& t) { t.remainder_(other.data()); });
+}
+Variable& Variable::remainder_(Scalar other) {
+  return division_inplace("remainder_", *this, nullptr,
+                          [&](const Variable& old) { return old.remainder(other); },
+                          [&](Tensor& t) { t.remainder_(other); });
+}
+Variable& Variable::fmod_(const Variable& other) {
+  return division_inplace("fmod_", *this, &other,
+                          [&](const Variable& old) { return old.fmod(other); },
+                          [&](Tensor& t) { t.fmod_(other.data()); });
+}
+Variable& Variable::fmod_(Scalar other) {
+  return division_inplace("fmod_", *this, nullptr,
+                          [&](const Variable& old) { return old.fmod(other); },
+                          [&](Tensor& t) { t.fmod_(other); });
+}
+Variable& Variable::atan2_(const Variable& other) {
+  return inplace("atan2_", *this, true, {&other},
+                 [&](const Variable& old) { return old.atan2(other); },
+                 [&](Tensor& t) { t.atan2_(other.data()); });
 }
 
 }  // namespace torchlet

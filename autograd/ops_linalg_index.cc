@@ -96,6 +96,20 @@ Variable outer(const Variable& a, const Variable& b) {
 }
 
 // Composite, as in PyTorch: autograd flows through the pieces.
+namespace {
+// An N-d `a` (N >= 3) times a 1-D or 2-D `b` (nn.Linear on [batch, time,
+// features]): a's leading dims fold into the rows of one mm, forward and
+// backward, instead of expanding b into a bmm.
+Variable folded_matmul(const Variable& a, const Variable& b) {
+  const int64_t k = a.size(-1);
+  SizeVec out_shape(a.sizes().begin(), a.sizes().end() - 1);
+  const Variable rows = a.reshape({-1, k});
+  if (b.dim() == 1) return mv(rows, b).view(out_shape);
+  out_shape.push_back(b.size(1));
+  return mm(rows, b).view(out_shape);
+}
+}  // namespace
+
 Variable matmul(const Variable& a, const Variable& b) {
   TORCHLET_CHECK(a.dim() > 0 && b.dim() > 0, "matmul: both arguments need to be at least 1D, but "
                  "they are ", a.dim(), "D and ", b.dim(), "D");
@@ -107,6 +121,7 @@ Variable matmul(const Variable& a, const Variable& b) {
   if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
   if (a.dim() == 1 && b.dim() == 2) return mm(a.unsqueeze(0), b).squeeze(0);
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
+  if (a.dim() >= 3 && b.dim() <= 2) return folded_matmul(a, b);
   // Batched: promote 1-D operands, broadcast the batch dims, multiply as 3-D.
   const Variable a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
   const Variable b2 = b.dim() == 1 ? b.unsqueeze(1) : b;

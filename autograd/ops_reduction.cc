@@ -64,8 +64,19 @@ variable_list extreme_backward(FunctionNode& n, const variable_list& g) {
   return {unreduce(n, g[0]) * constant(hit.div(count))};
 }
 
-Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef dims, bool keepdim) {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(name, extreme_backward, {&x}, out.device());
+// Gradient of max() and min() over every element (PyTorch's
+// evenly_distribute_backward): shared evenly among the elements equal to
+// the result, or among the NaNs when the result is NaN.
+variable_list evenly_distribute_backward(FunctionNode& n, const variable_list& g) {
+  const Tensor x = n.var(0).data();
+  const Tensor result = n.var(1).data();
+  const Tensor hit = (result.isnan().item<bool>() ? x.isnan() : x.eq(result)).to(x.dtype());
+  return {g[0] * constant(hit.div(hit.sum()))};
+}
+
+Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef dims, bool keepdim,
+                 FunctionNode::Formula formula = extreme_backward) {
+  std::shared_ptr<FunctionNode> node = autograd::record_op(name, formula, {&x}, out.device());
   if (node) {
     save_reduction(*node, x, dims, keepdim);
     node->saved.emplace_back(x, false);
@@ -125,17 +136,19 @@ Variable product_of_others(const Variable& x, int64_t dim) {
 }
 
 // The gradient of norm(p) given the result `r` and `g` with reduced dims
-// kept: x |x|^(p-2) / r^(p-1), and 0 where the norm is 0 (PyTorch).
+// kept, by PyTorch's norm_backward: x |x|^(p-2) g / r^(p-1), written so that
+// zero elements get 0 for 0 < p < 2 (never 0 * inf) and a zero norm gives 0;
+// p = 0 counts nonzeros, whose gradient is 0.
 Variable norm_backward(const Variable& x, const Variable& r, const Variable& g, double p) {
-  Variable grad;
-  if (p == 1) {
-    grad = g * x.sign();
-  } else if (p == 2) {
-    grad = g * x / r;
-  } else {
-    grad = g * x * x.abs().pow(p - 2) / r.pow(p - 1);
+  if (p == 0) return constant(zeros_like(x.data()));
+  if (p == 1) return g * x.sign();
+  if (p == 2) return (g * x / r).masked_fill(r.data().eq(0), 0);
+  if (p < 1) {
+    const Variable scaled = x.sign() * x.abs().pow(p - 1).masked_fill(x.data().eq(0), 0);
+    return scaled * g * r.pow(1 - p);
   }
-  return p == 1 ? grad : grad.masked_fill(r.data().eq(0), 0);
+  const Variable scaled = p < 2 ? x.sign() * x.abs().pow(p - 1) : x * x.abs().pow(p - 2);
+  return scaled * (g / r.pow(p - 1)).masked_fill(r.data().eq(0), 0);
 }
 
 }  // namespace
@@ -181,8 +194,12 @@ Variable Variable::prod(int64_t dim, bool keepdim) const {
   });
 }
 
-Variable Variable::max() const { return extreme("MaxBackward1", *this, data().max(), {}, false); }
-Variable Variable::min() const { return extreme("MinBackward1", *this, data().min(), {}, false); }
+Variable Variable::max() const {
+  return extreme("MaxBackward1", *this, data().max(), {}, false, evenly_distribute_backward);
+}
+Variable Variable::min() const {
+  return extreme("MinBackward1", *this, data().min(), {}, false, evenly_distribute_backward);
+}
 Variable Variable::amax(IntArrayRef dims, bool keepdim) const {
   return extreme("AmaxBackward0", *this, data().amax(dims, keepdim), dims, keepdim);
 }
@@ -201,12 +218,13 @@ std::tuple<Variable, Tensor> Variable::kthvalue(int64_t k, int64_t dim, bool kee
   auto [values, indices] = data().kthvalue(k, dim, keepdim);
   return {indexed("KthvalueBackward0", *this, values, indices, dim, keepdim), indices};
 }
-std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending) const {
-  auto [values, indices] = data().sort(dim, descending);
+std::tuple<Variable, Tensor> Variable::sort(int64_t dim, bool descending, bool stable) const {
+  auto [values, indices] = data().sort(dim, descending, stable);
   return {indexed("SortBackward0", *this, values, indices, dim, true), indices};
 }
-std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest) const {
-  auto [values, indices] = data().topk(k, dim, largest);
+std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest,
+                                            bool sorted) const {
+  auto [values, indices] = data().topk(k, dim, largest, sorted);
   return {indexed("TopkBackward0", *this, values, indices, dim, true), indices};
 }
 

@@ -140,25 +140,67 @@ Variable Variable::select(int64_t dim, int64_t index) const {
 }
 
 namespace {
-// The differentiable pieces of `x` along `dim` matching `pieces` (the same
-// split of its data), each a narrow of `x`.
-std::vector<Variable> narrow_pieces(const Variable& x, const std::vector<Tensor>& pieces,
-                                    int64_t dim) {
-  std::vector<Variable> parts;
+// Note [One node for all pieces]
+// split, chunk and unbind record one node with an output per piece (PyTorch's
+// SplitBackward0 / UnbindBackward0). Its backward writes every piece's
+// gradient into one buffer of the input's shape, so it costs O(numel) for
+// any number of pieces; a node per piece would fill a zero tensor of the
+// whole input for each, O(pieces x numel).
+//
+// ints = {dim, squeezed, size of each piece along dim}; squeezed pieces
+// (unbind) lack the dim.
+
+// The gradient of the pieces `g` gathered back into the input's `shape`;
+// itself differentiable (its gradient splits again).
+Variable gather_pieces(const variable_list& g, const SizeVec& shape, const std::vector<int64_t>& ints) {
+  const int64_t dim = ints[0];
+  const bool squeezed = ints[1] != 0;
+  Tensor out = empty(shape, TensorOptions(g[0].dtype()).device(g[0].device()));
   int64_t offset = 0;
-  for (const Tensor& piece : pieces) {
-    parts.push_back(x.narrow(dim, offset, piece.size(dim)));
-    offset += piece.size(dim);
+  for (size_t i = 0; i < g.size(); ++i) {
+    const int64_t length = ints[i + 2];
+    Tensor slot = out.narrow(dim, offset, length);
+    slot.copy_(squeezed ? g[i].data().unsqueeze(dim) : g[i].data());
+    offset += length;
+  }
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      "SplitBackwardBackward0", [](FunctionNode& n, const variable_list& gg) -> variable_list {
+        if (n.ints[1] != 0) return gg[0].unbind(n.ints[0]);
+        const std::vector<int64_t> sizes(n.ints.begin() + 2, n.ints.end());
+        return gg[0].split_with_sizes(sizes, n.ints[0]);
+      }, g, out.device());
+  if (node) node->ints = ints;
+  return autograd::make_result(std::move(out), node);
+}
+
+std::vector<Variable> record_pieces(const char* name, const Variable& x, std::vector<Tensor> pieces,
+                                    int64_t dim, bool squeezed) {
+  const int64_t d = wrap(dim, x.dim());
+  std::shared_ptr<FunctionNode> node = autograd::record_op(
+      name, [](FunctionNode& n, const variable_list& g) -> variable_list {
+        return {gather_pieces(g, n.shapes[0], n.ints)};
+      }, {&x}, x.device());
+  if (node) {
+    node->shapes.push_back(to_sizes(x.sizes()));
+    node->ints = {d, squeezed ? 1 : 0};
+    for (const Tensor& piece : pieces) node->ints.push_back(squeezed ? 1 : piece.size(d));
+  }
+  std::vector<Variable> parts;
+  parts.reserve(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    parts.push_back(autograd::make_result(std::move(pieces[i]), node, static_cast<uint32_t>(i)));
+    autograd::mark_view(parts.back(), x);
   }
   return parts;
 }
 }  // namespace
 
 std::vector<Variable> Variable::split(int64_t split_size, int64_t dim) const {
-  return narrow_pieces(*this, data().split(split_size, dim), dim);
+  return record_pieces("SplitBackward0", *this, data().split(split_size, dim), dim, false);
 }
 std::vector<Variable> Variable::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
-  return narrow_pieces(*this, data().split_with_sizes(split_sizes, dim), dim);
+  return record_pieces("SplitWithSizesBackward0", *this, data().split_with_sizes(split_sizes, dim),
+                       dim, false);
 }
 Variable Variable::as_strided(IntArrayRef sizes, IntArrayRef strides,
                               std::optional<int64_t> storage_offset) const {
@@ -167,13 +209,10 @@ Variable Variable::as_strided(IntArrayRef sizes, IntArrayRef strides,
   return result;
 }
 std::vector<Variable> Variable::chunk(int64_t chunks, int64_t dim) const {
-  return narrow_pieces(*this, data().chunk(chunks, dim), dim);
+  return record_pieces("SplitBackward0", *this, data().chunk(chunks, dim), dim, false);
 }
 std::vector<Variable> Variable::unbind(int64_t dim) const {
-  const int64_t d = wrap(dim, this->dim());
-  std::vector<Variable> parts;
-  for (int64_t i = 0; i < size(d); ++i) parts.push_back(select(d, i));
-  return parts;
+  return record_pieces("UnbindBackward0", *this, data().unbind(dim), dim, true);
 }
 
 // ---- Copies and conversions -------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/node.h"
+#include "tensor/print.h"
 
 namespace torchlet {
 
@@ -123,16 +124,13 @@ void Variable::HookHandle::remove() {
 }
 
 std::string Variable::str() const {
-  std::string text = data().str();
-  std::string suffix;
+  std::vector<std::string> suffixes;
   if (grad_fn()) {
-    suffix = "grad_fn=<" + grad_fn()->name() + ">";
+    suffixes.push_back("grad_fn=<" + grad_fn()->name() + ">");
   } else if (requires_grad()) {
-    suffix = "requires_grad=True";
+    suffixes.push_back("requires_grad=True");
   }
-  if (suffix.empty()) return text;
-  text.pop_back();  // the closing parenthesis
-  return text + ", " + suffix + ")";
+  return tensor_repr(data(), suffixes);
 }
 
 std::ostream& operator<<(std::ostream& out, const Variable& v) {

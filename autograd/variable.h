@@ -138,9 +138,9 @@ class Variable {
 
   // ---- Elementwise -------------------------------------------------------------
   Variable add(const Variable& other, Scalar alpha = 1) const;
-  Variable add(Scalar other) const;
+  Variable add(Scalar other, Scalar alpha = 1) const;
   Variable sub(const Variable& other, Scalar alpha = 1) const;
-  Variable sub(Scalar other) const;
+  Variable sub(Scalar other, Scalar alpha = 1) const;
   Variable mul(const Variable& other) const;
   Variable mul(Scalar other) const;
   Variable div(const Variable& other) const;
@@ -149,6 +149,26 @@ class Variable {
   Variable pow(Scalar exponent) const;
   Variable maximum(const Variable& other) const;
   Variable minimum(const Variable& other) const;
+  /// Division rounded toward -inf; not differentiable (its backward throws,
+  /// as PyTorch's).
+  Variable floor_divide(const Variable& other) const;
+  Variable floor_divide(Scalar other) const;
+  /// Remainder with the divisor's sign; d/dother = -floor(self / other).
+  Variable remainder(const Variable& other) const;
+  Variable remainder(Scalar other) const;
+  /// Remainder with the dividend's sign; d/dother = -trunc(self / other).
+  Variable fmod(const Variable& other) const;
+  Variable fmod(Scalar other) const;
+  Variable atan2(const Variable& other) const;
+  /// Rounding: zero gradient (frac's is 1).
+  Variable floor() const;
+  Variable ceil() const;
+  Variable trunc() const;
+  Variable round(int64_t decimals = 0) const;
+  Variable frac() const;
+  /// The gradient passes where the input is finite.
+  Variable nan_to_num(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt) const;
   Variable neg() const;
   Variable abs() const;
   Variable exp() const;
@@ -175,8 +195,9 @@ class Variable {
   // In place: on a leaf that requires grad they throw (PyTorch's error);
   // otherwise the Variable's history is rebased onto the op.
   Variable& add_(const Variable& other, Scalar alpha = 1);
-  Variable& add_(Scalar other);
+  Variable& add_(Scalar other, Scalar alpha = 1);
   Variable& sub_(const Variable& other, Scalar alpha = 1);
+  Variable& sub_(Scalar other, Scalar alpha = 1);
   Variable& mul_(const Variable& other);
   Variable& mul_(Scalar other);
   Variable& div_(const Variable& other);
@@ -200,6 +221,20 @@ class Variable {
   Variable& erf_();
   Variable& sign_();
   Variable& pow_(Scalar exponent);
+  Variable& floor_divide_(const Variable& other);
+  Variable& floor_divide_(Scalar other);
+  Variable& remainder_(const Variable& other);
+  Variable& remainder_(Scalar other);
+  Variable& fmod_(const Variable& other);
+  Variable& fmod_(Scalar other);
+  Variable& atan2_(const Variable& other);
+  Variable& floor_();
+  Variable& ceil_();
+  Variable& trunc_();
+  Variable& round_(int64_t decimals = 0);
+  Variable& frac_();
+  Variable& nan_to_num_(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                        std::optional<double> neginf = std::nullopt);
   Variable& scatter_(int64_t dim, const Tensor& index, const Variable& src);
   Variable& scatter_add_(int64_t dim, const Tensor& index, const Variable& src);
   /// Copies `src` (broadcast, converted to this dtype and device) into this
@@ -219,6 +254,9 @@ class Variable {
   Tensor le(Scalar other) const { return data().le(other); }
   Tensor gt(Scalar other) const { return data().gt(other); }
   Tensor ge(Scalar other) const { return data().ge(other); }
+  Tensor isnan() const { return data().isnan(); }
+  Tensor isinf() const { return data().isinf(); }
+  Tensor isfinite() const { return data().isfinite(); }
 
   // ---- Reductions --------------------------------------------------------------
   Variable sum() const;
@@ -270,8 +308,12 @@ class Variable {
   Tensor argsort(int64_t dim = -1, bool descending = false) const {
     return data().argsort(dim, descending);
   }
-  std::tuple<Variable, Tensor> sort(int64_t dim = -1, bool descending = false) const;
-  std::tuple<Variable, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
+  /// With `stable`, equal elements keep their order.
+  std::tuple<Variable, Tensor> sort(int64_t dim = -1, bool descending = false,
+                                    bool stable = false) const;
+  /// Without `sorted`, the k elements come in an unspecified order.
+  std::tuple<Variable, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                    bool sorted = true) const;
 
   // ---- Indexing (PyTorch's v[...] and v[...] = value) ----------------------------------
   /// select(0, i).

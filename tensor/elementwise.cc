@@ -97,7 +97,7 @@ enum class Family { kArithmetic, kDivision, kComparison, kLogical };
 
 Family family_of(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kDiv: return Family::kDivision;
+    case BinaryOp::kDiv: case BinaryOp::kAtan2: return Family::kDivision;
     case BinaryOp::kEq: case BinaryOp::kNe: case BinaryOp::kLt:
     case BinaryOp::kLe: case BinaryOp::kGt: case BinaryOp::kGe: return Family::kComparison;
     case BinaryOp::kLogicalAnd: case BinaryOp::kLogicalOr: return Family::kLogical;
@@ -112,6 +112,38 @@ DType compute_dtype(BinaryOp op, DType common) {
     case Family::kLogical: return kBool;
     default: return common;
   }
+}
+
+// PyTorch's name for a dtype in "not implemented for" errors.
+const char* scalar_type_name(DType dtype) {
+  switch (dtype) {
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+    case kInt64: return "Long";
+    case kInt32: return "Int";
+    case kUInt8: return "Byte";
+    case kBool: return "Bool";
+  }
+  return "Unknown";
+}
+
+// The CPU kernel name PyTorch's errors give for the integer-division family
+// (null for other ops).
+const char* integer_division_kernel(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kFloorDivide: return "div_floor_cpu";
+    case BinaryOp::kRemainder: return "remainder_cpu";
+    case BinaryOp::kFmod: return "fmod_cpu";
+    default: return nullptr;
+  }
+}
+
+// floor_divide, remainder and fmod refuse bool, and integer division by zero.
+void check_integer_division(BinaryOp op, const char* name, DType compute, const Tensor& b) {
+  const char* kernel = integer_division_kernel(op);
+  if (kernel == nullptr || is_floating_point(compute)) return;
+  TORCHLET_CHECK(compute != kBool, name, ": \"", kernel, "\" not implemented for 'Bool'");
+  TORCHLET_CHECK(!b.eq(0).any().item<bool>(), name, ": ZeroDivisionError");
 }
 
 void check_binary_semantics(BinaryOp op, const char* name, DType common, const Scalar& alpha,
@@ -137,6 +169,7 @@ Tensor binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, S
   const DType common = result_type_of({&a, &b});
   check_binary_semantics(op, name, common, alpha, b);
   const DType compute = compute_dtype(op, common);
+  check_integer_division(op, name, compute, b);
   const Family family = family_of(op);
   const DType out_dtype = family == Family::kComparison || family == Family::kLogical ? kBool
                                                                                        : compute;
@@ -160,6 +193,7 @@ Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other
   const DType compute = compute_dtype(op, common);
   TORCHLET_CHECK(can_cast(compute, self.dtype()), name, ": result type ", compute,
                  " can't be cast to the desired output type ", self.dtype());
+  check_integer_division(op, name, compute, other);
   const Tensor b = unaliased_input(self, other.to(compute));
   if (compute == self.dtype()) {
     cpu::binary(op, self, self, b, alpha);
@@ -170,6 +204,15 @@ Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other
   }
   self.bump_version();
   return self;
+}
+
+// Ops that write bool whatever the input's dtype.
+bool is_bool_valued(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kLogicalNot: case UnaryOp::kIsNan: case UnaryOp::kIsInf:
+    case UnaryOp::kIsFinite: return true;
+    default: return false;
+  }
 }
 
 // Float-only math promotes integral inputs to float32; others keep dtype.
@@ -194,11 +237,12 @@ Tensor unary(UnaryOp op, const char* name, const Tensor& t) {
   check_defined(name, t);
   check_cpu_kernel(name, t);
   check_unary_dtype(op, name, t.dtype());
-  const DType dtype = op == UnaryOp::kLogicalNot                    ? kBool
+  const bool boolean = is_bool_valued(op);
+  const DType dtype = boolean                                       ? kBool
                       : is_float_math(op) && !t.is_floating_point() ? kFloat32
                                                                     : t.dtype();
   Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()));
-  cpu::unary(op, out, op == UnaryOp::kLogicalNot ? t : t.to(dtype));
+  cpu::unary(op, out, boolean ? t : t.to(dtype));
   return out;
 }
 
@@ -213,6 +257,34 @@ Tensor& unary_(UnaryOp op, const char* name, Tensor& t) {
   t.bump_version();
   return t;
 }
+
+// floor, ceil, round and trunc: integers are already whole (PyTorch returns
+// a copy); frac refuses them; bool is refused by all.
+void check_rounding(UnaryOp op, const char* name, const Tensor& t) {
+  check_defined(name, t);
+  check_cpu_kernel(name, t);
+  TORCHLET_CHECK(t.dtype() != kBool, name, ": \"", name, "\" not implemented for 'Bool'");
+  TORCHLET_CHECK(op != UnaryOp::kFrac || t.is_floating_point(), name,
+                 ": \"frac_cpu\" not implemented for '", scalar_type_name(t.dtype()), "'");
+}
+
+Tensor rounding(UnaryOp op, const char* name, const Tensor& t) {
+  check_rounding(op, name, t);
+  return t.is_floating_point() ? unary(op, name, t) : t.clone();
+}
+
+Tensor& rounding_(UnaryOp op, const char* name, Tensor& t) {
+  check_rounding(op, name, t);
+  return t.is_floating_point() ? unary_(op, name, t) : t;
+}
+
+void check_round_decimals(const char* name, const Tensor& t) {
+  check_rounding(UnaryOp::kRound, name, t);
+  TORCHLET_CHECK(t.is_floating_point(), name, ": \"round_cpu\" not implemented for '",
+                 scalar_type_name(t.dtype()), "'");
+}
+
+const double* bound(const std::optional<double>& value) { return value ? &*value : nullptr; }
 
 UnaryOp gelu_op(const std::string& approximate) {
   TORCHLET_CHECK(approximate == "none" || approximate == "tanh",
@@ -316,6 +388,24 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 Tensor minimum(const Tensor& a, const Tensor& b) {
   return binary(BinaryOp::kMinimum, "minimum", a, b);
 }
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kFloorDivide, "floor_divide", a, b);
+}
+Tensor floor_divide(const Tensor& a, Scalar b) {
+  return binary(BinaryOp::kFloorDivide, "floor_divide", a, wrap(b, a));
+}
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kRemainder, "remainder", a, b);
+}
+Tensor remainder(const Tensor& a, Scalar b) {
+  return binary(BinaryOp::kRemainder, "remainder", a, wrap(b, a));
+}
+Tensor remainder(Scalar a, const Tensor& b) {
+  return binary(BinaryOp::kRemainder, "remainder", wrap(a, b), b);
+}
+Tensor fmod(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kFmod, "fmod", a, b); }
+Tensor fmod(const Tensor& a, Scalar b) { return binary(BinaryOp::kFmod, "fmod", a, wrap(b, a)); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kAtan2, "atan2", a, b); }
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold) {
   return binary(BinaryOp::kThresholdBackward, "threshold_backward", grad, self, threshold);
 }
@@ -369,6 +459,65 @@ Tensor gelu(const Tensor& t, const std::string& approximate) {
   return unary(gelu_op(approximate), "gelu", t);
 }
 
+#define TORCHLET_ROUNDING(name, op)                                                   \
+  Tensor name(const Tensor& t) { return rounding(UnaryOp::op, #name, t); }            \
+  Tensor Tensor::name() const { return rounding(UnaryOp::op, #name, *this); }         \
+  Tensor& Tensor::name##_() { return rounding_(UnaryOp::op, #name "_", *this); }
+TORCHLET_ROUNDING(floor, kFloor)
+TORCHLET_ROUNDING(ceil, kCeil)
+TORCHLET_ROUNDING(trunc, kTrunc)
+TORCHLET_ROUNDING(frac, kFrac)
+#undef TORCHLET_ROUNDING
+
+Tensor round(const Tensor& t, int64_t decimals) {
+  if (decimals == 0) return rounding(UnaryOp::kRound, "round", t);
+  check_round_decimals("round", t);
+  Tensor out = empty_like(t);
+  cpu::round_decimals(out, t, decimals);
+  return out;
+}
+Tensor Tensor::round(int64_t decimals) const { return torchlet::round(*this, decimals); }
+Tensor& Tensor::round_(int64_t decimals) {
+  if (decimals == 0) return rounding_(UnaryOp::kRound, "round_", *this);
+  check_round_decimals("round_", *this);
+  check_no_internal_overlap("round_", *this);
+  cpu::round_decimals(*this, *this, decimals);
+  bump_version();
+  return *this;
+}
+
+#define TORCHLET_TEST(name, op)                                                \
+  Tensor name(const Tensor& t) { return unary(UnaryOp::op, #name, t); }        \
+  Tensor Tensor::name() const { return unary(UnaryOp::op, #name, *this); }
+TORCHLET_TEST(isnan, kIsNan)
+TORCHLET_TEST(isinf, kIsInf)
+TORCHLET_TEST(isfinite, kIsFinite)
+#undef TORCHLET_TEST
+
+Tensor nan_to_num(const Tensor& t, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  check_defined("nan_to_num", t);
+  check_cpu_kernel("nan_to_num", t);
+  if (!t.is_floating_point()) return t.clone();
+  Tensor out = empty_like(t);
+  cpu::nan_to_num(out, t, nan, bound(posinf), bound(neginf));
+  return out;
+}
+Tensor Tensor::nan_to_num(double nan, std::optional<double> posinf,
+                          std::optional<double> neginf) const {
+  return torchlet::nan_to_num(*this, nan, posinf, neginf);
+}
+Tensor& Tensor::nan_to_num_(double nan, std::optional<double> posinf,
+                            std::optional<double> neginf) {
+  check_defined("nan_to_num_", *this);
+  check_cpu_kernel("nan_to_num_", *this);
+  if (!is_floating_point()) return *this;
+  check_no_internal_overlap("nan_to_num_", *this);
+  cpu::nan_to_num(*this, *this, nan, bound(posinf), bound(neginf));
+  bump_version();
+  return *this;
+}
+
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   check_clamp_args(t, min, max);
   const DType dtype = clamp_dtype(t, min, max);
@@ -408,6 +557,35 @@ Tensor Tensor::pow(const Tensor& exponent) const { return torchlet::pow(*this, e
 Tensor Tensor::pow(Scalar exponent) const { return torchlet::pow(*this, exponent); }
 Tensor Tensor::maximum(const Tensor& other) const { return torchlet::maximum(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return torchlet::minimum(*this, other); }
+
+Tensor Tensor::floor_divide(const Tensor& other) const {
+  return torchlet::floor_divide(*this, other);
+}
+Tensor Tensor::floor_divide(Scalar other) const { return torchlet::floor_divide(*this, other); }
+Tensor Tensor::remainder(const Tensor& other) const { return torchlet::remainder(*this, other); }
+Tensor Tensor::remainder(Scalar other) const { return torchlet::remainder(*this, other); }
+Tensor Tensor::fmod(const Tensor& other) const { return torchlet::fmod(*this, other); }
+Tensor Tensor::fmod(Scalar other) const { return torchlet::fmod(*this, other); }
+Tensor Tensor::atan2(const Tensor& other) const { return torchlet::atan2(*this, other); }
+Tensor& Tensor::floor_divide_(const Tensor& other) {
+  return binary_(BinaryOp::kFloorDivide, "floor_divide_", *this, other);
+}
+Tensor& Tensor::floor_divide_(Scalar other) {
+  return binary_(BinaryOp::kFloorDivide, "floor_divide_", *this, wrap(other, *this));
+}
+Tensor& Tensor::remainder_(const Tensor& other) {
+  return binary_(BinaryOp::kRemainder, "remainder_", *this, other);
+}
+Tensor& Tensor::remainder_(Scalar other) {
+  return binary_(BinaryOp::kRemainder, "remainder_", *this, wrap(other, *this));
+}
+Tensor& Tensor::fmod_(const Tensor& other) { return binary_(BinaryOp::kFmod, "fmod_", *this, other); }
+Tensor& Tensor::fmod_(Scalar other) {
+  return binary_(BinaryOp::kFmod, "fmod_", *this, wrap(other, *this));
+}
+Tensor& Tensor::atan2_(const Tensor& other) {
+  return binary_(BinaryOp::kAtan2, "atan2_", *this, other);
+}
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   return binary_(BinaryOp::kAdd, "add_", *this, other, alpha);

@@ -28,6 +28,19 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 /// threshold, in one pass.
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold);
 Tensor minimum(const Tensor& a, const Tensor& b);
+/// Division rounded toward -inf (Python's `//`). Integer division by zero
+/// throws; bool is refused.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, Scalar b);
+/// The remainder with the divisor's sign (Python's `%`): a - floor(a / b) * b.
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+Tensor remainder(Scalar a, const Tensor& b);
+/// The remainder with the dividend's sign (C's fmod): a - trunc(a / b) * b.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, Scalar b);
+/// The angle of (b, a) in (-pi, pi]; integer inputs give float32.
+Tensor atan2(const Tensor& a, const Tensor& b);
 
 Tensor neg(const Tensor& t);
 Tensor abs(const Tensor& t);
@@ -44,6 +57,24 @@ Tensor relu(const Tensor& t);
 Tensor sigmoid(const Tensor& t);
 Tensor tanh(const Tensor& t);
 Tensor gelu(const Tensor& t, const std::string& approximate = "none");
+/// Rounding: integer inputs are already whole and come back as a copy; bool
+/// is refused.
+Tensor floor(const Tensor& t);
+Tensor ceil(const Tensor& t);
+Tensor trunc(const Tensor& t);
+/// Half to even; with `decimals`, to that many decimal places (negative:
+/// to tens, hundreds, ...; floating dtypes only).
+Tensor round(const Tensor& t, int64_t decimals = 0);
+/// t - trunc(t); floating dtypes only.
+Tensor frac(const Tensor& t);
+/// Bool tests; integer elements are never NaN or infinite.
+Tensor isnan(const Tensor& t);
+Tensor isinf(const Tensor& t);
+Tensor isfinite(const Tensor& t);
+/// NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default
+/// 0 and the dtype's largest and lowest finite values); integers are copied.
+Tensor nan_to_num(const Tensor& t, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 
 Tensor eq(const Tensor& a, const Tensor& b);

@@ -270,5 +270,153 @@ TEST(ThresholdBackwardTest, ShapeMismatchNamesTheOp) {
                    "threshold_backward: The size of tensor a (3) must match the size of tensor b (4)");
 }
 
+// ---- Division family, rounding and float tests ---------------------------------
+
+Tensor special() {
+  return tensor({-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, NAN, INFINITY, -INFINITY, -0.0f, 1.25f,
+                 -12345.678f});
+}
+Tensor int_a() { return tensor({7, -7, 7, -7, 0, 5, -5, 6}); }
+Tensor int_b() { return tensor({2, 2, -2, -2, 3, -3, 3, 4}); }
+
+TEST(ElementwiseTest, DivisionFamilyMatchesPyTorchOnEveryLayout) {
+  const std::map<std::string, Binary> cases = {
+      {"floor_divide", [](const Tensor& a, const Tensor& b) { return floor_divide(a, b); }},
+      {"remainder", [](const Tensor& a, const Tensor& b) { return a.remainder(b); }},
+      {"fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); }},
+  };
+  for (const auto& [name, op] : cases) {
+    for (const Tensor& input : layouts(x() * 3.1)) {
+      EXPECT_TRUE(all_close(op(input, y() - 2), golden().at(name), 1e-5, 1e-5)) << name;
+    }
+  }
+}
+
+TEST(ElementwiseTest, Atan2MatchesPyTorch) {
+  for (const Tensor& input : layouts(x())) {
+    EXPECT_TRUE(all_close(atan2(input, y() - 2), golden().at("atan2")));
+  }
+}
+
+TEST(ElementwiseTest, DivisionFamilyWithNumbersMatchesPyTorch) {
+  const Tensor xs = x() * 3.1;
+  EXPECT_TRUE(all_close(xs.floor_divide(-2.5), golden().at("floor_divide_scalar")));
+  EXPECT_TRUE(all_close(xs.remainder(-2.5), golden().at("remainder_scalar"), 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(xs.fmod(2.5), golden().at("fmod_scalar"), 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(remainder(5, y() - 2), golden().at("remainder_scalar_tensor")));
+}
+
+TEST(ElementwiseTest, IntegerDivisionFamilyRoundsLikePython) {
+  EXPECT_EQ(floor_divide(int_a(), int_b()).dtype(), kInt64);
+  EXPECT_TRUE(all_close(floor_divide(int_a(), int_b()), golden().at("floor_divide_int")));
+  EXPECT_TRUE(all_close(remainder(int_a(), int_b()), golden().at("remainder_int")));
+  EXPECT_TRUE(all_close(fmod(int_a(), int_b()), golden().at("fmod_int")));
+}
+
+TEST(ElementwiseTest, Atan2OfIntegersGivesFloat32) {
+  const Tensor angle = atan2(int_a(), int_b());
+  EXPECT_EQ(angle.dtype(), kFloat32);
+  EXPECT_TRUE(all_close(angle, golden().at("atan2_int")));
+}
+
+TEST(ElementwiseTest, FloatingDivisionFamilyByZeroGivesInfAndNan) {
+  const Tensor a = tensor({7.0f, -7.0f, 0.0f});
+  const Tensor zero = scalar_tensor(0.0);
+  EXPECT_TRUE(all_close(stack({floor_divide(a, 0.0), remainder(a, zero.to(kFloat32)), fmod(a, 0.0)}),
+                        golden().at("divide_by_zero")));
+}
+
+TEST(ElementwiseTest, IntegerDivisionByZeroThrowsZeroDivisionError) {
+  EXPECT_THROW_MSG(floor_divide(int_a(), tensor({1, 0, 1, 1, 1, 1, 1, 1})),
+                   "floor_divide: ZeroDivisionError");
+  EXPECT_THROW_MSG(remainder(int_a(), 0), "remainder: ZeroDivisionError");
+  EXPECT_THROW_MSG(fmod(int_a(), 0), "fmod: ZeroDivisionError");
+  Tensor t = int_a();
+  EXPECT_THROW_MSG(t.remainder_(0), "remainder_: ZeroDivisionError");
+}
+
+TEST(ElementwiseTest, DivisionFamilyRefusesBool) {
+  const Tensor b = tensor({true, false});
+  EXPECT_THROW_MSG(floor_divide(b, b), "floor_divide: \"div_floor_cpu\" not implemented for 'Bool'");
+  EXPECT_THROW_MSG(remainder(b, b), "remainder: \"remainder_cpu\" not implemented for 'Bool'");
+  EXPECT_THROW_MSG(fmod(b, b), "fmod: \"fmod_cpu\" not implemented for 'Bool'");
+}
+
+TEST(ElementwiseTest, InPlaceDivisionFamilyKeepsDtype) {
+  Tensor t = tensor({7, -7});
+  t.floor_divide_(2);
+  EXPECT_EQ(values(t), (std::vector<double>{3, -4}));
+  t.remainder_(tensor({2, 3}));
+  EXPECT_EQ(values(t), (std::vector<double>{1, 2}));
+  EXPECT_THROW_MSG(t.fmod_(2.5), "fmod_: result type float32 can't be cast to the desired output "
+                                 "type int64");
+  EXPECT_THROW_MSG(t.atan2_(t), "atan2_: result type float32 can't be cast to the desired output "
+                                "type int64");
+  Tensor f = tensor({1.0, -1.0});
+  f.atan2_(tensor({-1.0, -1.0}));
+  EXPECT_NEAR(values(f)[0], 3 * M_PI / 4, 1e-6);
+}
+
+TEST(ElementwiseTest, RoundingOpsMatchPyTorch) {
+  const std::map<std::string, Unary> cases = {
+      {"round", [](const Tensor& t) { return t.round(); }},
+      {"round_1", [](const Tensor& t) { return round(t, 1); }},
+      {"round_minus_2", [](const Tensor& t) { return t.round(-2); }},
+      {"floor", [](const Tensor& t) { return floor(t); }},
+      {"ceil", [](const Tensor& t) { return t.ceil(); }},
+      {"trunc", [](const Tensor& t) { return trunc(t); }},
+      {"frac", [](const Tensor& t) { return t.frac(); }},
+      {"nan_to_num", [](const Tensor& t) { return nan_to_num(t); }},
+      {"nan_to_num_values", [](const Tensor& t) { return t.nan_to_num(1.0, 2.0, -3.0); }},
+  };
+  for (const auto& [name, op] : cases) {
+    EXPECT_TRUE(all_close(op(special()), golden().at(name))) << name;
+  }
+}
+
+TEST(ElementwiseTest, RoundHalvesToEven) {
+  EXPECT_EQ(values(tensor({0.5, 1.5, 2.5, -0.5, -2.5}).round()),
+            (std::vector<double>{0, 2, 2, 0, -2}));
+}
+
+TEST(ElementwiseTest, FloatTestsMatchPyTorch) {
+  EXPECT_EQ(special().isnan().dtype(), kBool);
+  EXPECT_TRUE(all_close(special().isnan(), golden().at("isnan")));
+  EXPECT_TRUE(all_close(isinf(special()), golden().at("isinf")));
+  EXPECT_TRUE(all_close(isfinite(special()), golden().at("isfinite")));
+}
+
+TEST(ElementwiseTest, FloatTestsOnIntegersAreConstant) {
+  EXPECT_EQ(int_a().isnan().to_vector<bool>(), std::vector<bool>(8, false));
+  EXPECT_EQ(int_a().isinf().to_vector<bool>(), std::vector<bool>(8, false));
+  EXPECT_EQ(int_a().isfinite().to_vector<bool>(), std::vector<bool>(8, true));
+}
+
+TEST(ElementwiseTest, RoundingIntegersGivesACopy) {
+  const Tensor a = int_a();
+  for (const Tensor& r : {a.floor(), a.ceil(), a.round(), a.trunc(), a.nan_to_num()}) {
+    EXPECT_EQ(r.dtype(), kInt64);
+    EXPECT_EQ(values(r), values(a));
+    EXPECT_FALSE(r.shares_storage(a));
+  }
+}
+
+TEST(ElementwiseTest, RoundingErrorsNameTheDtype) {
+  EXPECT_THROW_MSG(tensor({true}).floor(), "floor: \"floor\" not implemented for 'Bool'");
+  EXPECT_THROW_MSG(int_a().frac(), "frac: \"frac_cpu\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(int_a().round(1), "round: \"round_cpu\" not implemented for 'Long'");
+}
+
+TEST(ElementwiseTest, InPlaceRoundingWritesIntoSelf) {
+  Tensor t = tensor({1.25, -2.75, NAN});
+  Tensor alias = t;
+  t.round_(1);
+  EXPECT_TRUE(all_close(alias, tensor({1.2, -2.8, NAN})));
+  t.floor_().nan_to_num_(7.0);
+  EXPECT_EQ(values(alias), (std::vector<double>{1, -3, 7}));
+  t.frac_();
+  EXPECT_EQ(values(alias), (std::vector<double>{0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace torchlet

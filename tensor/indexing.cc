@@ -86,11 +86,12 @@ int64_t check_entries(const Tensor& self, const std::vector<TensorIndex>& indice
   return consumed;
 }
 
-// `i` wrapped into [0, size of dim `d`), with select's message when out of range.
+// `i` wrapped into [0, size of dim `d`), with PyTorch's indexing message when
+// out of range.
 int64_t checked_integer(const Tensor& self, int64_t d, int64_t i, const char* op) {
   const int64_t size = self.sizes()[d];
-  TORCHLET_CHECK(i >= -size && i < size, op, ": index ", i, " out of range for tensor of size ",
-                 shape_str(self.sizes()), " at dimension ", d);
+  TORCHLET_CHECK(i >= -size && i < size, op, ": index ", i, " is out of bounds for dimension ", d,
+                 " with size ", size);
   return i < 0 ? i + size : i;
 }
 

@@ -247,10 +247,10 @@ TEST(IndexPutTest, AccumulateOnBoolIsLogicalOr) {
 // ---- Errors ---------------------------------------------------------------------------
 
 TEST(IndexErrorTest, IntegerOutOfRange) {
-  EXPECT_THROW_MSG(grid().index({3}),
-                   "index: index 3 out of range for tensor of size [3, 4] at dimension 0");
+  EXPECT_THROW_MSG(grid().index({5}),
+                   "index: index 5 is out of bounds for dimension 0 with size 3");
   EXPECT_THROW_MSG(grid().index({0, -5}),
-                   "index: index -5 out of range for tensor of size [3, 4] at dimension 1");
+                   "index: index -5 is out of bounds for dimension 1 with size 4");
 }
 
 TEST(IndexErrorTest, TooManyIndices) {
@@ -317,7 +317,7 @@ TEST(IndexPutErrorTest, ValueDoesNotBroadcast) {
 
 TEST(IndexPutErrorTest, IndexErrorsNameIndexPut) {
   Tensor t = grid();
-  EXPECT_THROW_MSG(t.index_put_({5}, 0), "index_put_: index 5 out of range");
+  EXPECT_THROW_MSG(t.index_put_({5}, 0), "index_put_: index 5 is out of bounds for dimension 0 with size 3");
   EXPECT_THROW_MSG(t.index_put_({tensor({9})}, 0),
                    "index_put_: index 9 is out of bounds for dimension 0 with size 3");
   EXPECT_THROW_MSG(t.index_put_({0, 0, 0}, 0),

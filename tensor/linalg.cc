@@ -107,6 +107,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar 
   check_mm_shapes("addmm", mat1, mat2);
   check_defined("addmm", self);
   check_same_device("addmm", self, mat1);
+  TORCHLET_CHECK(self.dtype() == mat1.dtype(), "addmm: self and mat2 must have the same dtype, "
+                 "but got ", self.dtype(), " and ", mat2.dtype());
   Tensor out = new_result({mat1.size(0), mat2.size(1)}, mat1);
   const double b = beta.to_double();
   if (b != 0) out.copy_(self.expand({mat1.size(0), mat2.size(1)}));

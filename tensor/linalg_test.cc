@@ -77,6 +77,12 @@ TEST(LinalgTest, AddmmScalesAndBroadcastsSelf) {
   EXPECT_EQ(testing::values(addmm(nan_self, a, b, 0, 1)), (std::vector<double>{0, 1, 2, 3}));
 }
 
+TEST(LinalgTest, AddmmRefusesSelfOfAnotherDtype) {
+  const Tensor m = ones({2, 2});
+  EXPECT_THROW_MSG(addmm(ones({2, 2}, kFloat64), m, m),
+                   "addmm: self and mat2 must have the same dtype, but got float64 and float32");
+}
+
 TEST(LinalgTest, BmmAndBaddbmm) {
   manual_seed(4);
   Tensor a = randn({3, 4, 5}), b = randn({3, 5, 2});

@@ -1,6 +1,8 @@
 // Tensor::str(): PyTorch 1.13's repr(tensor) (torch/_tensor_str.py) with
 // its default print options.
 
+#include "tensor/print.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,8 +10,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensor/print.h"
+
 #include "tensor/cpu/dispatch.h"
-#include "tensor/tensor_body.h"
 
 namespace torchlet {
 namespace {
@@ -224,21 +227,27 @@ std::string dtype_suffix(DType dtype) { return std::string("dtype=torchlet.") + 
 
 }  // namespace
 
-std::string Tensor::str() const {
+std::string tensor_repr(const Tensor& t, const std::vector<std::string>& extra_suffixes) {
   std::vector<std::string> suffixes;
-  if (device() != Device(kCPU, 0)) suffixes.push_back("device='" + device().str() + "'");
-  if (numel() == 0) {
-    if (dim() != 1) suffixes.push_back("size=" + tuple_str(sizes()));
-    if (dtype() != kFloat32) suffixes.push_back(dtype_suffix(dtype()));
-    return add_suffixes(std::string(kPrefix) + "[]", suffixes);
+  if (t.device() != Device(kCPU, 0)) suffixes.push_back("device='" + t.device().str() + "'");
+  std::string body;
+  if (t.numel() == 0) {
+    if (t.dim() != 1) suffixes.push_back("size=" + tuple_str(t.sizes()));
+    if (t.dtype() != kFloat32) suffixes.push_back(dtype_suffix(t.dtype()));
+    body = "[]";
+  } else {
+    if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
+      suffixes.push_back(dtype_suffix(t.dtype()));
+    }
+    const Tensor host = t.is_cuda() ? t.to(Device(kCPU, 0)) : t;
+    const Grid grid = shown_indices(t.sizes(), t.numel() > kThreshold);
+    const Cells cells = format_elements(host, shown_offsets(host, grid));
+    body = Layout(cells, grid, t.sizes()).str();
   }
-  if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
-    suffixes.push_back(dtype_suffix(dtype()));
-  }
-  const Tensor host = is_cuda() ? to(Device(kCPU, 0)) : *this;
-  const Grid grid = shown_indices(sizes(), numel() > kThreshold);
-  const Cells cells = format_elements(host, shown_offsets(host, grid));
-  return add_suffixes(kPrefix + Layout(cells, grid, sizes()).str(), suffixes);
+  suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
+  return add_suffixes(kPrefix + body, suffixes);
 }
+
+std::string Tensor::str() const { return tensor_repr(*this, {}); }
 
 }  // namespace torchlet

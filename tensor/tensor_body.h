@@ -151,6 +151,20 @@ class Tensor {
   Tensor& div_(Scalar other);
   Tensor& pow_(const Tensor& exponent);
   Tensor& pow_(Scalar exponent);
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(Scalar other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(Scalar other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(Scalar other) const;
+  Tensor atan2(const Tensor& other) const;
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(Scalar other);
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(Scalar other);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(Scalar other);
+  Tensor& atan2_(const Tensor& other);
 
   Tensor neg() const;
   Tensor abs() const;
@@ -186,6 +200,25 @@ class Tensor {
   Tensor& sigmoid_();
   Tensor& tanh_();
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor trunc() const;
+  /// Half to even, to `decimals` decimal places.
+  Tensor round(int64_t decimals = 0) const;
+  Tensor frac() const;
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& trunc_();
+  Tensor& round_(int64_t decimals = 0);
+  Tensor& frac_();
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  /// NaN and infinities replaced (see torchlet::nan_to_num).
+  Tensor nan_to_num(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor& nan_to_num_(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(Scalar other) const;

@@ -153,4 +153,54 @@ zeroed[1, 2] = 0.0
 record("prod_masked_select_penalty", prod_penalty, dict(x=zeroed),
        dict(mask=torch.tensor([[True, False, True, True], [False, True, True, False]])))
 
+# The division family with both tensor and number divisors.
+def division_family(a, b):
+    return (torch.remainder(a, b) + torch.fmod(a, b) * a + torch.atan2(a, b) * b
+            + torch.remainder(a, 0.7) + torch.fmod(a, -0.9))
+
+
+record("division_family", division_family, dict(a=randn(3, 4) * 3, b=randn(4)))
+
+
+# Rounding ops (zero gradient) and frac (gradient 1) scaled by differentiable factors.
+def rounding(x):
+    whole = x.floor() + x.ceil() + x.round() + x.trunc() + x.round(decimals=1)
+    return whole * x + x.frac() * x.exp()
+
+
+record("rounding", rounding, dict(x=randn(2, 5) * 3))
+
+
+# nan_to_num: the gradient passes only where the input was finite.
+with_specials = randn(6)
+with_specials[1] = float("nan")
+with_specials[3] = float("inf")
+with_specials[4] = -float("inf")
+record("nan_to_num", lambda x, w: x.nan_to_num(1.0, 2.0, -3.0) * w,
+       dict(x=with_specials, w=randn(6)))
+
+
+# p-norms at zero elements and a zero row: 0 < p < 1, 1 < p < 2, p = 0, p = 3.
+def norm_edges(x):
+    return x.norm(1.5, 1) + x.norm(0.5, 1) + x.norm(0, 1) + x.norm(3, 1)
+
+
+zero_elements = randn(3, 4)
+zero_elements[0, 1] = 0.0
+zero_elements[2] = 0.0
+record("norm_edges", norm_edges, dict(x=zero_elements))
+
+
+# pow(tensor, tensor) at 0^0 and 0^1.5: both gradients 0 there.
+record("pow_zero_base", lambda a, b: a.pow(b),
+       dict(a=torch.tensor([0.0, 0.0, 2.0, 0.5, 1.5], dtype=torch.float64),
+            b=torch.tensor([0.0, 1.5, 0.0, 2.0, -0.5], dtype=torch.float64)))
+
+
+# max() and min() over a tensor holding NaN: the gradient goes to the NaNs.
+with_nan = randn(3, 4)
+with_nan[1, 2] = float("nan")
+with_nan[2, 0] = float("nan")
+record("max_min_nan", lambda x: x.max() * 2 + x.min() * 3, dict(x=with_nan))
+
 write_golden("autograd_golden.txt", cases, directory="autograd/testdata", digits=17)

@@ -29,4 +29,30 @@ cases = {
     "int_div": torch.tensor([[7, -7], [3, 0]]) / torch.tensor([2, 4]),
 }
 
+# Rounding, division-like ops and float tests: negatives, ties, NaN, infinities.
+xs = x * 3.1
+d = y - 2
+special = torch.tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, float("nan"), float("inf"),
+                        -float("inf"), -0.0, 1.25, -12345.678])
+ia = torch.tensor([7, -7, 7, -7, 0, 5, -5, 6])
+ib = torch.tensor([2, 2, -2, -2, 3, -3, 3, 4])
+cases.update({
+    "floor_divide": torch.floor_divide(xs, d), "remainder": torch.remainder(xs, d),
+    "fmod": torch.fmod(xs, d), "atan2": torch.atan2(x, d),
+    "floor_divide_scalar": torch.floor_divide(xs, -2.5),
+    "remainder_scalar": torch.remainder(xs, -2.5), "fmod_scalar": torch.fmod(xs, 2.5),
+    "remainder_scalar_tensor": torch.remainder(5, d),
+    "floor_divide_int": torch.floor_divide(ia, ib), "remainder_int": torch.remainder(ia, ib),
+    "fmod_int": torch.fmod(ia, ib), "atan2_int": torch.atan2(ia, ib),
+    "divide_by_zero": torch.stack([torch.floor_divide(torch.tensor([7.0, -7.0, 0.0]), 0.0),
+                                   torch.remainder(torch.tensor([7.0, -7.0, 0.0]), 0.0),
+                                   torch.fmod(torch.tensor([7.0, -7.0, 0.0]), 0.0)]),
+    "round": special.round(), "round_1": special.round(decimals=1),
+    "round_minus_2": special.round(decimals=-2), "floor": special.floor(),
+    "ceil": special.ceil(), "trunc": special.trunc(), "frac": special.frac(),
+    "isnan": special.isnan().double(), "isinf": special.isinf().double(),
+    "isfinite": special.isfinite().double(), "nan_to_num": special.nan_to_num(),
+    "nan_to_num_values": special.nan_to_num(1.0, 2.0, -3.0),
+})
+
 write_golden("elementwise_golden.txt", cases)

@@ -2,6 +2,7 @@
 // one strided loop; the contiguous and scalar-broadcast cases get their own
 // tight loops so the compiler vectorizes them.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/cpu/dispatch.h"
@@ -76,6 +77,56 @@ T integer_pow(T base, T exp) {
   }
 }
 
+// Division rounding toward -inf, PyTorch's div_floor: for floats through
+// fmod, so that the result is exact where a / b rounds.
+template <typename T>
+T floor_divide_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floored = std::floor(div);
+    if (div - floored > T(0.5)) floored += T(1);
+    return floored;
+  } else if constexpr (std::is_signed_v<T>) {
+    if ((a < 0) != (b < 0)) {
+      const T quot = static_cast<T>(a / b);
+      return static_cast<T>(a % b != 0 ? quot - 1 : quot);
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+// Remainder with the divisor's sign (Python's %).
+template <typename T>
+T remainder_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T mod = std::fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+  } else if constexpr (std::is_signed_v<T>) {
+    T mod = static_cast<T>(a % b);
+    if (mod != 0 && (mod < 0) != (b < 0)) mod = static_cast<T>(mod + b);
+    return mod;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+// Remainder with the dividend's sign (C's fmod).
+template <typename T>
+T fmod_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
 template <typename T>
 void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
   const T alpha = alpha_scalar.to<T>();
@@ -100,6 +151,26 @@ void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
       } else {
         return binary_loop<T, T>(loop, [](T a, T b) { return integer_pow(a, b); });
       }
+    case BinaryOp::kFloorDivide:
+      if constexpr (!std::is_same_v<T, bool>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return floor_divide_of(a, b); });
+      }
+      break;
+    case BinaryOp::kRemainder:
+      if constexpr (!std::is_same_v<T, bool>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return remainder_of(a, b); });
+      }
+      break;
+    case BinaryOp::kFmod:
+      if constexpr (!std::is_same_v<T, bool>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return fmod_of(a, b); });
+      }
+      break;
+    case BinaryOp::kAtan2:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T>(loop, [](T a, T b) { return std::atan2(a, b); });
+      }
+      break;
     case BinaryOp::kThresholdBackward:
       return binary_loop<T, T>(loop, [alpha](T a, T b) { return b <= alpha ? T(0) : a; });
     case BinaryOp::kMaximum:
@@ -151,6 +222,12 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
       return unary_loop<T, T>(loop, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case UnaryOp::kTanh: return unary_loop<T, T>(loop, [](T x) { return std::tanh(x); });
     case UnaryOp::kErf: return unary_loop<T, T>(loop, [](T x) { return std::erf(x); });
+    case UnaryOp::kFloor: return unary_loop<T, T>(loop, [](T x) { return std::floor(x); });
+    case UnaryOp::kCeil: return unary_loop<T, T>(loop, [](T x) { return std::ceil(x); });
+    // Half to even: nearbyint in the default rounding mode.
+    case UnaryOp::kRound: return unary_loop<T, T>(loop, [](T x) { return std::nearbyint(x); });
+    case UnaryOp::kTrunc: return unary_loop<T, T>(loop, [](T x) { return std::trunc(x); });
+    case UnaryOp::kFrac: return unary_loop<T, T>(loop, [](T x) { return x - std::trunc(x); });
     case UnaryOp::kGelu:
       return unary_loop<T, T>(loop, [](T x) {
         return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
@@ -198,6 +275,32 @@ void sign_preserving(UnaryOp op, const StridedLoop& loop) {
   TORCHLET_INTERNAL_ASSERT(false, "unsupported unary op for this dtype");
 }
 
+// The bool-valued unary ops: logical_not and the floating-point tests
+// (integers are never NaN or infinite).
+void float_test(UnaryOp op, const StridedLoop& loop, DType dtype) {
+  dispatch_all(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+      case UnaryOp::kLogicalNot: return unary_loop<bool, T>(loop, [](T x) { return !x; });
+      case UnaryOp::kIsNan:
+        return unary_loop<bool, T>(loop, [](T x) {
+          if constexpr (std::is_floating_point_v<T>) return std::isnan(x);
+          return false;
+        });
+      case UnaryOp::kIsInf:
+        return unary_loop<bool, T>(loop, [](T x) {
+          if constexpr (std::is_floating_point_v<T>) return std::isinf(x);
+          return false;
+        });
+      default:
+        return unary_loop<bool, T>(loop, [](T x) {
+          if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
+          return true;
+        });
+    }
+  });
+}
+
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -216,12 +319,9 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in) {
   const StridedLoop loop = make_loop({&out, &in}, out.sizes());
-  if (op == UnaryOp::kLogicalNot) {
-    dispatch_all(in.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      unary_loop<bool, T>(loop, [](T x) { return !x; });
-    });
-    return;
+  if (op == UnaryOp::kLogicalNot || op == UnaryOp::kIsNan || op == UnaryOp::kIsInf ||
+      op == UnaryOp::kIsFinite) {
+    return float_test(op, loop, in.dtype());
   }
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -255,6 +355,36 @@ void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* 
         return x;
       });
     }
+  });
+}
+
+void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals) {
+  const StridedLoop loop = make_loop({&out, &in}, out.sizes());
+  dispatch_floating(in.dtype(), "round", [&](auto tag) {
+    using T = decltype(tag);
+    const bool negative = decimals < 0;
+    const T scale = static_cast<T>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals)));
+    if (negative) {
+      unary_loop<T, T>(loop, [scale](T x) { return std::nearbyint(x / scale) * scale; });
+    } else {
+      unary_loop<T, T>(loop, [scale](T x) { return std::nearbyint(x * scale) / scale; });
+    }
+  });
+}
+
+void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
+                const double* neginf) {
+  const StridedLoop loop = make_loop({&out, &in}, out.sizes());
+  dispatch_floating(in.dtype(), "nan_to_num", [&](auto tag) {
+    using T = decltype(tag);
+    const T nan_value = static_cast<T>(nan);
+    const T pos = posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max();
+    const T neg = neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest();
+    unary_loop<T, T>(loop, [=](T x) {
+      if (std::isnan(x)) return nan_value;
+      if (std::isinf(x)) return x > 0 ? pos : neg;
+      return x;
+    });
   });
 }
 

@@ -15,6 +15,7 @@ void fill(const Tensor& dst, Scalar value);
 
 enum class BinaryOp {
   kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum,
+  kFloorDivide, kRemainder, kFmod, kAtan2,
   kThresholdBackward,  // a where b > alpha, else 0
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
 };
@@ -26,9 +27,20 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
 enum class UnaryOp {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSin, kCos,
   kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kErf, kLogicalNot,
+  kFloor, kCeil, kRound, kTrunc, kFrac,  // floating only
+  kIsNan, kIsInf, kIsFinite,             // bool out, any dtype in
 };
-/// out = op(in); in has out's dtype (bool out for kLogicalNot takes any).
+/// out = op(in); in has out's dtype (kLogicalNot and the kIs* tests write
+/// bool from any dtype).
 void unary(UnaryOp op, const Tensor& out, const Tensor& in);
+
+/// out = round(in * 10^decimals) / 10^decimals, half to even (PyTorch's
+/// formula, dividing first for negative `decimals`); floating dtypes.
+void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals);
+/// out = in with NaN, +inf and -inf replaced; a null bound means the dtype's
+/// largest (or lowest) finite value. Floating dtypes.
+void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
+                const double* neginf);
 
 /// out = clamp(in, lo, hi) where the bounds are given.
 void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi);

@@ -89,7 +89,7 @@ SavedVariable::SavedVariable(const Variable& v, bool is_output) {
   Edge history = read_history(*v.impl());
   output_nr_ = history.input_nr;
   if (is_output) return;
-  variable_ = v;
+  live_ = v.shared_impl();
   if (history.fn) {
     grad_fn_ = std::move(history.fn);
   } else if (requires_grad_) {
@@ -97,8 +97,7 @@ SavedVariable::SavedVariable(const Variable& v, bool is_output) {
   }
 }
 
-bool SavedVariable::live_matches() const {
-  VariableImpl& impl = *variable_.impl();
+bool SavedVariable::matches(VariableImpl& impl) const {
   if (!impl.data.is_same(data_) || impl.requires_grad != requires_grad_) return false;
   {
     std::lock_guard<SpinLock> lock(impl.history_lock);
@@ -117,7 +116,10 @@ Variable SavedVariable::unpack(const Node& owner) const {
                  "inplace operation: [", data_.dtype(), " ", shape_str(data_.sizes()),
                  "], which is saved by ", owner.name(), ", is at version ", data_.version(),
                  "; expected version ", version_, " instead.");
-  if (!is_output_ && live_matches()) return variable_;
+  if (!is_output_) {
+    std::shared_ptr<VariableImpl> live = live_.lock();
+    if (live && matches(*live)) return Variable(std::move(live));
+  }
   auto impl = std::make_shared<VariableImpl>(data_);
   impl->requires_grad = requires_grad_;
   impl->output_nr = output_nr_;
@@ -132,7 +134,7 @@ Variable SavedVariable::unpack(const Node& owner) const {
 
 void SavedVariable::reset() {
   data_ = Tensor();
-  variable_ = Variable();
+  live_.reset();
   grad_fn_ = nullptr;
   grad_accumulator_ = nullptr;
   released_ = true;

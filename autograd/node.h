@@ -90,9 +90,11 @@ class Node : public std::enable_shared_from_this<Node> {
 // Variable (Variable::rebind) or set_data() after the forward therefore
 // changes nothing in a graph already recorded, which is what lets
 // DataParallel re-bind a kept replica's parameters on every call.
-// unpack() hands back the Variable itself while it still matches the
-// snapshot (the common case, no allocation), else a new Variable rebuilt
-// from the snapshot. Saving an op's own output keeps only its data (no
+// unpack() hands back the Variable itself while it is alive and still
+// matches the snapshot (the common case, no allocation), else a new Variable
+// rebuilt from the snapshot. The Variable itself is held weakly, so a
+// Variable re-bound to a result computed from itself (v.rebind(v * 2)) makes
+// no reference cycle. Saving an op's own output keeps only its data (no
 // reference cycle) and rebuilds the Variable with the node as grad_fn.
 
 /// A Variable saved for backward, as it was when saved (Note [Saved
@@ -107,11 +109,11 @@ class SavedVariable {
   bool defined() const { return defined_; }
 
  private:
-  /// Whether variable_ still has the data and history that were saved.
-  bool live_matches() const;
+  /// Whether `live` still has the data and history that were saved.
+  bool matches(VariableImpl& live) const;
 
   Tensor data_;
-  Variable variable_;  // inputs only: the Variable itself
+  std::weak_ptr<VariableImpl> live_;  // inputs only: the Variable itself
   std::shared_ptr<Node> grad_fn_;  // a saved input's history (non-leaf)
   std::shared_ptr<Node> grad_accumulator_;  // a saved leaf's that requires grad
   uint32_t version_ = 0;

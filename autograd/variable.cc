@@ -109,6 +109,7 @@ void Variable::rebind(const Variable& src) const {
   TORCHLET_CHECK(src.defined(), "rebind: the source Variable is undefined");
   if (is_same(src)) return;
   const VariableImpl& from = src.history();
+  TORCHLET_CHECK(from.view_base != impl_, "rebind: the source is a view of this Variable");
   autograd::Edge history = autograd::read_history(from);
   VariableImpl& impl = *impl_;
   impl.data = from.data;

@@ -195,6 +195,24 @@ TEST(RebindTest, OntoItselfChangesNothing) {
   EXPECT_EQ(y.grad_fn(), history);
 }
 
+TEST(RebindTest, OntoAViewOfItselfIsAnError) {
+  Variable x = leaf({1, 2});
+  Variable y = x * 1.0;
+  EXPECT_THROW_MSG(y.rebind(y.narrow(0, 0, 1)), "rebind: the source is a view of this Variable");
+}
+
+// The graph of v * 2 saved v; re-binding v to it must not make v own itself.
+TEST(RebindTest, OntoAResultComputedFromItselfMakesNoReferenceCycle) {
+  Variable x = leaf({1});
+  std::weak_ptr<VariableImpl> impl;
+  {
+    Variable v = x * 1.0;
+    impl = v.shared_impl();
+    v.rebind(v * v);
+  }
+  EXPECT_TRUE(impl.expired());
+}
+
 TEST(RebindTest, AnUndefinedSourceIsAnError) {
   EXPECT_THROW_MSG(leaf({1}).rebind(Variable()), "rebind: the source Variable is undefined");
 }
@@ -265,6 +283,17 @@ struct Keep : autograd::Function<Keep> {
     return {grads[0]};
   }
 };
+
+TEST(SavedVariableTest, AnInputNoOneHoldsIsRebuiltFromTheSnapshot) {
+  Variable x = leaf({2, 3});
+  Variable y;
+  {
+    Variable w = x * 1.0;
+    y = (w * w).sum();
+  }
+  y.backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{4, 6}));
+}
 
 TEST(SavedVariableTest, AnUnchangedInputIsHandedBackItself) {
   Variable x = leaf({1, 2});

@@ -157,6 +157,10 @@ void FunctionCall::add_variable(const Variable& v) {
   is_variable_.push_back(true);
 }
 
+void FunctionCall::add_variables(const variable_list& vs) {
+  for (const Variable& v : vs) add_variable(v);
+}
+
 void FunctionCall::add_non_variable() {
   inputs_.emplace_back();
   is_variable_.push_back(false);
@@ -256,8 +260,7 @@ variable_list FunctionCall::finish(variable_list outputs) {
       target = out.shared_impl();  // a fresh result of forward
     }
     target->requires_grad = true;
-    target->grad_fn = node_;
-    target->output_nr = output_nr;
+    write_history(*target, node_, output_nr);
   }
   if (record_) {
     // An output saved for backward is saved as one (its data only), so the

@@ -18,9 +18,13 @@
 //   };
 //   Variable y = Square::apply(x, 3.0);
 //
-// Arguments of type Variable become the node's inputs (with edges); any other
-// argument (numbers, strings, Tensors, variable_lists) is passed to forward
-// unchanged and must get an undefined gradient.
+// Arguments of type Variable become the node's inputs (with edges), and so
+// does each element of a variable_list argument (as in libtorch), which lets
+// a function take any number of inputs (Broadcast, Gather, ReduceAdd). Any
+// other argument (numbers, strings, Tensors) is passed to forward unchanged
+// and must get an undefined gradient. Positions count list elements one by
+// one: forward(ctx, x, xs, k) with xs = {a, b} has arguments x=0, a=1, b=2,
+// k=3, and backward returns four gradients.
 // forward runs with grad mode off and returns a Variable or a variable_list;
 // backward gets one gradient per forward output and returns one per forward
 // argument. backward written with Variable ops is itself differentiable
@@ -124,6 +128,8 @@ class FunctionCall {
   FunctionCall& operator=(const FunctionCall&) = delete;
 
   void add_argument(const Variable& v) { add_variable(v); }
+  /// Each element is an argument of its own.
+  void add_argument(const variable_list& vs) { add_variables(vs); }
   template <typename U>
   void add_argument(const U&) {
     add_non_variable();
@@ -137,6 +143,7 @@ class FunctionCall {
 
  private:
   void add_variable(const Variable& v);
+  void add_variables(const variable_list& vs);
   void add_non_variable();
 
   std::shared_ptr<CustomFunctionNode> node_;

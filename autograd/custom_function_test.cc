@@ -506,5 +506,89 @@ TEST_F(TwoDevices, AGradientOnAnotherDeviceThrows) {
                    "returned an invalid gradient at index 0 - expected device cpu:1 but got cpu:0");
 }
 
+// scale * (xs[0] + xs[1] + ...): any number of inputs, as one variable_list.
+struct ScaledSum : Function<ScaledSum> {
+  static inline std::vector<bool> needs;
+  static Variable forward(AutogradContext* ctx, const variable_list& xs, double scale) {
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["n"] = xs.size();
+    needs.clear();
+    for (size_t i = 0; i <= xs.size(); ++i) needs.push_back(ctx->needs_input_grad(i));
+    Variable total = xs[0];
+    for (size_t i = 1; i < xs.size(); ++i) total = total + xs[i];
+    return total * scale;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const double scale = ctx->get<double>("scale");
+    variable_list out(ctx->get<size_t>("n"), grads[0] * scale);
+    out.emplace_back();  // scale
+    return out;
+  }
+};
+
+// {xs[i] * 2}: one output per input (a Broadcast-style node).
+struct DoubleEach : Function<DoubleEach> {
+  static variable_list forward(AutogradContext*, const variable_list& xs) {
+    variable_list out;
+    for (const Variable& x : xs) out.push_back(x * 2.0);
+    return out;
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    variable_list out;
+    for (const Variable& g : grads) out.push_back(g * 2.0);
+    return out;
+  }
+};
+
+// Returns one gradient for a list of two.
+struct TooFewForAList : Function<TooFewForAList> {
+  static Variable forward(AutogradContext*, const variable_list& xs) { return xs[0] + xs[1]; }
+  static variable_list backward(AutogradContext*, variable_list grads) { return {grads[0]}; }
+};
+
+TEST(CustomFunctionTest, EachElementOfAVariableListIsAnInput) {
+  Variable a = param({1, 2}), b = param({3, 4}), c = param({5, 6});
+  ScaledSum::apply(variable_list{a, b, c}, 3.0).sum().backward();
+  for (const Variable& v : {a, b, c}) {
+    EXPECT_TRUE(all_close(v.grad().data(), tensor({3.0, 3.0})));
+  }
+}
+
+TEST(CustomFunctionTest, NeedsInputGradCountsListElementsOneByOne) {
+  Variable a = param({1}), b(tensor({2.0})), c = param({3});
+  ScaledSum::apply(variable_list{a, b, c}, 1.0);
+  EXPECT_EQ(ScaledSum::needs, (std::vector<bool>{true, false, true, false}));
+}
+
+TEST(CustomFunctionTest, AListWithAnInputThatNeedsNoGradLeavesItAlone) {
+  Variable a = param({1}), b(tensor({2.0}));
+  ScaledSum::apply(variable_list{a, b}, 2.0).sum().backward();
+  EXPECT_EQ(a.grad().item<double>(), 2);
+  EXPECT_FALSE(b.grad().defined());
+}
+
+TEST(CustomFunctionTest, AListFunctionPassesGradcheck) {
+  Variable a = param({0.5, -1}), b = param({2, 0.25});
+  EXPECT_TRUE(testing::gradcheck(
+      [](const variable_list& in) { return ScaledSum::apply(in, 1.5); }, {a, b}));
+}
+
+TEST(CustomFunctionTest, AListFunctionMayReturnOneOutputPerInput) {
+  Variable a = param({1}), b = param({2});
+  const variable_list out = DoubleEach::apply(variable_list{a, b});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].output_nr(), 1u);
+  (out[0] * 5.0 + out[1]).sum().backward();
+  EXPECT_EQ(a.grad().item<double>(), 10);
+  EXPECT_EQ(b.grad().item<double>(), 2);
+}
+
+TEST(CustomFunctionTest, AListFunctionMustReturnAGradientPerElement) {
+  Variable a = param({1}), b = param({2});
+  EXPECT_THROW_MSG(TooFewForAList::apply(variable_list{a, b}).sum().backward(),
+                   "function TooFewForAListBackward returned an incorrect number of gradients "
+                   "(expected 2, got 1)");
+}
+
 }  // namespace
 }  // namespace torchlet

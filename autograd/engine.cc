@@ -8,8 +8,16 @@
 // their device's executor (tensor/executor.h), so the backward passes of
 // replicas on cpu:0 and cpu:1 run at once. The first exception stops the
 // pass and is rethrown to the caller once no worker is still running.
+//
+// Every node runs with the ThreadLocalState of the thread that called
+// backward, its device and the pass's grad mode set (Note [Threading
+// model]). A caller that is itself an executor's thread waits by helping
+// that executor with its queued work (Note [Waiting executors help]), so
+// backward passes started on two executors that need each other's device
+// both finish.
 #include "autograd/engine.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -19,8 +27,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "tensor/executor.h"
+#include "tensor/thread_local_state.h"
 
 namespace torchlet::autograd {
 namespace {
@@ -46,8 +55,11 @@ struct DeviceLess {
 
 class GraphTask : public std::enable_shared_from_this<GraphTask> {
  public:
-  GraphTask(bool retain_graph, bool create_graph, Device caller_device)
-      : retain_graph_(retain_graph), create_graph_(create_graph), caller_device_(caller_device) {}
+  GraphTask(bool retain_graph, bool create_graph)
+      : retain_graph_(retain_graph),
+        create_graph_(create_graph),
+        caller_state_(thread_local_state()),
+        caller_executor_(current_executor()) {}
 
   // Dependencies of every node reachable from `roots`; with captures, only
   // nodes that lead to a captured input run.
@@ -117,6 +129,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   void run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
+      news_.store(false, std::memory_order_relaxed);
       if (error_ == nullptr && outstanding_ > 0) {
         ReadyQueue* queue = inline_queue_locked();
         if (queue != nullptr) {
@@ -128,7 +141,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
         }
       }
       if ((outstanding_ == 0 || error_ != nullptr) && active_workers_ == 0) break;
-      done_.wait(lock);
+      wait(lock);
     }
     if (error_ != nullptr) std::rethrow_exception(error_);
   }
@@ -136,13 +149,34 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   variable_list& results() { return results_; }
 
  private:
+  // Sleeps until notify_locked(); an executor's thread runs its queued work
+  // meanwhile. news_ was cleared under the lock before the caller looked at
+  // the state, so a change made after that look is never missed.
+  void wait(std::unique_lock<std::mutex>& lock) {
+    if (caller_executor_ == nullptr) {
+      done_.wait(lock);
+      return;
+    }
+    lock.unlock();
+    caller_executor_->help_until([this] { return news_.load(std::memory_order_acquire); });
+    lock.lock();
+  }
+
+  // Tells the waiting caller the state changed. Call with mutex_ held.
+  void notify_locked() {
+    news_.store(true, std::memory_order_release);
+    done_.notify_all();
+    if (caller_executor_ != nullptr) caller_executor_->wake();
+  }
+
   // The caller's current device runs on the caller: no thread hop for
   // single-device training. So does the device whose executor the caller
   // is (whatever its current device): that executor is busy waiting here.
   bool runs_inline(Device device) {
     auto it = runs_inline_.find(device);
     if (it == runs_inline_.end()) {
-      const bool here = device == caller_device_ || device_executor(device).is_current_thread();
+      const bool here =
+          device == caller_state_.device || device_executor(device).is_current_thread();
       it = runs_inline_.emplace(device, here).first;
     }
     return it->second;
@@ -167,7 +201,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     ready_[device].push(std::move(task));
     ++outstanding_;
     if (runs_inline(device)) {
-      done_.notify_all();
+      notify_locked();
       return;
     }
     if (!draining_.insert(device).second) return;
@@ -189,7 +223,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     }
     draining_.erase(device);
     --active_workers_;
-    done_.notify_all();
+    notify_locked();
   }
 
   void execute(NodeTask task) {
@@ -201,13 +235,15 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     --outstanding_;
-    done_.notify_all();
+    notify_locked();
   }
 
   void run_node(NodeTask& task) {
     Node& node = *task.node;
-    DeviceGuard device_guard(node.device());
-    AutoGradMode grad_mode(create_graph_);
+    ThreadLocalState state = caller_state_;
+    state.device = node.device();
+    state.grad_enabled = create_graph_;
+    ThreadLocalStateGuard state_guard(state);
     const bool materialize = node.materializes_grads();
     for (uint32_t i = 0; i < task.grads.size(); ++i) {
       if (!task.grads[i].defined()) {
@@ -237,10 +273,12 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
 
   const bool retain_graph_;
   const bool create_graph_;
-  const Device caller_device_;
+  const ThreadLocalState caller_state_;
+  Executor* const caller_executor_;  // null unless called on an executor's thread
 
   std::mutex mutex_;
   std::condition_variable done_;
+  std::atomic<bool> news_{false};
   std::unordered_map<Node*, int> dependencies_;
   std::unordered_map<Node*, variable_list> pending_;
   std::map<Device, ReadyQueue, DeviceLess> ready_;
@@ -287,7 +325,7 @@ std::pair<std::vector<Edge>, variable_list> roots_of(const variable_list& output
 }
 
 std::shared_ptr<GraphTask> new_task(bool retain_graph, bool create_graph) {
-  return std::make_shared<GraphTask>(retain_graph, create_graph, current_device());
+  return std::make_shared<GraphTask>(retain_graph, create_graph);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <future>
 #include <thread>
 
@@ -188,6 +190,49 @@ TEST(EngineTest, AnExceptionInABackwardFormulaReachesTheCallerAndTheEngineRecove
   EXPECT_EQ(w.grad().item<double>(), 5);
 }
 
+// Threads that must all arrive before any leaves: proof that they overlap.
+// A wait that times out reports failure instead of hanging the test.
+class Barrier {
+ public:
+  explicit Barrier(int count) : remaining_(count) {}
+  bool arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (--remaining_ == 0) all_arrived_.notify_all();
+    return all_arrived_.wait_for(lock, std::chrono::seconds(30), [&] { return remaining_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable all_arrived_;
+  int remaining_;
+};
+
+// Identity whose backward waits at a barrier on the device of its input.
+struct Rendezvous : autograd::Function<Rendezvous> {
+  static Variable forward(autograd::AutogradContext* ctx, const Variable& x, Barrier* barrier) {
+    ctx->saved_data["barrier"] = barrier;
+    return x * 1.0;
+  }
+  static variable_list backward(autograd::AutogradContext* ctx, variable_list grads) {
+    TORCHLET_CHECK(ctx->get<Barrier*>("barrier")->arrive_and_wait(),
+                   "Rendezvous: the other device's node never arrived");
+    return {grads[0], Variable()};
+  }
+};
+
+// Identity whose backward throws, naming the device it ran on.
+struct FailingBackward : autograd::Function<FailingBackward> {
+  static Variable forward(autograd::AutogradContext*, const Variable& x) { return x * 1.0; }
+  static variable_list backward(autograd::AutogradContext*, variable_list) {
+    TORCHLET_CHECK(false, "FailingBackward failed on ", current_device());
+    return {};
+  }
+};
+
+Variable param_on(Device device, std::initializer_list<double> v) {
+  return Variable(param(v).data().to(device), true);
+}
+
 class TwoDevices : public ::testing::Test {
  protected:
   void SetUp() override { set_cpu_device_count(2); }
@@ -250,6 +295,103 @@ TEST_F(TwoDevices, BackwardFromAnExecutorWhoseCurrentDeviceIsAnotherDoesNotDeadl
   ASSERT_EQ(done.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   done.get();
   EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 3.0})));
+}
+
+TEST_F(TwoDevices, NodesOfTwoDevicesRunAtTheSameTime) {
+  Barrier barrier(2);
+  Variable x0 = param_on(Device("cpu:0"), {1, 2});
+  Variable x1 = param_on(Device("cpu:1"), {3});
+  Variable y0 = Rendezvous::apply(x0, &barrier);
+  Variable y1 = Rendezvous::apply(x1, &barrier);
+  (y0.sum() + y1.sum().to(Device("cpu:0"))).backward();
+  EXPECT_TRUE(all_close(x0.grad().data(), tensor({1.0, 1.0})));
+  EXPECT_EQ(x1.grad().item<double>(), 1);
+}
+
+TEST_F(TwoDevices, AnExceptionOnAnotherDevicesExecutorReachesTheCaller) {
+  Variable x1 = param_on(Device("cpu:1"), {3});
+  Variable y = FailingBackward::apply(x1).sum().to(Device("cpu:0"));
+  EXPECT_THROW_MSG(y.backward(), "FailingBackward failed on cpu:1");
+  Variable w = param_on(Device("cpu:1"), {2});
+  (w * 4.0).sum().to(Device("cpu:0")).backward();
+  EXPECT_EQ(w.grad().item<double>(), 4);
+}
+
+TEST_F(TwoDevices, BackwardRunsWithTheCallersGradModeOffOutsideCreateGraph) {
+  Variable x = param({1});
+  Variable on1 = x.to(Device("cpu:1"));
+  std::atomic<bool> grad_mode_in_node{true};
+  on1.register_hook([&](const Variable&) {
+    grad_mode_in_node = is_grad_enabled();
+    return Variable();
+  });
+  (on1 * 2.0).sum().to(Device("cpu:0")).backward();
+  EXPECT_FALSE(grad_mode_in_node.load());
+}
+
+TEST_F(TwoDevices, ExecutorTasksRunInTheSubmittersGradMode) {
+  bool enabled = true;
+  {
+    NoGradGuard no_grad;
+    device_executor(Device("cpu:1")).submit([&] { enabled = is_grad_enabled(); }).get();
+  }
+  EXPECT_FALSE(enabled);
+}
+
+// Each executor runs a backward whose graph needs the other executor's
+// device, both at once: the cpu:0 pass queues work behind the cpu:1 pass
+// and the other way round. Waiting executors help with their queues, so
+// both finish (without help, neither could).
+TEST_F(TwoDevices, BackwardsOnTwoExecutorsThatNeedEachOtherBothFinish) {
+  const Device cpu0("cpu:0"), cpu1("cpu:1");
+  Variable xa = param_on(cpu0, {1, 2});
+  Variable ya = (xa.to(cpu1) * 2.0).to(cpu0).sum();
+  Variable xb = param_on(cpu1, {3});
+  Variable yb = (xb.to(cpu0) * 5.0).to(cpu1).sum();
+  std::promise<void> both_started;
+  std::shared_future<void> go = both_started.get_future().share();
+  std::atomic<int> started{0};
+  auto backward_on = [&](Device device, Variable y) {
+    return device_executor(device).submit([&, y] {
+      if (++started == 2) both_started.set_value();
+      go.wait();
+      y.backward();
+    });
+  };
+  std::future<void> a = backward_on(cpu0, ya);
+  std::future<void> b = backward_on(cpu1, yb);
+  ASSERT_EQ(a.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_EQ(b.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  a.get();
+  b.get();
+  EXPECT_TRUE(all_close(xa.grad().data(), tensor({2.0, 2.0})));
+  EXPECT_EQ(xb.grad().item<double>(), 5);
+}
+
+// One thread reads histories (as every op does) while another rebases them
+// with in-place writes; under TSan this proves the history lock.
+TEST(EngineTest, ReadingHistoryWhileAnotherThreadRebasesItIsSafe) {
+  Variable x = param({1, 2, 3, 4});
+  Variable base = x * 1.0;
+  Variable view = base.narrow(0, 0, 2);
+  constexpr int kWrites = 200;
+  std::promise<void> ready;
+  std::shared_future<void> go = ready.get_future().share();
+  std::thread writer([&] {
+    go.wait();
+    for (int i = 0; i < kWrites; ++i) base.mul_(1.0);
+  });
+  ready.set_value();
+  int leaves = 0;
+  for (int i = 0; i < kWrites; ++i) {
+    leaves += base.is_leaf() + view.is_leaf();
+    autograd::gradient_edge(base);
+    base.output_nr();
+  }
+  writer.join();
+  EXPECT_EQ(leaves, 0);
+  base.sum().backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({1.0, 1.0, 1.0, 1.0})));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 #include "autograd/grad_mode.h"
 
-namespace torchlet {
-namespace {
-thread_local bool grad_enabled = true;
-}  // namespace
+#include "tensor/thread_local_state.h"
 
-bool is_grad_enabled() { return grad_enabled; }
-void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+namespace torchlet {
+
+// Grad mode is a field of the thread's ThreadLocalState, so every worker
+// that runs submitted work sees the submitter's mode (Note [Threading model]).
+bool is_grad_enabled() { return thread_local_state().grad_enabled; }
+void set_grad_enabled(bool enabled) { thread_local_state().grad_enabled = enabled; }
 
 }  // namespace torchlet

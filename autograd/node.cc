@@ -1,6 +1,7 @@
 #include "autograd/node.h"
 
 #include <limits>
+#include <utility>
 
 #include "autograd/grad_mode.h"
 
@@ -80,13 +81,31 @@ constexpr const char* kSecondBackward =
 
 SavedVariable::SavedVariable(const Variable& v, bool is_output) {
   if (!v.defined()) return;
+  requires_grad_ = v.requires_grad();  // first: brings a view's history up to date
   data_ = v.data();
   version_ = data_.version();
-  output_nr_ = v.output_nr();
-  requires_grad_ = v.requires_grad();
   is_output_ = is_output;
-  if (!is_output) variable_ = v;
   defined_ = true;
+  Edge history = read_history(*v.impl());
+  output_nr_ = history.input_nr;
+  if (is_output) return;
+  live_ = v.shared_impl();
+  if (history.fn) {
+    grad_fn_ = std::move(history.fn);
+  } else if (requires_grad_) {
+    grad_accumulator_ = gradient_edge(v).fn;
+  }
+}
+
+bool SavedVariable::matches(VariableImpl& impl) const {
+  if (!impl.data.is_same(data_) || impl.requires_grad != requires_grad_) return false;
+  {
+    std::lock_guard<SpinLock> lock(impl.history_lock);
+    if (impl.grad_fn != grad_fn_ || impl.output_nr != output_nr_) return false;
+  }
+  if (!grad_accumulator_) return true;
+  std::lock_guard<std::mutex> lock(impl.mutex);
+  return impl.grad_accumulator.lock() == grad_accumulator_;
 }
 
 Variable SavedVariable::unpack(const Node& owner) const {
@@ -97,17 +116,27 @@ Variable SavedVariable::unpack(const Node& owner) const {
                  "inplace operation: [", data_.dtype(), " ", shape_str(data_.sizes()),
                  "], which is saved by ", owner.name(), ", is at version ", data_.version(),
                  "; expected version ", version_, " instead.");
-  if (!is_output_) return variable_;
+  if (!is_output_) {
+    std::shared_ptr<VariableImpl> live = live_.lock();
+    if (live && matches(*live)) return Variable(std::move(live));
+  }
   auto impl = std::make_shared<VariableImpl>(data_);
   impl->requires_grad = requires_grad_;
-  impl->grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
   impl->output_nr = output_nr_;
+  if (is_output_) {
+    impl->grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+  } else {
+    impl->grad_fn = grad_fn_;
+    impl->grad_accumulator = grad_accumulator_;
+  }
   return Variable(std::move(impl));
 }
 
 void SavedVariable::reset() {
   data_ = Tensor();
-  variable_ = Variable();
+  live_.reset();
+  grad_fn_ = nullptr;
+  grad_accumulator_ = nullptr;
   released_ = true;
 }
 
@@ -158,10 +187,23 @@ void FunctionNode::release_variables() {
 
 // ---- Recording ---------------------------------------------------------------------------------
 
+Edge read_history(const VariableImpl& impl) {
+  std::lock_guard<SpinLock> lock(impl.history_lock);
+  return {impl.grad_fn, impl.output_nr};
+}
+
+void write_history(VariableImpl& impl, std::shared_ptr<Node> grad_fn, uint32_t output_nr) {
+  std::shared_ptr<Node> previous;  // released outside the lock
+  std::lock_guard<SpinLock> lock(impl.history_lock);
+  previous = std::exchange(impl.grad_fn, std::move(grad_fn));
+  impl.output_nr = output_nr;
+}
+
 Edge gradient_edge(const Variable& v) {
   if (!v.defined() || !v.requires_grad()) return {};
   VariableImpl& impl = *v.impl();
-  if (impl.grad_fn) return {impl.grad_fn, impl.output_nr};
+  Edge history = read_history(impl);
+  if (history.fn) return history;
   std::lock_guard<std::mutex> lock(impl.mutex);
   std::shared_ptr<Node> acc = impl.grad_accumulator.lock();
   if (!acc) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/variable.h"
@@ -81,10 +82,23 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint32_t, std::weak_ptr<VariableImpl>>> hooked_outputs_;
 };
 
-/// A tensor saved for backward, with the version it had when saved: using it
-/// after an in-place change throws. Saving an op's own output keeps only its
-/// data (no reference cycle) and rebuilds the Variable with the node as
-/// grad_fn on unpack.
+// Note [Saved variables are snapshots]
+// A SavedVariable records what the Variable was when it was saved: its data
+// (with the version it had: using it after an in-place change throws),
+// requires_grad, and its history: grad_fn and output_nr for a non-leaf, the
+// gradient accumulator for a leaf that requires grad. Re-binding the
+// Variable (Variable::rebind) or set_data() after the forward therefore
+// changes nothing in a graph already recorded, which is what lets
+// DataParallel re-bind a kept replica's parameters on every call.
+// unpack() hands back the Variable itself while it is alive and still
+// matches the snapshot (the common case, no allocation), else a new Variable
+// rebuilt from the snapshot. The Variable itself is held weakly, so a
+// Variable re-bound to a result computed from itself (v.rebind(v * 2)) makes
+// no reference cycle. Saving an op's own output keeps only its data (no
+// reference cycle) and rebuilds the Variable with the node as grad_fn.
+
+/// A Variable saved for backward, as it was when saved (Note [Saved
+/// variables are snapshots]).
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -95,8 +109,13 @@ class SavedVariable {
   bool defined() const { return defined_; }
 
  private:
+  /// Whether `live` still has the data and history that were saved.
+  bool matches(VariableImpl& live) const;
+
   Tensor data_;
-  Variable variable_;  // inputs only
+  std::weak_ptr<VariableImpl> live_;  // inputs only: the Variable itself
+  std::shared_ptr<Node> grad_fn_;  // a saved input's history (non-leaf)
+  std::shared_ptr<Node> grad_accumulator_;  // a saved leaf's that requires grad
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;
@@ -148,14 +167,44 @@ class FunctionNode : public Node {
 
 }  // namespace autograd
 
+namespace autograd {
+
+// Note [History lock]
+// A Variable's history (grad_fn, output_nr) is read by every op that takes
+// it as an input, possibly on several threads at once, and rewritten by
+// refresh_view, rebase_history, detach_, rebind and custom functions. A
+// shared_ptr read while another thread assigns it is a data race (the reader
+// may copy a freed control block), so once a VariableImpl is visible to
+// other code its history is read with read_history() and written with
+// write_history(), both under its history lock: a spin lock, because the
+// critical section is one shared_ptr copy and readers are on the hot path
+// of every op. A fresh VariableImpl no one else can see yet may be written
+// directly. requires_grad is an atomic for the same reason.
+class SpinLock {
+ public:
+  void lock() {
+    while (locked_.exchange(true, std::memory_order_acquire)) {
+      while (locked_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+}  // namespace autograd
+
 /// The state shared by every handle to one Variable.
 struct VariableImpl {
   explicit VariableImpl(Tensor d) : data(std::move(d)) {}
   Tensor data;
-  bool requires_grad = false;
+  std::atomic<bool> requires_grad{false};
   bool retains_grad = false;
+  /// grad_fn and output_nr: see Note [History lock].
   std::shared_ptr<autograd::Node> grad_fn;
   uint32_t output_nr = 0;
+  mutable autograd::SpinLock history_lock;
   std::mutex mutex;  // guards grad, grad_accumulator and hooks
   Variable grad;
   std::weak_ptr<autograd::Node> grad_accumulator;
@@ -171,6 +220,11 @@ struct VariableImpl {
 };
 
 namespace autograd {
+
+/// `impl`'s grad_fn and output_nr, read together (Note [History lock]).
+Edge read_history(const VariableImpl& impl);
+/// Sets `impl`'s grad_fn and output_nr (Note [History lock]).
+void write_history(VariableImpl& impl, std::shared_ptr<Node> grad_fn, uint32_t output_nr);
 
 /// The edge a gradient for `v` flows along: its grad_fn, or its leaf's
 /// AccumulateGrad (created once and shared), or none.

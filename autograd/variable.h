@@ -47,6 +47,13 @@ class Variable {
   const Tensor& data() const;
   /// Replaces the data (any shape); history and gradient are kept.
   void set_data(const Tensor& data) const;
+  /// Re-binds this Variable in place: every handle of it sees `src`'s data,
+  /// requires_grad, grad_fn, output_nr and view relation. Its gradient
+  /// accumulator and retained gradient are dropped; its hooks keep running
+  /// for gradients that flow through the new history; graphs recorded
+  /// before keep what they saved. Cheap (no allocation without hooks); must
+  /// not race with other uses of this Variable. Note [Re-binding a Variable].
+  void rebind(const Variable& src) const;
   bool requires_grad() const;
   /// Sets requires_grad on a leaf (non-leaves throw, as in PyTorch).
   const Variable& requires_grad_(bool requires_grad = true) const;

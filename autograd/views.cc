@@ -94,8 +94,7 @@ void set_view_history(VariableImpl& view, const Variable& base) {
   if (!node) return;
   save_geometry(*node, base.data(), view.data);
   node->set_output_meta(0, view.data);
-  view.grad_fn = std::move(node);
-  view.output_nr = 0;
+  write_history(view, std::move(node), 0);
   view.requires_grad = true;
 }
 
@@ -139,7 +138,7 @@ void check_inplace(const char* op, const Variable& self) {
                  ": a leaf Variable that requires grad is being used in an in-place operation.");
   const VariableImpl* base = tracked_base(*self.impl());
   if (base == nullptr) return;
-  TORCHLET_CHECK(!(base->grad_fn == nullptr && base->requires_grad), op,
+  TORCHLET_CHECK(!(!read_history(*base).valid() && base->requires_grad), op,
                  ": a view of a leaf Variable that requires grad is being used in an in-place "
                  "operation.");
   TORCHLET_CHECK(!base->requires_grad || self.requires_grad(), op,
@@ -154,10 +153,10 @@ void rebase_history(const Variable& self, const Variable& result) {
   VariableImpl* base_impl = tracked_base(impl);
   if (base_impl == nullptr) {
     data.copy_(result.data());
-    impl.grad_fn = result.grad_fn();
-    impl.output_nr = result.output_nr();
+    Edge history = read_history(*result.impl());
+    if (history.valid()) history.fn->set_output_meta(history.input_nr, data);
+    write_history(impl, std::move(history.fn), history.input_nr);
     impl.requires_grad = impl.requires_grad || result.requires_grad();
-    if (impl.grad_fn) impl.grad_fn->set_output_meta(impl.output_nr, data);
     return;
   }
   // Through a view: the base's history becomes CopySlices(old base, result).
@@ -167,8 +166,7 @@ void rebase_history(const Variable& self, const Variable& result) {
   if (!node) return;
   save_geometry(*node, base.data(), data);
   node->set_output_meta(0, base.data());
-  base_impl->grad_fn = std::move(node);
-  base_impl->output_nr = 0;
+  write_history(*base_impl, std::move(node), 0);
   base_impl->requires_grad = true;
   std::lock_guard<std::mutex> lock(impl.mutex);
   set_view_history(impl, base);

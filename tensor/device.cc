@@ -6,6 +6,7 @@
 
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/error.h"
+#include "tensor/thread_local_state.h"
 
 namespace torchlet {
 namespace {
@@ -24,8 +25,6 @@ std::atomic<int>& cpu_count_slot() {
   static std::atomic<int> count{initial_cpu_device_count()};
   return count;
 }
-
-thread_local Device tls_current_device{kCPU, 0};
 
 }  // namespace
 
@@ -76,13 +75,13 @@ void check_device_exists(Device device, const char* op) {
                  device.is_cpu() ? "; see set_cpu_device_count)" : " available)");
 }
 
-Device current_device() { return tls_current_device; }
+Device current_device() { return thread_local_state().device; }
 
-DeviceGuard::DeviceGuard(Device device) : previous_(tls_current_device) {
+DeviceGuard::DeviceGuard(Device device) : previous_(thread_local_state().device) {
   check_device_exists(device, "DeviceGuard");
-  tls_current_device = device;
+  thread_local_state().device = device;
 }
 
-DeviceGuard::~DeviceGuard() { tls_current_device = previous_; }
+DeviceGuard::~DeviceGuard() { thread_local_state().device = previous_; }
 
 }  // namespace torchlet

@@ -6,15 +6,31 @@
 #include <mutex>
 #include <thread>
 
+#include "tensor/thread_local_state.h"
+
 namespace torchlet {
 namespace {
 
+thread_local Executor* tls_current_executor = nullptr;
+
+// Note [Waiting executors help]
+// A task on executor A may block until work queued on executor B is done
+// (a backward started on A whose graph has nodes on B). If B's task is
+// itself blocked on work queued behind A's task, neither queue moves. So a
+// task never blocks an executor outright: it waits in help_until(), which
+// keeps running the executor's queued tasks (PyTorch's re-entrant backward
+// lets a waiting worker process its device's ready queue the same way).
 class ThreadExecutor final : public Executor {
  public:
-  explicit ThreadExecutor(Device device) : thread_([this, device] { run(device); }) {}
+  explicit ThreadExecutor(Device device) : device_(device), thread_([this] { run(); }) {}
 
   std::future<void> submit(std::function<void()> fn) override {
-    std::packaged_task<void()> task(std::move(fn));
+    ThreadLocalState state = thread_local_state();
+    state.device = device_;
+    std::packaged_task<void()> task([state, fn = std::move(fn)] {
+      ThreadLocalStateGuard guard(state);
+      fn();
+    });
     std::future<void> done = task.get_future();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -26,21 +42,47 @@ class ThreadExecutor final : public Executor {
 
   bool is_current_thread() const override { return std::this_thread::get_id() == thread_.get_id(); }
 
+  void help_until(const std::function<bool()>& done) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!done()) {
+      if (queue_.empty()) {
+        ready_.wait(lock);
+        continue;
+      }
+      std::packaged_task<void()> task = pop_locked();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  void wake() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready_.notify_all();
+  }
+
  private:
-  void run(Device device) {
-    DeviceGuard guard(device);
+  std::packaged_task<void()> pop_locked() {
+    std::packaged_task<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    return task;
+  }
+
+  void run() {
+    tls_current_executor = this;
+    DeviceGuard guard(device_);
     while (true) {
       std::packaged_task<void()> task;
       {
         std::unique_lock<std::mutex> lock(mu_);
         ready_.wait(lock, [this] { return !queue_.empty(); });
-        task = std::move(queue_.front());
-        queue_.pop_front();
+        task = pop_locked();
       }
       task();
     }
   }
 
+  const Device device_;
   std::mutex mu_;
   std::condition_variable ready_;
   std::deque<std::packaged_task<void()>> queue_;
@@ -60,5 +102,7 @@ Executor& device_executor(Device device) {
   if (slot == nullptr) slot = new ThreadExecutor(device);
   return *slot;
 }
+
+Executor* current_executor() { return tls_current_executor; }
 
 }  // namespace torchlet

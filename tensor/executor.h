@@ -16,13 +16,26 @@ class Executor {
  public:
   virtual ~Executor() = default;
   /// Queues `fn`; the future becomes ready when it has run and carries any
-  /// exception it threw.
+  /// exception it threw. `fn` runs with the submitting thread's
+  /// ThreadLocalState (grad mode, ...), its current device set to this
+  /// executor's device.
   virtual std::future<void> submit(std::function<void()> fn) = 0;
   /// True on this executor's own thread.
   virtual bool is_current_thread() const = 0;
+  /// On this executor's own thread, from inside a task that must wait for
+  /// other work: runs the tasks queued behind it until `done()` holds,
+  /// sleeping while the queue is empty. `done` is evaluated under the
+  /// executor's lock, so it must only read atomics; whoever makes it true
+  /// calls wake() afterwards. See Note [Waiting executors help].
+  virtual void help_until(const std::function<bool()>& done) = 0;
+  /// Wakes a help_until() so it re-evaluates its condition.
+  virtual void wake() = 0;
 };
 
 /// The executor of `device` (created on first use, kept for the process).
 Executor& device_executor(Device device);
+
+/// The executor whose thread is calling, or null on any other thread.
+Executor* current_executor();
 
 }  // namespace torchlet

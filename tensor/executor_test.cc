@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
+#include "tensor/thread_local_state.h"
 
 namespace torchlet {
 namespace {
@@ -21,6 +22,81 @@ TEST_F(ExecutorTest, RunsWorkWithItsDeviceCurrent) {
   Device seen;
   device_executor(Device("cpu:1")).submit([&] { seen = current_device(); }).get();
   EXPECT_EQ(seen, Device("cpu:1"));
+}
+
+TEST_F(ExecutorTest, TasksRunWithTheSubmittersThreadLocalState) {
+  ThreadLocalState state = thread_local_state();
+  state.grad_enabled = false;
+  ThreadLocalState seen;
+  {
+    ThreadLocalStateGuard guard(state);
+    device_executor(Device("cpu:1")).submit([&] { seen = thread_local_state(); }).get();
+  }
+  EXPECT_FALSE(seen.grad_enabled);
+  EXPECT_EQ(seen.device, Device("cpu:1"));  // the executor's device, not the submitter's
+}
+
+TEST_F(ExecutorTest, ATasksStateDoesNotLeakIntoTheNext) {
+  Executor& ex = device_executor(Device("cpu:1"));
+  ex.submit([] {
+      thread_local_state().grad_enabled = false;
+      thread_local_state().device = Device("cpu:0");
+    }).get();
+  ThreadLocalState seen;
+  ex.submit([&] { seen = thread_local_state(); }).get();
+  EXPECT_TRUE(seen.grad_enabled);
+  EXPECT_EQ(seen.device, Device("cpu:1"));
+}
+
+TEST_F(ExecutorTest, CurrentExecutorIsTheOneWhoseThreadCalls) {
+  Executor& ex = device_executor(Device("cpu:1"));
+  Executor* seen = nullptr;
+  ex.submit([&] { seen = current_executor(); }).get();
+  EXPECT_EQ(seen, &ex);
+  EXPECT_EQ(current_executor(), nullptr);
+}
+
+// A task that waits for work queued behind it on its own executor gets it
+// done by helping; without help_until this would never finish.
+TEST_F(ExecutorTest, AWaitingTaskRunsTheTasksQueuedBehindIt) {
+  Executor& ex = device_executor(Device("cpu:1"));
+  std::atomic<bool> later_ran{false};
+  std::future<void> waiting = ex.submit([&] {
+    std::future<void> later = ex.submit([&] { later_ran = true; });
+    ex.help_until([&] { return later_ran.load(); });
+    later.get();
+  });
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  waiting.get();
+  EXPECT_TRUE(later_ran.load());
+}
+
+// Two executors' tasks each wait for a task queued on the other's executor:
+// both finish because each helps its own queue while it waits.
+TEST_F(ExecutorTest, TwoExecutorsWaitingOnEachOtherBothFinish) {
+  Executor& ex0 = device_executor(Device("cpu:0"));
+  Executor& ex1 = device_executor(Device("cpu:1"));
+  std::promise<void> both_started;
+  std::shared_future<void> go = both_started.get_future().share();
+  std::atomic<int> started{0};
+  auto wait_on = [&](Executor* self, Executor* other) {
+    return self->submit([&, self, other] {
+      if (++started == 2) both_started.set_value();
+      go.wait();  // both executors are now busy in these tasks
+      std::atomic<bool> done{false};
+      other->submit([&done, self] {
+        done = true;
+        self->wake();
+      });
+      self->help_until([&] { return done.load(); });
+    });
+  };
+  std::future<void> a = wait_on(&ex0, &ex1);
+  std::future<void> b = wait_on(&ex1, &ex0);
+  ASSERT_EQ(a.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_EQ(b.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  a.get();
+  b.get();
 }
 
 TEST_F(ExecutorTest, OneExecutorPerDevice) {

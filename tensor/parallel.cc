@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tensor/device.h"
+#include "tensor/thread_local_state.h"
 
 namespace torchlet {
 namespace {
@@ -17,7 +20,20 @@ namespace {
 std::atomic<int> num_threads_override{0};
 thread_local bool tls_in_parallel_region = false;
 
+// Marks the thread as inside a parallel region for its lifetime.
+class ParallelRegion {
+ public:
+  ParallelRegion() { tls_in_parallel_region = true; }
+  ~ParallelRegion() { tls_in_parallel_region = false; }
+  ParallelRegion(const ParallelRegion&) = delete;
+  ParallelRegion& operator=(const ParallelRegion&) = delete;
+};
+
 // A fixed set of workers that split one range at a time with the caller.
+// Workers run their chunk with the caller's ThreadLocalState; the first
+// exception a chunk throws is kept and rethrown to the caller after all
+// chunks finished (the others still run: they may write to the same
+// output, which must outlive them).
 class IntraOpPool {
  public:
   explicit IntraOpPool(int threads) {
@@ -43,6 +59,8 @@ class IntraOpPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
+      state_ = thread_local_state();
+      error_ = nullptr;
       begin_ = begin;
       end_ = end;
       chunks_ = chunks;
@@ -54,6 +72,7 @@ class IntraOpPool {
     std::unique_lock<std::mutex> lock(mu_);
     done_.wait(lock, [this] { return pending_ == 0; });
     fn_ = nullptr;
+    if (error_ != nullptr) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
  private:
@@ -61,9 +80,14 @@ class IntraOpPool {
     const int64_t n = end_ - begin_;
     const int64_t b = begin_ + n * chunk / chunks_;
     const int64_t e = begin_ + n * (chunk + 1) / chunks_;
-    tls_in_parallel_region = true;
-    if (b < e) (*fn_)(b, e);
-    tls_in_parallel_region = false;
+    if (b >= e) return;
+    ParallelRegion region;
+    try {
+      (*fn_)(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (error_ == nullptr) error_ = std::current_exception();
+    }
   }
 
   void work(int index) {
@@ -76,7 +100,10 @@ class IntraOpPool {
         seen = generation_;
         if (index >= chunks_) continue;
       }
-      run_chunk(index);
+      {
+        ThreadLocalStateGuard state(state_);
+        run_chunk(index);
+      }
       std::lock_guard<std::mutex> lock(mu_);
       if (--pending_ == 0) done_.notify_one();
     }
@@ -90,6 +117,8 @@ class IntraOpPool {
   bool stop_ = false;
   uint64_t generation_ = 0;
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  ThreadLocalState state_;
+  std::exception_ptr error_;
   int64_t begin_ = 0;
   int64_t end_ = 0;
   int chunks_ = 0;

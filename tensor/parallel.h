@@ -14,6 +14,18 @@ namespace torchlet {
 // it. N devices x their threads therefore stay within the machine's cores.
 // A pool serves one op at a time; a second caller that finds it busy (or a
 // loop nested inside a parallel region) runs inline, so nothing deadlocks.
+//
+// Per-thread settings travel as one value, ThreadLocalState
+// (tensor/thread_local_state.h): the current device and autograd's grad
+// mode, which autograd keeps in that struct because tensor cannot see
+// autograd. Each hand-off captures the state where work is submitted and
+// installs it (ThreadLocalStateGuard) in the thread that runs it:
+// - Executor::submit: the submitter's state, with the executor's device;
+// - parallel_for: the caller's state, device included, in every pool worker;
+// - the autograd engine: the state of the thread that called backward, with
+//   each node's device and the pass's grad mode (create_graph).
+// A setting added later is a new field of the struct and needs no new
+// plumbing.
 
 /// Work below this many elements runs on one thread.
 constexpr int64_t kParallelGrain = 32768;
@@ -33,7 +45,8 @@ bool in_parallel_region();
 
 /// Runs `fn(b, e)` over disjoint subranges covering [begin, end), in
 /// parallel on the current device's intra-op pool when the range exceeds
-/// `grain`. `fn` must not throw.
+/// `grain`. If `fn` throws, the first exception is rethrown here once every
+/// chunk has finished.
 template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
   if (end - begin <= grain || detail::in_parallel_region() || get_num_threads() == 1) {

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "tensor/device.h"
+
+namespace torchlet {
+
+/// Everything a thread carries that work it hands to another thread must
+/// see: the current device (DeviceGuard) and autograd's grad mode
+/// (NoGradGuard). It lives here, below autograd, so that executors and the
+/// intra-op pool can carry it without knowing what each field means; see
+/// Note [Threading model] in tensor/parallel.h. A new per-thread setting is
+/// a new field here, and every hand-off carries it.
+struct ThreadLocalState {
+  /// current_device().
+  Device device{kCPU, 0};
+  /// autograd's is_grad_enabled().
+  bool grad_enabled = true;
+};
+
+namespace detail {
+extern thread_local ThreadLocalState tls_state;
+}  // namespace detail
+
+/// The calling thread's state (a reference: reads and writes act on it).
+inline ThreadLocalState& thread_local_state() { return detail::tls_state; }
+
+/// Installs `state` on the calling thread for its lifetime, then restores
+/// what was there (RAII). Used where a worker runs submitted work.
+class ThreadLocalStateGuard {
+ public:
+  explicit ThreadLocalStateGuard(const ThreadLocalState& state) : previous_(detail::tls_state) {
+    detail::tls_state = state;
+  }
+  ~ThreadLocalStateGuard() { detail::tls_state = previous_; }
+  ThreadLocalStateGuard(const ThreadLocalStateGuard&) = delete;
+  ThreadLocalStateGuard& operator=(const ThreadLocalStateGuard&) = delete;
+
+ private:
+  ThreadLocalState previous_;
+};
+
+}  // namespace torchlet

@@ -11,6 +11,9 @@
 #include <type_traits>
 
 #include <Eigen/Core>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/parallel.h"
@@ -41,13 +44,19 @@ T* ptr(const Tensor& t) {
 
 // out = sqrt(in), correctly rounded, vectorized. Eigen's float packet sqrt
 // is an approximation under EIGEN_FAST_MATH (its default), which would make
-// results depend on how a parameter is split into packets; its double sqrt
-// is exact, and a float's square root taken in double and rounded to float
-// is the correctly rounded float square root (53 >= 2 * 24 + 2 bits).
+// results depend on how a parameter is split into packets, so floats use
+// SSE's exact sqrtps directly (std::sqrt for the tail and off x86); Eigen's
+// double sqrt is exact.
 template <typename T, typename In>
 void exact_sqrt(Scratch<T>& out, const In& in) {
   if constexpr (std::is_same_v<T, float>) {
-    out = in.template cast<double>().sqrt().template cast<float>();
+    Eigen::Index i = 0;
+#if defined(__SSE__)
+    for (; i + 4 <= out.size(); i += 4) {
+      _mm_storeu_ps(out.data() + i, _mm_sqrt_ps(_mm_loadu_ps(in.data() + i)));
+    }
+#endif
+    for (; i < out.size(); ++i) out[i] = std::sqrt(in[i]);
   } else {
     out = in.sqrt();
   }

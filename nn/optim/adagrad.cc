@@ -19,9 +19,7 @@ Options AdagradOptions::to_options() const {
 }
 
 Adagrad::Adagrad(std::vector<Variable> params, const AdagradOptions& options)
-    : Adagrad(params.empty() ? std::vector<ParamGroup>{}
-                             : std::vector<ParamGroup>{ParamGroup(std::move(params))},
-              options) {}
+    : Adagrad(detail::one_group(std::move(params)), options) {}
 
 Adagrad::Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& options)
     : Optimizer("Adagrad", options.to_options(), kFloat32) {

@@ -6,15 +6,6 @@
 #include "tensor/optim_kernels.h"
 
 namespace torchlet::optim {
-namespace {
-
-std::vector<ParamGroup> one_group(std::vector<Variable> params) {
-  if (params.empty()) return {};
-  return {ParamGroup(std::move(params))};
-}
-
-}  // namespace
-
 Options AdamOptions::to_options() const {
   return {{"lr", lr_},
           {"betas", betas_},
@@ -40,7 +31,7 @@ Options AdamWOptions::to_options() const {
 }
 
 Adam::Adam(std::vector<Variable> params, const AdamOptions& options)
-    : Adam("Adam", options.to_options(), one_group(std::move(params))) {}
+    : Adam("Adam", options.to_options(), detail::one_group(std::move(params))) {}
 
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options)
     : Adam("Adam", options.to_options(), std::move(groups)) {}
@@ -83,7 +74,7 @@ void Adam::update(const ParamGroup& group, const Tensor& param, const Tensor& gr
 }
 
 AdamW::AdamW(std::vector<Variable> params, const AdamWOptions& options)
-    : Adam("AdamW", options.to_options(), one_group(std::move(params))) {}
+    : Adam("AdamW", options.to_options(), detail::one_group(std::move(params))) {}
 
 AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options)
     : Adam("AdamW", options.to_options(), std::move(groups)) {}

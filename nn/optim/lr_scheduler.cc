@@ -62,6 +62,14 @@ std::vector<double> per_group(const std::string& name, const std::vector<double>
   return values;
 }
 
+// Throws `message` unless `ok`, then returns `optimizer`: arguments are
+// checked before the base class records initial_lr in the groups.
+template <typename... Parts>
+Optimizer& checked(Optimizer& optimizer, bool ok, const Parts&... message) {
+  TORCHLET_CHECK(ok, message...);
+  return optimizer;
+}
+
 }  // namespace
 
 // ---- LRScheduler ------------------------------------------------------------------
@@ -124,8 +132,10 @@ void LRScheduler::load_state_dict(const StateDict& state_dict) {
 // ---- StepLR, MultiStepLR, ExponentialLR ------------------------------------------------
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
-    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
-  TORCHLET_CHECK(step_size > 0, "StepLR: step_size must be positive, got ", step_size);
+    : LRScheduler(checked(optimizer, step_size > 0, "StepLR: step_size must be positive, got ",
+                          step_size)),
+      step_size_(step_size),
+      gamma_(gamma) {
   initial_step();
 }
 
@@ -164,8 +174,10 @@ std::vector<double> ExponentialLR::get_lr() {
 // ---- CosineAnnealingLR -------------------------------------------------------------------
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min)
-    : LRScheduler(optimizer), t_max_(t_max), eta_min_(eta_min) {
-  TORCHLET_CHECK(t_max > 0, "CosineAnnealingLR: T_max must be positive, got ", t_max);
+    : LRScheduler(checked(optimizer, t_max > 0, "CosineAnnealingLR: T_max must be positive, got ",
+                          t_max)),
+      t_max_(t_max),
+      eta_min_(eta_min) {
   initial_step();
 }
 
@@ -192,15 +204,15 @@ std::vector<double> CosineAnnealingLR::get_lr() {
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
                    int64_t total_iters)
-    : LRScheduler(optimizer),
+    : LRScheduler(checked(
+          checked(optimizer, start_factor > 0 && start_factor <= 1.0,
+                  "Starting multiplicative factor expected to be greater than 0 and less or "
+                  "equal to 1."),
+          end_factor >= 0 && end_factor <= 1.0,
+          "Ending multiplicative factor expected to be between 0 and 1.")),
       start_factor_(start_factor),
       end_factor_(end_factor),
       total_iters_(total_iters) {
-  TORCHLET_CHECK(start_factor > 0 && start_factor <= 1.0,
-                 "Starting multiplicative factor expected to be greater than 0 and less or equal "
-                 "to 1.");
-  TORCHLET_CHECK(end_factor >= 0 && end_factor <= 1.0,
-                 "Ending multiplicative factor expected to be between 0 and 1.");
   initial_step();
 }
 

@@ -211,6 +211,12 @@ TEST(LRSchedulerErrors, InvalidArguments) {
   EXPECT_THROW_MSG(LinearLR(*o, 0.5, 1.5), "Ending multiplicative factor expected to be between 0 and 1.");
 }
 
+TEST(LRSchedulerErrors, InvalidArgumentsLeaveTheGroupsUntouched) {
+  auto o = two_group_sgd();
+  EXPECT_THROW_MSG(StepLR(*o, -1), "StepLR: step_size must be positive, got -1");
+  EXPECT_EQ(o->param_groups()[0].options.count("initial_lr"), 0u);
+}
+
 TEST(LRSchedulerErrors, OneCycleLRArguments) {
   auto o = two_group_sgd(0.9);
   EXPECT_THROW_MSG(OneCycleLR(*o, OneCycleLROptions({1.0})),

@@ -1,5 +1,7 @@
 #include "nn/optim/option_checks.h"
 
+#include <utility>
+
 #include "tensor/error.h"
 
 namespace torchlet::optim::detail {
@@ -39,6 +41,11 @@ void check_unsupported_flags(const std::string& optimizer, const Options& option
     TORCHLET_CHECK(it->second.is_none() || it->second.kind() == OptionValue::Kind::kBool,
                    optimizer, ": foreach must be None or a bool, got ", it->second.str());
   }
+}
+
+std::vector<ParamGroup> one_group(std::vector<Variable> params) {
+  if (params.empty()) return {};
+  return {ParamGroup(std::move(params))};
 }
 
 }  // namespace torchlet::optim::detail

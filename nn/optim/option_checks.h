@@ -3,6 +3,7 @@
 // Validation shared by the optimizers' check_options (internal).
 
 #include <string>
+#include <vector>
 
 #include "nn/optim/optimizer.h"
 
@@ -22,5 +23,9 @@ void check_betas(const Options& options);
 /// (differentiable, capturable or fused set to True); foreach must be None
 /// or a bool (every update is fused regardless).
 void check_unsupported_flags(const std::string& optimizer, const Options& options);
+
+/// `params` as one group with the defaults (no groups if it is empty, so the
+/// optimizer reports PyTorch's empty-list error).
+std::vector<ParamGroup> one_group(std::vector<Variable> params);
 
 }  // namespace torchlet::optim::detail

@@ -20,9 +20,7 @@ Options RMSpropOptions::to_options() const {
 }
 
 RMSprop::RMSprop(std::vector<Variable> params, const RMSpropOptions& options)
-    : RMSprop(params.empty() ? std::vector<ParamGroup>{}
-                             : std::vector<ParamGroup>{ParamGroup(std::move(params))},
-              options) {}
+    : RMSprop(detail::one_group(std::move(params)), options) {}
 
 RMSprop::RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& options)
     : Optimizer("RMSprop", options.to_options(), kInt64) {

@@ -21,8 +21,7 @@ Options SGDOptions::to_options() const {
 }
 
 SGD::SGD(std::vector<Variable> params, const SGDOptions& options)
-    : SGD(params.empty() ? std::vector<ParamGroup>{} : std::vector<ParamGroup>{ParamGroup(std::move(params))},
-          options) {}
+    : SGD(detail::one_group(std::move(params)), options) {}
 
 SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& options)
     : Optimizer("SGD", options.to_options(), std::nullopt) {

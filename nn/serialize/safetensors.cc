@@ -27,7 +27,16 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 namespace torchlet {
 namespace {
 
-using Json = nlohmann::ordered_json;
+// Note [Header objects and their order]
+// nlohmann's ordered_json finds a key by a linear scan, so a header of n
+// names would take O(n^2) to parse or build: a hostile header of a million
+// metadata entries would hang the loader. Objects are std::map-backed
+// nlohmann::json instead; the header parser records the order of the
+// top-level names (load() returns tensors in the header's order), and save()
+// joins the top-level members itself, each key and value dumped by the library.
+using Json = nlohmann::json;
+/// A tensor's description keeps Python's field order: dtype, shape, data_offsets.
+using OrderedJson = nlohmann::ordered_json;
 
 // Note [safetensors dtypes]
 // One row per dtype name of Python's safetensors, in the order of its `Dtype`
@@ -69,7 +78,7 @@ size_t dtype_rank(DType dtype) {
 /// The largest header Python's safetensors accepts (its MAX_HEADER_SIZE).
 constexpr uint64_t kMaxHeaderSize = 100'000'000;
 /// A header is an object of objects of arrays: no value opens deeper.
-constexpr int kMaxHeaderDepth = 2;
+constexpr size_t kMaxHeaderDepth = 2;
 /// The most values a list in a header holds: a shape of the most dimensions
 /// PyTorch allows.
 constexpr size_t kMaxListLength = 64;
@@ -185,41 +194,53 @@ struct Header {
 
 // Note [Parsing a hostile safetensors header]
 // nlohmann's DOM keeps the last of two equal keys silently, so a file naming a
-// tensor twice would load one of them. A parser callback sees every value as
-// it is read: one set of keys per open object catches the repeat. The same
-// callback refuses, before the tree grows, what no safetensors header holds:
-// nesting deeper than objects of objects of lists, and lists longer than a
-// shape can be. The tree then stays within a small multiple of the header's
-// length (itself at most kMaxHeaderSize and the file's size).
-class HeaderGuard {
+// tensor twice would load one of them; and its callback parser rescans the
+// enclosing object after every nested object, O(n^2) in the number of
+// tensors. So the header goes through a SAX handler that checks each event and
+// forwards it to nlohmann's plain DOM builder: one set of keys per open object
+// catches a repeat, and what no safetensors header holds is refused before the
+// tree grows: nesting deeper than objects of objects of lists, and lists
+// longer than a shape can be. The tree then stays within a small multiple of
+// the header's length (itself at most kMaxHeaderSize and the file's size).
+class HeaderParser {
  public:
-  explicit HeaderGuard(const std::string& where) : where_(where) {}
+  using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
 
-  bool operator()(int depth, Json::parse_event_t event, Json& parsed) {
-    using Event = Json::parse_event_t;
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start:
-        TORCHLET_CHECK(depth <= kMaxHeaderDepth, "load(", where_,
-                       "): the header nests values deeper than a safetensors header does");
-        count_list_item();
-        open_.push_back(Open{event == Event::array_start, 0, {}});
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        open_.pop_back();
-        break;
-      case Event::key: {
-        const std::string& key = parsed.get_ref<const std::string&>();
-        TORCHLET_CHECK(open_.back().keys.insert(key).second, "load(", where_,
-                       "): the header names \"", key, "\" twice");
-        break;
-      }
-      case Event::value:
-        count_list_item();
-        break;
-    }
-    return true;
+  HeaderParser(const std::string& where, Json* root) : where_(where), dom_(*root) {}
+
+  /// The top-level names, in the header's order.
+  const std::vector<std::string>& names() const { return names_; }
+
+  bool null() { return count_list_item() && dom_.null(); }
+  bool boolean(bool v) { return count_list_item() && dom_.boolean(v); }
+  bool number_integer(Json::number_integer_t v) { return count_list_item() && dom_.number_integer(v); }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return count_list_item() && dom_.number_unsigned(v);
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return count_list_item() && dom_.number_float(v, text);
+  }
+  bool string(Json::string_t& v) { return count_list_item() && dom_.string(v); }
+  bool binary(Json::binary_t& v) { return count_list_item() && dom_.binary(v); }
+  bool start_object(std::size_t n) { return open(false) && dom_.start_object(n); }
+  bool start_array(std::size_t n) { return open(true) && dom_.start_array(n); }
+  bool end_object() {
+    open_.pop_back();
+    return dom_.end_object();
+  }
+  bool end_array() {
+    open_.pop_back();
+    return dom_.end_array();
+  }
+  bool key(Json::string_t& key) {
+    TORCHLET_CHECK(open_.back().keys.insert(key).second, "load(", where_, "): the header names \"",
+                   key, "\" twice");
+    if (open_.size() == 1) names_.push_back(key);
+    return dom_.key(key);
+  }
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception& e) {
+    return dom_.parse_error(position, token, e);
   }
 
  private:
@@ -229,24 +250,41 @@ class HeaderGuard {
     std::unordered_set<std::string> keys;
   };
 
-  void count_list_item() {
-    if (open_.empty() || !open_.back().is_list) return;
+  bool open(bool is_list) {
+    TORCHLET_CHECK(open_.size() <= kMaxHeaderDepth, "load(", where_,
+                   "): the header nests values deeper than a safetensors header does");
+    count_list_item();
+    open_.push_back(Open{is_list, 0, {}});
+    return true;
+  }
+
+  bool count_list_item() {
+    if (open_.empty() || !open_.back().is_list) return true;
     TORCHLET_CHECK(++open_.back().items <= kMaxListLength, "load(", where_,
                    "): the header holds a list longer than a shape can be (", kMaxListLength,
                    " values)");
+    return true;
   }
 
   const std::string& where_;
+  Dom dom_;
+  std::vector<std::string> names_;
   std::vector<Open> open_;
 };
 
-Json parse_json(const std::string& text, const std::string& where) {
+/// The parsed header; its top-level names, in order, go to `names`.
+Json parse_json(const std::string& text, const std::string& where,
+                std::vector<std::string>* names) {
+  Json root;
+  HeaderParser parser(where, &root);
   try {
-    return Json::parse(text, HeaderGuard(where));
+    Json::sax_parse(text, &parser);
   } catch (const Json::exception& e) {
     detail::throw_error(detail::str_cat("load(", where, "): the header is not valid JSON: ",
                                         e.what()));
   }
+  *names = parser.names();
+  return root;
 }
 
 SafetensorsMetadata parse_metadata(const Json& value, const std::string& where) {
@@ -388,16 +426,18 @@ Header read_header(const ByteSource& source) {
                  " reaches past the end of the file (", size - 8, " bytes follow the length)");
   std::string text(length, '\0');
   source.read(8, text.data(), length);
-  const Json json = parse_json(text, where);
+  std::vector<std::string> names;
+  const Json json = parse_json(text, where, &names);
   TORCHLET_CHECK(json.is_object(), "load(", where, "): the header must be a JSON object, not ",
                  excerpt(json));
   Header header;
   header.data_start = 8 + length;
-  for (const auto& item : json.items()) {
-    if (item.key() == kMetadataKey) {
-      header.metadata = parse_metadata(item.value(), where);
+  for (const std::string& name : names) {
+    const Json& value = json.at(name);
+    if (name == kMetadataKey) {
+      header.metadata = parse_metadata(value, where);
     } else {
-      header.entries.push_back(parse_entry(item.key(), item.value(), where));
+      header.entries.push_back(parse_entry(name, value, where));
     }
   }
   check_layout(header.entries, size - header.data_start, where);
@@ -542,7 +582,8 @@ std::vector<const StateDict::Item*> data_order(const StateDict& tensors) {
 }
 
 /// The header: `__metadata__` first, then the tensors in the StateDict's
-/// order (which load() returns), padded with spaces to a multiple of 8 bytes
+/// order (which load() returns; see Note [Header objects and their order]),
+/// padded with spaces to a multiple of 8 bytes
 /// as Python's safetensors pads it.
 std::string make_header(const StateDict& tensors, const std::vector<const StateDict::Item*>& order,
                         const SafetensorsMetadata& metadata) {
@@ -554,18 +595,22 @@ std::string make_header(const StateDict& tensors, const std::vector<const StateD
     offsets[item] = {offset, offset + bytes};
     offset += bytes;
   }
-  Json header = Json::object();
-  if (!metadata.empty()) header[kMetadataKey] = metadata;
+  std::string text = "{";
+  auto append = [&text](const std::string& key, const std::string& value) {
+    if (text.size() > 1) text += ',';
+    text += Json(key).dump() + ':' + value;
+  };
+  if (!metadata.empty()) append(kMetadataKey, Json(metadata).dump());
   for (const StateDict::Item& item : tensors) {
-    Json entry = Json::object();
+    OrderedJson entry = OrderedJson::object();
     entry["dtype"] = kDTypes[dtype_rank(item.second.dtype())].name;
-    entry["shape"] = Json::array();
+    entry["shape"] = OrderedJson::array();
     for (int64_t dim : item.second.sizes()) entry["shape"].push_back(dim);
     const auto [begin, end] = offsets.at(&item);
-    entry["data_offsets"] = Json::array({begin, end});
-    header[item.first] = std::move(entry);
+    entry["data_offsets"] = OrderedJson::array({begin, end});
+    append(item.first, entry.dump());
   }
-  std::string text = header.dump();
+  text += '}';
   text.append((8 - text.size() % 8) % 8, ' ');
   return text;
 }

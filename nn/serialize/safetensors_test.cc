@@ -214,6 +214,20 @@ TEST_F(SafetensorsTest, WritesHeaderAsPythonSafetensorsDoes) {
   EXPECT_EQ(bytes.size(), 8 + padded.size() + 23);
 }
 
+TEST_F(SafetensorsTest, ManyNamesSaveAndLoadWithoutQuadraticCost) {
+  // With an ordered map found by linear scan, these would take minutes.
+  StateDict sd;
+  SafetensorsMetadata metadata;
+  for (int i = 0; i < 100000; ++i) {
+    const std::string name = "t" + std::to_string(99999 - i);
+    sd.insert(name, zeros({0}));
+    metadata.emplace(name, "");
+  }
+  save(sd, path("m.safetensors"), metadata);
+  EXPECT_EQ(load(path("m.safetensors")).keys(), sd.keys());
+  EXPECT_EQ(load_metadata(path("m.safetensors")).size(), 100000u);
+}
+
 TEST_F(SafetensorsTest, LoadBufferReadsWhatSaveWrote) {
   const StateDict sd = every_dtype();
   save(sd, path("m.safetensors"));

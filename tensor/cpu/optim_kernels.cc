@@ -5,9 +5,15 @@
 
 #include "tensor/cpu/optim_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include <Eigen/Core>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/parallel.h"
@@ -15,36 +21,62 @@
 namespace torchlet::cpu {
 namespace {
 
-template <bool B>
-using Flag = std::integral_constant<bool, B>;
+// Note [Optimizer update blocks]
+// Each update walks the parameter in blocks small enough that all its arrays
+// stay in L1 together; within a block every statement is one Eigen array
+// expression, which Eigen vectorizes (plain loops at -O2 are not); square
+// roots are a scalar loop (see exact_sqrt). Memory is still streamed once: a
+// block is read, updated in cache, and written back. The only scratch is a
+// few block-sized stack arrays (the effective gradient, the denominator).
+constexpr int64_t kBlock = 1024;
 
-// Calls fn(Flag<a>{}, Flag<b>{}) so loops are compiled without the branches.
-template <typename F>
-void with_flags(bool a, bool b, F&& fn) {
-  if (a) {
-    b ? fn(Flag<true>{}, Flag<true>{}) : fn(Flag<true>{}, Flag<false>{});
-  } else {
-    b ? fn(Flag<false>{}, Flag<true>{}) : fn(Flag<false>{}, Flag<false>{});
-  }
-}
+template <typename T>
+using Span = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstSpan = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using Scratch = Eigen::Array<T, Eigen::Dynamic, 1, Eigen::ColMajor, kBlock, 1>;
 
 template <typename T>
 T* ptr(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-template <typename T>
-T* data_or_null(const Tensor& t) {
-  return t.defined() ? ptr<T>(t) : nullptr;
+// out = sqrt(in), correctly rounded, vectorized. Eigen's float packet sqrt
+// is an approximation under EIGEN_FAST_MATH (its default), which would make
+// results depend on how a parameter is split into packets, so floats use
+// SSE's exact sqrtps directly (std::sqrt for the tail and off x86); Eigen's
+// double sqrt is exact.
+template <typename T, typename In>
+void exact_sqrt(Scratch<T>& out, const In& in) {
+  if constexpr (std::is_same_v<T, float>) {
+    Eigen::Index i = 0;
+#if defined(__SSE__)
+    for (; i + 4 <= out.size(); i += 4) {
+      _mm_storeu_ps(out.data() + i, _mm_sqrt_ps(_mm_loadu_ps(in.data() + i)));
+    }
+#endif
+    for (; i < out.size(); ++i) out[i] = std::sqrt(in[i]);
+  } else {
+    out = in.sqrt();
+  }
+}
+
+// Runs fn(offset, n) over blocks covering [0, numel), split across the pool.
+template <typename F>
+void for_blocks(int64_t numel, const F& fn) {
+  parallel_for(0, numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; b += kBlock) fn(b, std::min(kBlock, end - b));
+  });
 }
 
 // The gradient as the update uses it: negated for maximize, plus
 // weight_decay * param (PyTorch: d_p = d_p.add(param, alpha=weight_decay)).
-template <bool kDecay, typename T>
-inline T decayed_grad(T g, T p, T sign, T weight_decay) {
-  g = sign * g;
-  if constexpr (kDecay) g = g + weight_decay * p;
-  return g;
+template <typename T>
+void effective_grad(Scratch<T>& d, const ConstSpan<T>& g, const Span<T>& p, T sign,
+                    T weight_decay, bool decay) {
+  d = sign * g;
+  if (decay) d = d + weight_decay * p;
 }
 
 }  // namespace
@@ -53,24 +85,28 @@ void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_
                 const SgdUpdate& o) {
   dispatch_floating(param.dtype(), "sgd_update_", [&](auto tag) {
     using T = decltype(tag);
-    T* p = ptr<T>(param);
-    const T* g = ptr<T>(grad);
-    T* buf = data_or_null<T>(momentum_buffer);
     const T lr = o.lr, momentum = o.momentum, damp = T(1 - o.dampening), wd = o.weight_decay;
     const T sign = o.maximize ? T(-1) : T(1);
-    const bool first = o.first_step, nesterov = o.nesterov;
-    with_flags(o.weight_decay != 0, o.momentum != 0, [&](auto decay, auto use_momentum) {
-      parallel_for(0, param.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          T d = decayed_grad<decay()>(g[i], p[i], sign, wd);
-          if constexpr (use_momentum()) {
-            const T b = first ? d : T(buf[i] * momentum) + damp * d;
-            buf[i] = b;
-            d = nesterov ? d + momentum * b : b;
-          }
-          p[i] = p[i] + -lr * d;
+    const bool decay = o.weight_decay != 0, use_momentum = o.momentum != 0;
+    for_blocks(param.numel(), [&](int64_t b, int64_t n) {
+      Span<T> p(ptr<T>(param) + b, n);
+      const ConstSpan<T> g(ptr<T>(grad) + b, n);
+      Scratch<T> d(n);
+      effective_grad<T>(d, g, p, sign, wd, decay);
+      if (use_momentum) {
+        Span<T> buf(ptr<T>(momentum_buffer) + b, n);
+        if (o.first_step) {
+          buf = d;
+        } else {
+          buf = buf * momentum + damp * d;
         }
-      });
+        if (o.nesterov) {
+          d = d + momentum * buf;
+        } else {
+          d = buf;
+        }
+      }
+      p = p + (-lr) * d;
     });
   });
 }
@@ -79,38 +115,32 @@ void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                  const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamUpdate& o) {
   dispatch_floating(param.dtype(), "adam_update_", [&](auto tag) {
     using T = decltype(tag);
-    T* p = ptr<T>(param);
-    const T* g = ptr<T>(grad);
-    T* m = ptr<T>(exp_avg);
-    T* v = ptr<T>(exp_avg_sq);
-    T* v_max = data_or_null<T>(max_exp_avg_sq);
     const double step = static_cast<double>(o.step);
-    const double step_size = o.lr / (1 - std::pow(o.beta1, step));
+    const T neg_step_size = -(o.lr / (1 - std::pow(o.beta1, step)));
     const T bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
     const T beta1 = o.beta1, one_minus_beta1 = 1 - o.beta1;
     const T beta2 = o.beta2, one_minus_beta2 = 1 - o.beta2;
-    const T eps = o.eps, wd = o.weight_decay, neg_step_size = -step_size;
-    const T param_decay = 1 - o.lr * o.weight_decay;
+    const T eps = o.eps, wd = o.weight_decay, param_decay = 1 - o.lr * o.weight_decay;
     const T sign = o.maximize ? T(-1) : T(1);
     const bool decoupled = o.decoupled_weight_decay;
-    with_flags(o.weight_decay != 0 && !decoupled, o.amsgrad, [&](auto decay, auto amsgrad) {
-      parallel_for(0, param.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          T pi = p[i];
-          if (decoupled) pi = pi * param_decay;
-          const T gi = decayed_grad<decay()>(g[i], pi, sign, wd);
-          const T mi = T(m[i] * beta1) + one_minus_beta1 * gi;
-          T vi = T(v[i] * beta2) + T(one_minus_beta2 * gi) * gi;
-          m[i] = mi;
-          v[i] = vi;
-          if constexpr (amsgrad()) {
-            vi = v_max[i] < vi || std::isnan(vi) ? vi : v_max[i];
-            v_max[i] = vi;
-          }
-          const T denom = T(std::sqrt(vi) / bias_correction2_sqrt) + eps;
-          p[i] = pi + T(neg_step_size * mi) / denom;
-        }
-      });
+    const bool decay = o.weight_decay != 0 && !decoupled;
+    for_blocks(param.numel(), [&](int64_t b, int64_t n) {
+      Span<T> p(ptr<T>(param) + b, n), m(ptr<T>(exp_avg) + b, n), v(ptr<T>(exp_avg_sq) + b, n);
+      const ConstSpan<T> g(ptr<T>(grad) + b, n);
+      if (decoupled) p = p * param_decay;
+      Scratch<T> d(n);
+      effective_grad<T>(d, g, p, sign, wd, decay);
+      m = m * beta1 + one_minus_beta1 * d;
+      v = v * beta2 + (one_minus_beta2 * d) * d;
+      Scratch<T> root(n);
+      if (o.amsgrad) {
+        Span<T> v_max(ptr<T>(max_exp_avg_sq) + b, n);
+        v_max = (v_max < v || v != v).select(v, v_max);  // torch.maximum: NaN wins
+        exact_sqrt(root, v_max);
+      } else {
+        exact_sqrt(root, v);
+      }
+      p = p + (neg_step_size * m) / (root / bias_correction2_sqrt + eps);
     });
   });
 }
@@ -120,39 +150,32 @@ void rmsprop_update(const Tensor& param, const Tensor& grad, const Tensor& squar
                     const RmspropUpdate& o) {
   dispatch_floating(param.dtype(), "rmsprop_update_", [&](auto tag) {
     using T = decltype(tag);
-    T* p = ptr<T>(param);
-    const T* g = ptr<T>(grad);
-    T* sq = ptr<T>(square_avg);
-    T* avg = data_or_null<T>(grad_avg);
-    T* buf = data_or_null<T>(momentum_buffer);
     const T alpha = o.alpha, one_minus_alpha = 1 - o.alpha, eps = o.eps;
     const T wd = o.weight_decay, momentum = o.momentum, neg_lr = -o.lr;
     const T sign = o.maximize ? T(-1) : T(1);
-    const bool centered = o.centered;
-    with_flags(o.weight_decay != 0, o.momentum > 0, [&](auto decay, auto use_momentum) {
-      parallel_for(0, param.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const T gi = decayed_grad<decay()>(g[i], p[i], sign, wd);
-          const T si = T(sq[i] * alpha) + T(one_minus_alpha * gi) * gi;
-          sq[i] = si;
-          T denom;
-          if (centered) {
-            const T ai = T(avg[i] * alpha) + one_minus_alpha * gi;
-            avg[i] = ai;
-            denom = std::sqrt(si + T(T(-1) * ai) * ai);
-          } else {
-            denom = std::sqrt(si);
-          }
-          denom = denom + eps;
-          if constexpr (use_momentum()) {
-            const T b = T(buf[i] * momentum) + gi / denom;
-            buf[i] = b;
-            p[i] = p[i] + neg_lr * b;
-          } else {
-            p[i] = p[i] + T(neg_lr * gi) / denom;
-          }
-        }
-      });
+    const bool decay = o.weight_decay != 0;
+    for_blocks(param.numel(), [&](int64_t b, int64_t n) {
+      Span<T> p(ptr<T>(param) + b, n), sq(ptr<T>(square_avg) + b, n);
+      const ConstSpan<T> g(ptr<T>(grad) + b, n);
+      Scratch<T> d(n), denom(n);
+      effective_grad<T>(d, g, p, sign, wd, decay);
+      sq = sq * alpha + (one_minus_alpha * d) * d;
+      if (o.centered) {
+        Span<T> avg(ptr<T>(grad_avg) + b, n);
+        avg = avg * alpha + one_minus_alpha * d;
+        denom = sq + (T(-1) * avg) * avg;
+        exact_sqrt(denom, denom);
+      } else {
+        exact_sqrt(denom, sq);
+      }
+      denom = denom + eps;
+      if (o.momentum > 0) {
+        Span<T> buf(ptr<T>(momentum_buffer) + b, n);
+        buf = buf * momentum + d / denom;
+        p = p + neg_lr * buf;
+      } else {
+        p = p + (neg_lr * d) / denom;
+      }
     });
   });
 }
@@ -161,21 +184,18 @@ void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& sum,
                     const AdagradUpdate& o) {
   dispatch_floating(param.dtype(), "adagrad_update_", [&](auto tag) {
     using T = decltype(tag);
-    T* p = ptr<T>(param);
-    const T* g = ptr<T>(grad);
-    T* s = ptr<T>(sum);
     const T eps = o.eps, wd = o.weight_decay, neg_clr = -o.clr;
     const T sign = o.maximize ? T(-1) : T(1);
-    with_flags(o.weight_decay != 0, false, [&](auto decay, auto) {
-      parallel_for(0, param.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const T gi = decayed_grad<decay()>(g[i], p[i], sign, wd);
-          const T si = s[i] + T(T(1) * gi) * gi;
-          s[i] = si;
-          const T denom = std::sqrt(si) + eps;
-          p[i] = p[i] + T(neg_clr * gi) / denom;
-        }
-      });
+    const bool decay = o.weight_decay != 0;
+    for_blocks(param.numel(), [&](int64_t b, int64_t n) {
+      Span<T> p(ptr<T>(param) + b, n), s(ptr<T>(sum) + b, n);
+      const ConstSpan<T> g(ptr<T>(grad) + b, n);
+      Scratch<T> d(n);
+      effective_grad<T>(d, g, p, sign, wd, decay);
+      s = s + d * d;
+      Scratch<T> root(n);
+      exact_sqrt(root, s);
+      p = p + (neg_clr * d) / (root + eps);
     });
   });
 }

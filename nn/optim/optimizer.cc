@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "absl/strings/str_cat.h"
 #include "autograd/grad_mode.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
@@ -86,10 +87,8 @@ std::string python_float_repr(double value) {
   if (exponent < -4 || exponent >= 16) {
     out += digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
-    char exp_text[8];
-    std::snprintf(exp_text, sizeof(exp_text), "e%c%02d", exponent < 0 ? '-' : '+',
-                  std::abs(exponent));
-    return out + exp_text;
+    const int magnitude = std::abs(exponent);
+    return absl::StrCat(out, exponent < 0 ? "e-" : "e+", magnitude < 10 ? "0" : "", magnitude);
   }
   if (exponent < 0) return out + "0." + std::string(-exponent - 1, '0') + digits;
   const size_t int_digits = static_cast<size_t>(exponent) + 1;

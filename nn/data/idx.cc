@@ -64,8 +64,8 @@ DType idx_dtype(uint8_t code, const std::string& path) {
     case 0x0E:
       return kFloat64;
     default:
-      TORCHLET_CHECK(false, "read_idx: '", path, "' has element type code 0x", std::hex,
-                     static_cast<int>(code),
+      TORCHLET_CHECK(false, "read_idx: '", path, "' has element type code 0x",
+                     absl::Hex(static_cast<int>(code)),
                      ", which is not supported (0x08 uint8, 0x0C int32, 0x0D float32, "
                      "0x0E float64)");
   }
@@ -87,7 +87,7 @@ Tensor read_idx(const std::string& path) {
                  " bytes, too short for the magic number");
   const uint32_t magic = big_endian_u32(bytes.data());
   TORCHLET_CHECK(bytes[0] == 0 && bytes[1] == 0 && bytes[3] > 0, "read_idx: '", path,
-                 "' is not an IDX file: wrong magic number 0x", std::hex, magic);
+                 "' is not an IDX file: wrong magic number 0x", absl::Hex(magic));
   const DType dtype = idx_dtype(bytes[2], path);
   const size_t header = 4 + 4 * size_t{bytes[3]};
   TORCHLET_CHECK(bytes.size() >= header, "read_idx: '", path, "' is truncated: its header needs ",

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,7 @@
 #include "nn/optim/optim.h"
 #include "nn/serialize/safetensors.h"
 #include "nn/tensorboard/tensorboard.h"
+#include "tensor/error.h"
 
 ABSL_FLAG(std::string, data, torchlet::data::kFashionMNISTRoot,
           "directory holding the Fashion-MNIST IDX files");
@@ -108,10 +110,9 @@ double accuracy(nn::Sequential& model, Loader& test) {
   return 100.0 * correct / seen;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+void train_and_reload() {
+  TORCHLET_CHECK(absl::GetFlag(FLAGS_epochs) >= 1, "--epochs must be at least 1, got ",
+                 absl::GetFlag(FLAGS_epochs));
   const std::string checkpoint = resolve(absl::GetFlag(FLAGS_checkpoint));
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
   SummaryWriter writer(resolve(logdir.empty() ? default_logdir() : logdir));
@@ -168,5 +169,17 @@ int main(int argc, char** argv) {
   reloaded->load_state_dict(load(checkpoint));
   std::printf("best test accuracy %.2f%%, reloaded from %s: %.2f%%\n", best, checkpoint.c_str(),
               accuracy(reloaded, test));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  try {
+    train_and_reload();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlp: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }

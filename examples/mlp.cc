@@ -85,7 +85,7 @@ class ProgressBar {
     const double rate = examples / seconds;
     const double left = seconds / done * (total_ - done);
     std::fprintf(stderr, "%sepoch %d [%s%s] %lld/%lld loss %.4f %.0f ex/s %.1f s left%s",
-                 tty_ ? "\r" : "", epoch_, std::string(filled, '#').c_str(),
+                 tty_ ? "\r\033[K" : "", epoch_, std::string(filled, '#').c_str(),
                  std::string(width - filled, '.').c_str(), static_cast<long long>(done),
                  static_cast<long long>(total_), loss, rate, left, done == total_ ? "\n" : "");
     std::fflush(stderr);

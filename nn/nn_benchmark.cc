@@ -2,7 +2,9 @@
 // benchmarks so that the two compare side by side.
 
 #include "benchmark/benchmark.h"
+#include "nn/functional/functional.h"
 #include "nn/nn.h"
+#include "nn/optim/optim.h"
 
 namespace torchlet::nn {
 namespace {
@@ -18,6 +20,38 @@ void BM_LinearFwdBwd(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LinearFwdBwd)->UseRealTime();
+
+// One SGD training step as the anchor's TrainSteps times it: zero_grad,
+// forward, cross-entropy, backward, step.
+void train_steps(benchmark::State& state, Sequential& net, const Variable& x, const Variable& y,
+                 double momentum) {
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(momentum));
+  for (auto _ : state) {
+    opt.zero_grad();
+    const Variable loss = functional::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+}
+
+void BM_TinyMlpStep(benchmark::State& state) {
+  manual_seed(0);
+  Sequential net(Linear(16, 16), ReLU(), Linear(16, 4));
+  const Variable x(randn({8, 16}));
+  const Variable y(randint(0, 4, {8}));
+  train_steps(state, net, x, y, 0.0);
+}
+BENCHMARK(BM_TinyMlpStep)->UseRealTime();
+
+void BM_MlpStep(benchmark::State& state) {
+  manual_seed(0);
+  Sequential net(Linear(784, 512), ReLU(), Linear(512, 512), ReLU(), Linear(512, 10));
+  const Variable x(randn({128, 784}));
+  const Variable y(randint(0, 10, {128}));
+  train_steps(state, net, x, y, 0.9);
+}
+BENCHMARK(BM_MlpStep)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace torchlet::nn

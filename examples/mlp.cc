@@ -1,0 +1,185 @@
+// Trains a 784-512-512-10 ReLU MLP on Fashion-MNIST with SGD and momentum,
+// the recipe of PyTorch's reference script, keeps the best checkpoint and
+// reloads it into a fresh model at the end.
+//
+//   bazel run //examples:mlp -- --epochs=3 --logdir=runs/mlp
+//   tensorboard --logdir runs
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "nn/data/data.h"
+#include "nn/functional/functional.h"
+#include "nn/nn.h"
+#include "nn/optim/optim.h"
+#include "nn/serialize/safetensors.h"
+#include "nn/tensorboard/tensorboard.h"
+#include "tensor/error.h"
+
+ABSL_FLAG(std::string, data, torchlet::data::kFashionMNISTRoot,
+          "directory holding the Fashion-MNIST IDX files");
+ABSL_FLAG(int, epochs, 3, "passes over the training set");
+ABSL_FLAG(int, batch_size, 64, "training examples per SGD step");
+ABSL_FLAG(double, lr, 0.01, "SGD learning rate (momentum 0.9)");
+ABSL_FLAG(int, seed, 1, "seed of the initial weights and of the shuffling");
+ABSL_FLAG(std::string, checkpoint, "mlp.safetensors", "where the best model is saved");
+ABSL_FLAG(std::string, logdir, "", "TensorBoard log directory (default runs/<date-time>)");
+
+using namespace torchlet;  // NOLINT: example brevity
+namespace F = nn::functional;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Loader = data::DataLoader<data::Example>;
+
+nn::Sequential make_model() {
+  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512),
+                        nn::ReLU(), nn::Linear(512, 10));
+}
+
+// Scales the images to [0, 1] and normalizes them once, for the whole split.
+std::shared_ptr<data::TensorDataset> load_split(const std::string& root, bool train) {
+  const data::FashionMNIST raw(root, train);
+  const Tensor images = raw.data().to(kFloat).div_(255).sub_(0.2860).div_(0.3530);
+  return std::make_shared<data::TensorDataset>(images, raw.targets());
+}
+
+// Under `bazel run` the program runs inside the runfiles tree; relative paths
+// the user typed mean the directory they typed them in.
+std::string resolve(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+std::string default_logdir() {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof(stamp), "runs/%Y%m%d-%H%M%S", std::localtime(&now));
+  return stamp;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The training pass's progress on stderr: redrawn in place on a terminal,
+// one line at the end of the epoch otherwise.
+class ProgressBar {
+ public:
+  ProgressBar(int epoch, int64_t total) : epoch_(epoch), total_(total), tty_(isatty(2)) {}
+
+  void update(int64_t done, double loss, int64_t examples, double seconds) {
+    if (!tty_ && done < total_) return;
+    const int width = 30;
+    const int filled = static_cast<int>(width * done / total_);
+    const double rate = examples / seconds;
+    const double left = seconds / done * (total_ - done);
+    std::fprintf(stderr, "%sepoch %d [%s%s] %lld/%lld loss %.4f %.0f ex/s %.1f s left%s",
+                 tty_ ? "\r\033[K" : "", epoch_, std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), static_cast<long long>(done),
+                 static_cast<long long>(total_), loss, rate, left, done == total_ ? "\n" : "");
+    std::fflush(stderr);
+  }
+
+ private:
+  int epoch_;
+  int64_t total_;
+  bool tty_;
+};
+
+double accuracy(nn::Sequential& model, Loader& test) {
+  NoGradGuard no_grad;
+  model->eval();
+  int64_t correct = 0, seen = 0;
+  for (const data::Example& batch : test) {
+    const Tensor predicted = model->forward(Variable(batch.data)).argmax(1);
+    correct += predicted.eq(batch.target).sum().item<int64_t>();
+    seen += batch.target.numel();
+  }
+  model->train();
+  return 100.0 * correct / seen;
+}
+
+void train_and_reload() {
+  TORCHLET_CHECK(absl::GetFlag(FLAGS_epochs) >= 1, "--epochs must be at least 1, got ",
+                 absl::GetFlag(FLAGS_epochs));
+  const std::string checkpoint = resolve(absl::GetFlag(FLAGS_checkpoint));
+  const std::string logdir = absl::GetFlag(FLAGS_logdir);
+  SummaryWriter writer(resolve(logdir.empty() ? default_logdir() : logdir));
+
+  manual_seed(absl::GetFlag(FLAGS_seed));
+  const auto train_set = load_split(absl::GetFlag(FLAGS_data), /*train=*/true);
+  const auto test_set = load_split(absl::GetFlag(FLAGS_data), /*train=*/false);
+  data::DataLoaderOptions train_options;
+  train_options.batch_size = absl::GetFlag(FLAGS_batch_size);
+  train_options.shuffle = true;
+  train_options.seed = absl::GetFlag(FLAGS_seed);
+  data::DataLoaderOptions test_options;
+  test_options.batch_size = 1000;
+  Loader train(train_set, train_options);
+  Loader test(test_set, test_options);
+
+  nn::Sequential model = make_model();
+  const double lr = absl::GetFlag(FLAGS_lr);
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(lr).momentum(0.9));
+
+  double best = -1;
+  int64_t step = 0;
+  for (int epoch = 1; epoch <= absl::GetFlag(FLAGS_epochs); ++epoch) {
+    ProgressBar bar(epoch, train.size());
+    const Clock::time_point start = Clock::now();
+    double loss_sum = 0;
+    int64_t batches = 0, examples = 0;
+    for (const data::Example& batch : train) {
+      optimizer.zero_grad();
+      const Variable loss = F::cross_entropy(model->forward(Variable(batch.data)),
+                                             Variable(batch.target));
+      loss.backward();
+      optimizer.step();
+      loss_sum += loss.item<double>();
+      examples += batch.target.numel();
+      ++batches;
+      if (++step % 100 == 0) writer.add_scalar("loss/train", loss.item<double>(), step);
+      bar.update(batches, loss_sum / batches, examples, seconds_since(start));
+    }
+    const double seconds = seconds_since(start);
+    const double test_accuracy = accuracy(model, test);
+    std::printf("epoch %d: train %.1f s, test accuracy %.2f%%\n", epoch, seconds, test_accuracy);
+    std::fflush(stdout);
+    writer.add_scalar("accuracy/test", test_accuracy, epoch);
+    writer.add_scalar("lr", lr, epoch);
+    writer.add_scalar("examples_per_s", examples / seconds, epoch);
+    if (test_accuracy > best) {
+      best = test_accuracy;
+      save(model->state_dict(), checkpoint);
+    }
+  }
+
+  nn::Sequential reloaded = make_model();
+  reloaded->load_state_dict(load(checkpoint));
+  std::printf("best test accuracy %.2f%%, reloaded from %s: %.2f%%\n", best, checkpoint.c_str(),
+              accuracy(reloaded, test));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  try {
+    train_and_reload();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlp: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Smoke test of //examples:mlp on a tiny synthetic Fashion-MNIST: it trains,
+# saves the best checkpoint, reloads it with the same accuracy, writes a
+# TensorBoard event file, resolves relative paths against
+# BUILD_WORKING_DIRECTORY and rejects bad flags with a message.
+set -euo pipefail
+
+mlp="$TEST_SRCDIR/$TEST_WORKSPACE/examples/mlp"
+data="$TEST_TMPDIR/data"
+mkdir -p "$data"
+
+# Writes an IDX file: magic 0x0000080<ndim>, the sizes (big-endian), bytes.
+write_idx() {
+  local path=$1 ndim=$2 n=$3
+  {
+    printf '\x00\x00\x08'"\\x0$ndim"
+    printf '\x00\x00\x00'"\\x$(printf %02x "$n")"
+    if [ "$ndim" = 3 ]; then printf '\x00\x00\x00\x1c\x00\x00\x00\x1c'; fi
+    cat
+  } >"$path"
+}
+for prefix in train t10k; do
+  head -c $((100 * 784)) /dev/urandom | write_idx "$data/$prefix-images-idx3-ubyte" 3 100
+  for i in $(seq 0 99); do printf "\\x0$((i % 10))"; done |
+    write_idx "$data/$prefix-labels-idx1-ubyte" 1 100
+done
+
+cd "$TEST_TMPDIR"
+out=$(BUILD_WORKING_DIRECTORY="$TEST_TMPDIR" "$mlp" --data="$data" --epochs=2 --batch_size=16 \
+  --checkpoint=best.safetensors --logdir=runs/smoke 2>progress.txt)
+echo "$out"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ "$(grep -c '^epoch [12]: train .* s, test accuracy .*%$' <<<"$out")" = 2 ] ||
+  fail "expected one accuracy line per epoch"
+best=$(sed -n 's/^best test accuracy \([0-9.]*\)%, reloaded from .*: \([0-9.]*\)%$/\1 \2/p' <<<"$out")
+[ -n "$best" ] || fail "no reload line"
+read -r saved reloaded <<<"$best"
+[ "$saved" = "$reloaded" ] || fail "reloaded accuracy $reloaded differs from best $saved"
+[ -s "$TEST_TMPDIR/best.safetensors" ] || fail "no checkpoint under BUILD_WORKING_DIRECTORY"
+ls "$TEST_TMPDIR"/runs/smoke/events.out.tfevents.* >/dev/null || fail "no event file"
+[ "$(grep -c '^epoch [12] \[#*\] 7/7 loss' progress.txt)" = 2 ] ||
+  fail "expected one progress line per epoch on a non-terminal stderr"
+
+if "$mlp" --data="$data" --epochs=0 2>error.txt; then fail "--epochs=0 accepted"; fi
+grep -q '^mlp: --epochs must be at least 1, got 0$' error.txt || fail "epochs message: $(cat error.txt)"
+if "$mlp" --data="$TEST_TMPDIR/missing" --logdir=runs/missing 2>error.txt; then
+  fail "a missing data directory accepted"
+fi
+grep -q "^mlp: read_idx: .*missing" error.txt || fail "missing-data message: $(cat error.txt)"
+echo PASS

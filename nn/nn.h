@@ -6,6 +6,7 @@
 #include "nn/activation.h"          // IWYU pragma: export  ReLU, Sigmoid, Tanh, Softmax, LogSoftmax
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
+#include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses
 #include "nn/init.h"                // IWYU pragma: export  nn::init: parameter initialization
 #include "nn/linear.h"              // IWYU pragma: export  Linear, Identity
 #include "nn/module.h"              // IWYU pragma: export  Module: registration, state_dict, hooks
@@ -14,4 +15,5 @@
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
-#include "nn/serialize/state_dict.h"  // IWYU pragma: export  StateDict
+#include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
+#include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict

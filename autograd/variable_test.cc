@@ -319,6 +319,9 @@ TEST(SavedVariableTest, ASavedLeafKeepsItsGradientAccumulator) {
   EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{3, 12}));  // 3 x^2
   x.grad().sum().backward();
   EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{9, 24}));  // + 6 x
+  // A gradient recorded with create_graph holds the leaf's accumulator, which
+  // holds the leaf: PyTorch's documented cycle. Break it.
+  x.set_grad(Variable());
 }
 
 // Saves its input; backward hands what it unpacked to `out`.

@@ -151,7 +151,9 @@ class DataLoader {
 };
 
 /// An input iterator over one epoch's batches. Copies share the epoch; the
-/// epoch (and its workers) stops when the last copy is destroyed.
+/// epoch (and its workers) stops when the last copy is destroyed. `*it` is
+/// valid until the epoch moves on or stops: keep the iterator, or copy the
+/// batch (`auto first = *loader.begin();`, not `auto& first = ...`).
 template <typename ExampleT, typename Batch>
 class DataLoader<ExampleT, Batch>::Iterator {
  public:

@@ -31,7 +31,8 @@ done
 sources+=("$root/tensor/cuda/no_cuda.cc" "$root/nn/serialize/state_dict.cc"
           "$root/nn/serialize/safetensors.cc" "$root/nn/serialize/safetensors_fuzzer.cc")
 
-# Compiles $1 unless its object is newer than the source and every header it read.
+# Compiles $1 unless its object is newer than the source and every header it
+# read (a file that no longer exists, as after a fresh clone, counts as newer).
 compile() {
   local src="$1" rel="${1#"$root"/}"
   local obj="$fuzz_dir/obj/${rel//\//_}.o"
@@ -39,7 +40,7 @@ compile() {
   if [[ -f "$obj" && -f "$dep" ]]; then
     local stale=0 f
     for f in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$dep"); do
-      [[ "$f" -nt "$obj" ]] && stale=1 && break
+      [[ ! -e "$f" || "$f" -nt "$obj" ]] && stale=1 && break
     done
     ((stale)) || { echo "$obj"; return; }
   fi

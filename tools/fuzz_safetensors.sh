@@ -16,7 +16,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-120}"
 fuzz_dir="${FUZZ_DIR:-$HOME/.cache/torchlet/fuzz_safetensors}"
 cxx="${CXX:-clang++}"
-mkdir -p "$fuzz_dir/obj" "$fuzz_dir/corpus"
+# Objects are kept per checkout: two clones' sources may differ while their
+# timestamps say otherwise.
+obj_dir="$fuzz_dir/obj/$(printf '%s' "$root" | md5sum | cut -c1-12)"
+mkdir -p "$obj_dir" "$fuzz_dir/corpus"
 
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
        -fno-sanitize-recover=undefined -I"$root" -I/usr/include/eigen3 -DEIGEN_MPL2_ONLY
@@ -35,7 +38,7 @@ sources+=("$root/tensor/cuda/no_cuda.cc" "$root/nn/serialize/state_dict.cc"
 # read (a file that no longer exists, as after a fresh clone, counts as newer).
 compile() {
   local src="$1" rel="${1#"$root"/}"
-  local obj="$fuzz_dir/obj/${rel//\//_}.o"
+  local obj="$obj_dir/${rel//\//_}.o"
   local dep="${obj%.o}.d"
   if [[ -f "$obj" && -f "$dep" ]]; then
     local stale=0 f
@@ -54,7 +57,7 @@ compile() {
   echo "$obj"
 }
 export -f compile
-export root fuzz_dir cxx
+export root obj_dir cxx
 export flags_text="${flags[*]}"
 
 objects=$(printf '%s\n' "${sources[@]}" |

@@ -5,6 +5,7 @@
 #include "autograd/autograd.h"      // IWYU pragma: export  Variable and autograd
 #include "nn/activation.h"          // IWYU pragma: export  ReLU, Sigmoid, Tanh, Softmax, LogSoftmax
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
+#include "nn/conv.h"             // IWYU pragma: export  Conv1d/2d/3d, ConvTranspose1d/2d/3d
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
 #include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses
 #include "nn/init.h"                // IWYU pragma: export  nn::init: parameter initialization

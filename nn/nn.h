@@ -20,3 +20,4 @@
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
+#include "nn/utils/utils.h"            // IWYU pragma: export  nn::utils: clip_grad_norm_, …

@@ -9,3 +9,4 @@
 #include "nn/functional/linear.h"         // IWYU pragma: export
 #include "nn/functional/loss.h"           // IWYU pragma: export
 #include "nn/functional/normalization.h"  // IWYU pragma: export
+#include "nn/functional/pooling.h"        // IWYU pragma: export

@@ -1,0 +1,127 @@
+// Differentiable pooling. See Note [Fused backward, composite double
+// backward] in ops_nn.cc: the backward runs the pooling kernel unless it is
+// itself recorded.
+#include "autograd/pool_ops.h"
+
+#include "autograd/grad_mode.h"
+#include "autograd/op_helpers.h"
+
+namespace torchlet {
+
+using autograd::FunctionNode;
+using autograd::constant;
+
+namespace {
+
+// PyTorch's grad_fn names, by spatial dims (1-D pools are 2-D pools there).
+const char* max_pool_name(int64_t dims) {
+  return dims == 3 ? "MaxPool3DWithIndicesBackward0" : "MaxPool2DWithIndicesBackward0";
+}
+const char* avg_pool_name(int64_t dims) {
+  return dims == 3 ? "AvgPool3DBackward0" : "AvgPool2DBackward0";
+}
+
+// A node keeps the geometry in shapes [kernel, stride, padding, dilation,
+// input shape] and ints [spatial_dims, ceil_mode, count_include_pad,
+// divisor_override or 0].
+void save_geometry(FunctionNode& n, const PoolGeometry& g, IntArrayRef input_shape) {
+  n.shapes = {g.kernel, g.stride, g.padding, g.dilation,
+              SizeVec(input_shape.begin(), input_shape.end())};
+  n.ints = {g.spatial_dims, g.ceil_mode};
+}
+
+PoolGeometry saved_geometry(const FunctionNode& n) {
+  PoolGeometry g;
+  g.spatial_dims = n.ints[0];
+  g.ceil_mode = n.ints[1] != 0;
+  g.kernel = n.shapes[0];
+  g.stride = n.shapes[1];
+  g.padding = n.shapes[2];
+  g.dilation = n.shapes[3];
+  return g;
+}
+
+// The gradient as Variable ops: grad_output's elements summed into a zero
+// input at their indices, plane by plane.
+Variable max_pool_grad_formula(const Variable& grad, const Tensor& indices,
+                               IntArrayRef input_shape, int64_t spatial_dims) {
+  const size_t lead = input_shape.size() - static_cast<size_t>(spatial_dims);
+  int64_t planes = 1, plane = 1;
+  for (size_t d = 0; d < input_shape.size(); ++d) (d < lead ? planes : plane) *= input_shape[d];
+  const Variable zero = autograd::constant_zeros({planes, plane}, grad.dtype(), grad.device());
+  return zero.scatter_add(1, indices.reshape({planes, -1}), grad.reshape({planes, -1}))
+      .view(input_shape);
+}
+
+variable_list max_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
+  const Tensor& indices = n.tensors[0];
+  const SizeVec& input_shape = n.shapes[0];
+  const int64_t spatial_dims = n.ints[0];
+  if (is_grad_enabled()) {
+    return {max_pool_grad_formula(grads[0], indices, input_shape, spatial_dims)};
+  }
+  return {constant(max_pool_backward(grads[0].data(), indices, input_shape, spatial_dims))};
+}
+
+Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
+                              IntArrayRef input_shape, bool count_include_pad,
+                              std::optional<int64_t> divisor_override);
+
+variable_list avg_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
+  const std::optional<int64_t> divisor =
+      n.ints[3] != 0 ? std::optional<int64_t>(n.ints[3]) : std::nullopt;
+  return {avg_pool_backward_op(grads[0], saved_geometry(n), n.shapes[4], n.ints[2] != 0,
+                               divisor)};
+}
+
+// Average pooling's backward is linear in the gradient, and its own
+// gradient is the average pool again.
+variable_list avg_pool_double_backward_formula(FunctionNode& n, const variable_list& grads) {
+  const std::optional<int64_t> divisor =
+      n.ints[3] != 0 ? std::optional<int64_t>(n.ints[3]) : std::nullopt;
+  return {avg_pool("avg_pool_backward", grads[0], saved_geometry(n), n.ints[2] != 0, divisor)};
+}
+
+Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
+                              IntArrayRef input_shape, bool count_include_pad,
+                              std::optional<int64_t> divisor_override) {
+  Tensor out =
+      avg_pool_backward(grad.data(), input_shape, g, count_include_pad, divisor_override);
+  return autograd::record("AvgPoolBackwardBackward0", avg_pool_double_backward_formula, {&grad},
+                          std::move(out), [&](FunctionNode& n) {
+                            save_geometry(n, g, input_shape);
+                            n.ints.push_back(count_include_pad);
+                            n.ints.push_back(divisor_override.value_or(0));
+                          });
+}
+
+}  // namespace
+
+std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
+                                      const PoolGeometry& geometry, bool return_indices) {
+  const bool needs_indices = return_indices || (is_grad_enabled() && input.requires_grad());
+  MaxPoolForward f = max_pool_forward(op, input.data(), geometry, needs_indices);
+  Tensor indices = f.indices;
+  Variable out = autograd::record(max_pool_name(geometry.spatial_dims), max_pool_backward_formula,
+                                  {&input}, std::move(f.output), [&](FunctionNode& n) {
+                                    n.tensors = {f.indices};
+                                    n.shapes = {SizeVec(input.sizes().begin(),
+                                                        input.sizes().end())};
+                                    n.ints = {geometry.spatial_dims};
+                                  });
+  return {std::move(out), return_indices ? std::move(indices) : Tensor()};
+}
+
+Variable avg_pool(const char* op, const Variable& input, const PoolGeometry& geometry,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  Tensor out =
+      avg_pool_forward(op, input.data(), geometry, count_include_pad, divisor_override);
+  return autograd::record(avg_pool_name(geometry.spatial_dims), avg_pool_backward_formula,
+                          {&input}, std::move(out), [&](FunctionNode& n) {
+                            save_geometry(n, geometry, input.sizes());
+                            n.ints.push_back(count_include_pad);
+                            n.ints.push_back(divisor_override.value_or(0));
+                          });
+}
+
+}  // namespace torchlet

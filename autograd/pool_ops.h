@@ -1,0 +1,32 @@
+#pragma once
+
+// Differentiable forms of the pooling kernels (tensor/pool.h), for
+// torchlet::nn::functional's pools. Each records one node whose backward is
+// the pooling kernel's backward, or, when the backward itself is recorded
+// (create_graph), a differentiable op, so second derivatives work.
+
+#include <optional>
+#include <tuple>
+
+#include "autograd/variable.h"
+#include "tensor/pool.h"
+
+namespace torchlet {
+
+/// Max pooling over the trailing geometry.spatial_dims dims of input.
+/// Returns the output and the int64 indices of each maximum within its input
+/// plane. Note [Max pooling indices]: the indices are computed only when
+/// asked for (return_indices) or when the backward needs them (grad mode on
+/// and input requires grad); otherwise the returned Tensor is undefined, so
+/// inference pays nothing for them. `op` ("max_pool2d") names the op in
+/// messages.
+std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
+                                      const PoolGeometry& geometry, bool return_indices);
+
+/// Average pooling over the trailing geometry.spatial_dims dims of input
+/// (geometry.dilation all ones), divided as tensor/pool.h's
+/// avg_pool_forward.
+Variable avg_pool(const char* op, const Variable& input, const PoolGeometry& geometry,
+                  bool count_include_pad, std::optional<int64_t> divisor_override);
+
+}  // namespace torchlet

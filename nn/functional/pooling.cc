@@ -1,0 +1,138 @@
+#include "nn/functional/pooling.h"
+
+#include "autograd/pool_ops.h"
+
+namespace torchlet::nn {
+
+std::string IntOrTuple::repr() const {
+  if (!is_tuple_) return std::to_string(values_[0]);
+  std::string text = "(";
+  for (size_t i = 0; i < values_.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(values_[i]);
+  }
+  return text + (values_.size() == 1 ? ",)" : ")");
+}
+
+namespace functional {
+namespace {
+
+// Note [Pooling argument messages]
+// PyTorch checks the length of each pooling argument in Python or in the
+// op's C++ front, with wording that differs by op and argument; the table
+// below keeps each message as PyTorch 1.13 words it.
+enum class Arg { kKernel, kStride, kPadding, kDilation };
+
+std::string arity_message(const char* op, int64_t dims, Arg arg, size_t got) {
+  const std::string n = dims == 2 ? "two" : "three";
+  const std::string o = op;
+  const bool max = o.rfind("max", 0) == 0;
+  if (dims == 1) {
+    static const char* const kNames[] = {"kernel_size", "stride", "padding", "dilation"};
+    const char* name = kNames[static_cast<int>(arg)];
+    if (!max) {
+      return o + "() argument '" + name + "' should contain one int (got " +
+             std::to_string(got) + ")";
+    }
+    static const char* const kKinds[] = {"an int, list of ints or tuple of ints",
+                                         "None, an int, list of ints, or tuple of ints",
+                                         "an int, list of ints, or tuple of ints",
+                                         "an int, list of ints or tuple of ints"};
+    return o + "() " + name + " must be " + kKinds[static_cast<int>(arg)] +
+           " of size 1 but got size " + std::to_string(got);
+  }
+  const bool avg3d = o == "avg_pool3d";
+  switch (arg) {
+    case Arg::kKernel:
+      return o + ": kernel_size must " + (avg3d ? "" : "either ") + "be a single int, or a tuple of " +
+             n + " ints";
+    case Arg::kStride:
+      return o + ": stride must " + (avg3d ? "" : "either ") +
+             "be omitted, a single int, or a tuple of " + n + " ints";
+    case Arg::kPadding:
+      return o + ": padding must " + (max ? "be either be" : avg3d ? "be" : "either be") +
+             " a single int, or a tuple of " + n + " ints";
+    case Arg::kDilation:
+      return o + ": dilation must be either a single int, or a tuple of " + n + " ints";
+  }
+  return o;
+}
+
+SizeVec expand(const char* op, int64_t dims, Arg arg, const IntOrTuple& value) {
+  const std::vector<int64_t>& v = value.values();
+  TORCHLET_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == dims,
+                 arity_message(op, dims, arg, v.size()));
+  return v.size() == 1 ? SizeVec(static_cast<size_t>(dims), v[0]) : SizeVec(v.begin(), v.end());
+}
+
+template <size_t D>
+PoolGeometry max_geometry(const char* op, const MaxPoolOptions<D>& o) {
+  PoolGeometry g;
+  g.spatial_dims = D;
+  g.kernel = expand(op, D, Arg::kKernel, o.kernel_size_);
+  g.stride = o.stride_ ? expand(op, D, Arg::kStride, *o.stride_) : g.kernel;
+  g.padding = expand(op, D, Arg::kPadding, o.padding_);
+  g.dilation = expand(op, D, Arg::kDilation, o.dilation_);
+  g.ceil_mode = o.ceil_mode_;
+  return g;
+}
+
+template <size_t D>
+PoolGeometry avg_geometry(const char* op, const AvgPoolOptions<D>& o) {
+  PoolGeometry g;
+  g.spatial_dims = D;
+  g.kernel = expand(op, D, Arg::kKernel, o.kernel_size_);
+  g.stride = o.stride_ ? expand(op, D, Arg::kStride, *o.stride_) : g.kernel;
+  g.padding = expand(op, D, Arg::kPadding, o.padding_);
+  g.dilation = SizeVec(D, 1);
+  g.ceil_mode = o.ceil_mode_;
+  return g;
+}
+
+template <size_t D>
+std::tuple<Variable, Tensor> max_pool_nd(const char* op, const Variable& input,
+                                         const MaxPoolOptions<D>& options, bool return_indices) {
+  return max_pool(op, input, max_geometry(op, options), return_indices);
+}
+
+template <size_t D>
+Variable avg_pool_nd(const char* op, const Variable& input, const AvgPoolOptions<D>& options) {
+  return avg_pool(op, input, avg_geometry(op, options), options.count_include_pad_,
+                  options.divisor_override_);
+}
+
+}  // namespace
+
+Variable max_pool1d(const Variable& input, const MaxPool1dFuncOptions& options) {
+  return std::get<0>(max_pool_nd("max_pool1d", input, options, false));
+}
+std::tuple<Variable, Tensor> max_pool1d_with_indices(const Variable& input,
+                                                     const MaxPool1dFuncOptions& options) {
+  return max_pool_nd("max_pool1d", input, options, true);
+}
+Variable max_pool2d(const Variable& input, const MaxPool2dFuncOptions& options) {
+  return std::get<0>(max_pool_nd("max_pool2d", input, options, false));
+}
+std::tuple<Variable, Tensor> max_pool2d_with_indices(const Variable& input,
+                                                     const MaxPool2dFuncOptions& options) {
+  return max_pool_nd("max_pool2d", input, options, true);
+}
+Variable max_pool3d(const Variable& input, const MaxPool3dFuncOptions& options) {
+  return std::get<0>(max_pool_nd("max_pool3d", input, options, false));
+}
+std::tuple<Variable, Tensor> max_pool3d_with_indices(const Variable& input,
+                                                     const MaxPool3dFuncOptions& options) {
+  return max_pool_nd("max_pool3d", input, options, true);
+}
+
+Variable avg_pool1d(const Variable& input, const AvgPool1dFuncOptions& options) {
+  return avg_pool_nd("avg_pool1d", input, options);
+}
+Variable avg_pool2d(const Variable& input, const AvgPool2dFuncOptions& options) {
+  return avg_pool_nd("avg_pool2d", input, options);
+}
+Variable avg_pool3d(const Variable& input, const AvgPool3dFuncOptions& options) {
+  return avg_pool_nd("avg_pool3d", input, options);
+}
+
+}  // namespace functional
+}  // namespace torchlet::nn

@@ -1,0 +1,82 @@
+// The pooling modules: reprs as PyTorch prints them, forward through the
+// functional ops, and clone.
+#include "nn/pooling.h"
+
+#include <sstream>
+
+#include "nn/sequential.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+template <typename M>
+std::string repr(const M& module) {
+  std::ostringstream out;
+  out << module;
+  return out.str();
+}
+
+TEST(PoolingModules, MaxPoolReprsMatchPyTorch) {
+  EXPECT_EQ(repr(nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2))),
+            "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::MaxPool2d(2)),
+            "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::MaxPool2d(nn::MaxPool2dOptions({2, 3}).stride(1))),
+            "MaxPool2d(kernel_size=(2, 3), stride=1, padding=0, dilation=1, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::MaxPool2d(nn::MaxPool2dOptions(2).ceil_mode(true))),
+            "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=True)");
+  EXPECT_EQ(repr(nn::MaxPool1d(2)),
+            "MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::MaxPool3d(2)),
+            "MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)");
+}
+
+TEST(PoolingModules, AvgPoolReprsMatchPyTorch) {
+  EXPECT_EQ(repr(nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2))),
+            "AvgPool2d(kernel_size=2, stride=2, padding=0)");
+  EXPECT_EQ(repr(nn::AvgPool2d(
+                nn::AvgPool2dOptions(2).ceil_mode(true).count_include_pad(false).divisor_override(3))),
+            "AvgPool2d(kernel_size=2, stride=2, padding=0)");
+  EXPECT_EQ(repr(nn::AvgPool2d(nn::AvgPool2dOptions({2, 3}).stride({1, 2}).padding(1))),
+            "AvgPool2d(kernel_size=(2, 3), stride=(1, 2), padding=1)");
+  EXPECT_EQ(repr(nn::AvgPool1d(2)), "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))");
+  EXPECT_EQ(repr(nn::AvgPool3d(2)), "AvgPool3d(kernel_size=2, stride=2, padding=0)");
+}
+
+TEST(PoolingModules, ForwardIsTheFunctionalOp) {
+  const Variable x(randn({2, 3, 6, 6}));
+  nn::MaxPool2d max_pool(nn::MaxPool2dOptions(3).stride(2).padding(1));
+  EXPECT_TRUE(testing::all_close(
+      max_pool(x).data(),
+      nn::functional::max_pool2d(x, nn::MaxPool2dOptions(3).stride(2).padding(1)).data(), 0, 0));
+  nn::AvgPool2d avg_pool(nn::AvgPool2dOptions(2).count_include_pad(false));
+  EXPECT_TRUE(testing::all_close(
+      avg_pool(x).data(),
+      nn::functional::avg_pool2d(x, nn::AvgPool2dOptions(2).count_include_pad(false)).data(), 0,
+      0));
+}
+
+TEST(PoolingModules, ForwardWithIndicesReturnsThem) {
+  nn::MaxPool2d pool(2);
+  const auto [out, indices] = pool->forward_with_indices(Variable(randn({1, 1, 4, 4})));
+  EXPECT_EQ(out.sizes(), IntArrayRef({1, 1, 2, 2}));
+  ASSERT_TRUE(indices.defined());
+  EXPECT_EQ(indices.sizes(), IntArrayRef({1, 1, 2, 2}));
+}
+
+TEST(PoolingModules, CloneKeepsOptionsAndNoParameters) {
+  nn::MaxPool2d pool(nn::MaxPool2dOptions(3).stride(1).dilation(2));
+  auto copy = std::dynamic_pointer_cast<nn::MaxPool2dImpl>(pool->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(repr(*copy), repr(pool));
+  EXPECT_TRUE(copy->parameters().empty());
+}
+
+TEST(PoolingModules, RunInsideSequential) {
+  nn::Sequential net(nn::MaxPool2d(2), nn::AvgPool2d(2));
+  EXPECT_EQ(net->forward(Variable(randn({1, 2, 8, 8}))).sizes(), IntArrayRef({1, 2, 2, 2}));
+}
+
+}  // namespace
+}  // namespace torchlet

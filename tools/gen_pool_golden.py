@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Writes nn/functional/testdata/pool_golden.txt: outputs, indices and input
+gradients of torch.nn.functional's pooling ops, in float64, from PyTorch.
+
+Run with Debian's python3-torch (1.13): /usr/bin/python3 tools/gen_pool_golden.py
+For a case `c` (format of tools/golden.py, 17 digits):
+  c.in.x   the input (from torch.manual_seed(0)),
+  c.out    the output,
+  c.idx    max pooling's indices,
+  c.cot    the output's gradient seed,
+  c.grad.x the input's gradient.
+nn/functional/pooling_test.cc calls each case with the same arguments.
+"""
+import torch
+import torch.nn.functional as F
+
+from golden import write_golden
+
+torch.manual_seed(0)
+torch.set_default_dtype(torch.float64)
+cases = {}
+
+
+def record(case, fn, x):
+    leaf = x.clone().requires_grad_(True)
+    result = fn(leaf)
+    out, idx = result if isinstance(result, tuple) else (result, None)
+    cases[case + ".in.x"] = x
+    cases[case + ".out"] = out.detach()
+    if idx is not None:
+        cases[case + ".idx"] = idx
+    cot = torch.randn(*out.shape)
+    cases[case + ".cot"] = cot
+    (grad,) = torch.autograd.grad(out, [leaf], cot)
+    cases[case + ".grad.x"] = grad
+
+
+def ties(*shape):
+    """Small integers: many windows hold their maximum twice."""
+    return torch.randint(0, 3, shape).double()
+
+
+def with_nans(*shape):
+    x = torch.randn(*shape)
+    x.view(-1)[::7] = float("nan")
+    x.view(-1)[3::11] = float("nan")
+    return x
+
+
+# Max pooling: defaults, padding, dilation, ceil_mode, rectangular windows,
+# unbatched input, ties and NaN; the 2x2 stride-2 fast path on even and odd
+# sizes.
+record("mp2d_default", lambda x: F.max_pool2d(x, 2, return_indices=True), torch.randn(2, 3, 6, 7))
+record("mp2d_odd", lambda x: F.max_pool2d(x, 2, return_indices=True), torch.randn(1, 2, 7, 9))
+record("mp2d_pad_dil_ceil",
+       lambda x: F.max_pool2d(x, 3, 2, 1, 2, ceil_mode=True, return_indices=True),
+       torch.randn(1, 2, 9, 8))
+record("mp2d_rect",
+       lambda x: F.max_pool2d(x, (2, 3), (1, 2), (1, 0), return_indices=True),
+       torch.randn(2, 2, 5, 7))
+record("mp2d_unbatched",
+       lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True), torch.randn(2, 5, 6))
+record("mp2d_ties", lambda x: F.max_pool2d(x, 3, 1, 1, return_indices=True), ties(1, 2, 6, 6))
+record("mp2d_ties_2x2", lambda x: F.max_pool2d(x, 2, return_indices=True), ties(1, 3, 6, 8))
+record("mp2d_nan", lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), with_nans(1, 2, 7, 7))
+record("mp2d_nan_2x2", lambda x: F.max_pool2d(x, 2, return_indices=True), with_nans(1, 2, 6, 6))
+record("mp1d",
+       lambda x: F.max_pool1d(x, 3, 2, 1, 2, ceil_mode=True, return_indices=True),
+       torch.randn(2, 3, 10))
+record("mp1d_unbatched", lambda x: F.max_pool1d(x, 2, return_indices=True), torch.randn(3, 9))
+record("mp3d",
+       lambda x: F.max_pool3d(x, (2, 3, 2), (2, 1, 2), (1, 1, 0), (1, 1, 2), ceil_mode=True,
+                              return_indices=True),
+       torch.randn(1, 2, 5, 6, 5))
+record("mp3d_unbatched", lambda x: F.max_pool3d(x, 2, return_indices=True), torch.randn(2, 4, 4, 5))
+
+# Average pooling: padding counted or not, ceil_mode, divisor_override.
+record("ap2d_default", lambda x: F.avg_pool2d(x, 2), torch.randn(1, 2, 6, 7))
+record("ap2d_pad_ceil", lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True), torch.randn(2, 3, 7, 6))
+record("ap2d_exclude_pad",
+       lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+       torch.randn(2, 3, 7, 6))
+record("ap2d_divisor",
+       lambda x: F.avg_pool2d(x, (2, 3), (2, 1), (1, 1), divisor_override=5),
+       torch.randn(1, 2, 5, 6))
+record("ap2d_unbatched", lambda x: F.avg_pool2d(x, 2, 1), torch.randn(3, 4, 5))
+record("ap1d",
+       lambda x: F.avg_pool1d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+       torch.randn(2, 3, 9))
+record("ap3d",
+       lambda x: F.avg_pool3d(x, (2, 3, 3), (2, 2, 1), (1, 1, 0), ceil_mode=True,
+                              count_include_pad=False),
+       torch.randn(1, 2, 5, 6, 7))
+record("ap3d_divisor", lambda x: F.avg_pool3d(x, 2, divisor_override=3), torch.randn(2, 4, 4, 5))
+
+write_golden("pool_golden.txt", cases, directory="nn/functional/testdata", digits=17)

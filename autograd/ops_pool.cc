@@ -95,6 +95,47 @@ Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
                           });
 }
 
+// Adaptive average pooling's backward, like avg_pool's: linear in the
+// gradient, its own gradient the forward pool again. Nodes keep the input
+// shape in shapes[0] and the output size in shapes[1].
+Variable adaptive_avg_pool_backward_op(const Variable& grad, IntArrayRef input_shape,
+                                       IntArrayRef output_size);
+
+variable_list adaptive_avg_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
+  return {adaptive_avg_pool_backward_op(grads[0], n.shapes[0], n.shapes[1])};
+}
+
+variable_list adaptive_avg_pool_double_backward_formula(FunctionNode& n,
+                                                        const variable_list& grads) {
+  return {adaptive_avg_pool("adaptive_avg_pool_backward", grads[0], n.shapes[1])};
+}
+
+Variable adaptive_avg_pool_backward_op(const Variable& grad, IntArrayRef input_shape,
+                                       IntArrayRef output_size) {
+  Tensor out = adaptive_avg_pool_backward(grad.data(), input_shape,
+                                          static_cast<int64_t>(output_size.size()));
+  return autograd::record("AdaptiveAvgPoolBackwardBackward0",
+                          adaptive_avg_pool_double_backward_formula, {&grad}, std::move(out),
+                          [&](FunctionNode& n) {
+                            n.shapes = {SizeVec(input_shape.begin(), input_shape.end()),
+                                        SizeVec(output_size.begin(), output_size.end())};
+                          });
+}
+
+// max_unpool2d's gradient: the output gradient at each input's index.
+variable_list max_unpool2d_backward_formula(FunctionNode& n, const variable_list& grads) {
+  const Tensor& indices = n.tensors[0];
+  const SizeVec& input_shape = n.shapes[0];
+  int64_t planes = 1;
+  for (size_t d = 0; d + 2 < input_shape.size(); ++d) planes *= input_shape[d];
+  const int64_t in_plane = input_shape[input_shape.size() - 2] * input_shape.back();
+  const int64_t out_plane = grads[0].size(-2) * grads[0].size(-1);
+  return {grads[0]
+              .reshape({planes, out_plane})
+              .gather(1, indices.reshape({planes, in_plane}))
+              .view(input_shape)};
+}
+
 }  // namespace
 
 std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
@@ -121,6 +162,41 @@ Variable avg_pool(const char* op, const Variable& input, const PoolGeometry& geo
                             save_geometry(n, geometry, input.sizes());
                             n.ints.push_back(count_include_pad);
                             n.ints.push_back(divisor_override.value_or(0));
+                          });
+}
+
+Variable adaptive_avg_pool(const char* op, const Variable& input, IntArrayRef output_size) {
+  Tensor out = adaptive_avg_pool_forward(op, input.data(), output_size);
+  return autograd::record(output_size.size() == 3 ? "AdaptiveAvgPool3DBackward0"
+                                                  : "AdaptiveAvgPool2DBackward0",
+                          adaptive_avg_pool_backward_formula, {&input}, std::move(out),
+                          [&](FunctionNode& n) {
+                            n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end()),
+                                        SizeVec(output_size.begin(), output_size.end())};
+                          });
+}
+
+std::tuple<Variable, Tensor> adaptive_max_pool(const char* op, const Variable& input,
+                                               IntArrayRef output_size, bool return_indices) {
+  const bool needs_indices = return_indices || (is_grad_enabled() && input.requires_grad());
+  MaxPoolForward f = adaptive_max_pool_forward(op, input.data(), output_size, needs_indices);
+  Tensor indices = f.indices;
+  Variable out = autograd::record(
+      output_size.size() == 3 ? "AdaptiveMaxPool3DBackward0" : "AdaptiveMaxPool2DBackward0",
+      max_pool_backward_formula, {&input}, std::move(f.output), [&](FunctionNode& n) {
+        n.tensors = {f.indices};
+        n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end())};
+        n.ints = {static_cast<int64_t>(output_size.size())};
+      });
+  return {std::move(out), return_indices ? std::move(indices) : Tensor()};
+}
+
+Variable max_unpool2d(const Variable& input, const Tensor& indices, IntArrayRef output_size) {
+  Tensor out = max_unpool2d_forward(input.data(), indices, output_size);
+  return autograd::record("MaxUnpool2DBackward0", max_unpool2d_backward_formula, {&input},
+                          std::move(out), [&](FunctionNode& n) {
+                            n.tensors = {indices};
+                            n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end())};
                           });
 }
 

@@ -29,4 +29,18 @@ std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
 Variable avg_pool(const char* op, const Variable& input, const PoolGeometry& geometry,
                   bool count_include_pad, std::optional<int64_t> divisor_override);
 
+/// Adaptive average pooling to output_size over input's last
+/// output_size.size() dims (tensor/pool.h's adaptive_avg_pool_forward).
+Variable adaptive_avg_pool(const char* op, const Variable& input, IntArrayRef output_size);
+
+/// Adaptive max pooling to output_size; indices as max_pool's (Note [Max
+/// pooling indices]).
+std::tuple<Variable, Tensor> adaptive_max_pool(const char* op, const Variable& input,
+                                               IntArrayRef output_size, bool return_indices);
+
+/// max_unpool2d: input's elements placed at indices in zero planes of
+/// output_size [H, W]. Its gradient gathers the output's gradient at the
+/// indices.
+Variable max_unpool2d(const Variable& input, const Tensor& indices, IntArrayRef output_size);
+
 }  // namespace torchlet

@@ -14,7 +14,8 @@
 #include "nn/module_list.h"         // IWYU pragma: export  ModuleList, ModuleDict
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
-#include "nn/pooling.h"             // IWYU pragma: export  MaxPool1d/2d/3d, AvgPool1d/2d/3d
+#include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
+#include "nn/upsampling.h"          // IWYU pragma: export  PixelShuffle, PixelUnshuffle

@@ -1,5 +1,8 @@
 #include "nn/pooling.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace torchlet::nn {
 namespace {
 
@@ -8,6 +11,21 @@ const char* py_bool(bool value) { return value ? "True" : "False"; }
 // AvgPool1d keeps its arguments as 1-tuples (PyTorch's _single) and prints
 // them so.
 IntOrTuple as_tuple(const IntOrTuple& value) { return std::vector<int64_t>(value.values()); }
+
+// A number as Python prints it: an int as is, a float in its shortest
+// round-trip form with a ".0" when integral (2.0, 2.5, 1e-05).
+std::string python_number(Scalar value) {
+  if (!value.is_floating_point()) return std::to_string(value.to<int64_t>());
+  const double v = value.to_double();
+  char buffer[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v);
+    if (std::strtod(buffer, nullptr) == v) break;
+  }
+  std::string text = buffer;
+  if (text.find_first_of(".eni") == std::string::npos) text += ".0";
+  return text;
+}
 
 }  // namespace
 
@@ -67,6 +85,58 @@ Variable AvgPool2dImpl::forward(const Variable& input) {
 }
 Variable AvgPool3dImpl::forward(const Variable& input) {
   return functional::avg_pool3d(input, options);
+}
+
+Variable AdaptiveAvgPool1dImpl::forward(const Variable& input) {
+  return functional::adaptive_avg_pool1d(input, options);
+}
+Variable AdaptiveAvgPool2dImpl::forward(const Variable& input) {
+  return functional::adaptive_avg_pool2d(input, options);
+}
+Variable AdaptiveAvgPool3dImpl::forward(const Variable& input) {
+  return functional::adaptive_avg_pool3d(input, options);
+}
+
+Variable AdaptiveMaxPool1dImpl::forward(const Variable& input) {
+  return functional::adaptive_max_pool1d(input, options);
+}
+std::tuple<Variable, Tensor> AdaptiveMaxPool1dImpl::forward_with_indices(const Variable& input) {
+  return functional::adaptive_max_pool1d_with_indices(input, options);
+}
+Variable AdaptiveMaxPool2dImpl::forward(const Variable& input) {
+  return functional::adaptive_max_pool2d(input, options);
+}
+std::tuple<Variable, Tensor> AdaptiveMaxPool2dImpl::forward_with_indices(const Variable& input) {
+  return functional::adaptive_max_pool2d_with_indices(input, options);
+}
+
+Variable MaxUnpool2dImpl::forward(const Variable& input, const Tensor& indices,
+                                  const std::optional<std::vector<int64_t>>& output_size) {
+  functional::MaxUnpool2dFuncOptions func(options.kernel_size_);
+  if (options.stride_) func.stride(*options.stride_);
+  func.padding(options.padding_);
+  if (output_size) func.output_size(*output_size);
+  return functional::max_unpool2d(input, indices, func);
+}
+
+std::string MaxUnpool2dImpl::extra_repr() const {
+  const auto pair = [](const IntOrTuple& v) {
+    return v.is_tuple() ? v : IntOrTuple({v.values()[0], v.values()[0]});
+  };
+  const IntOrTuple& stride = options.stride_ ? *options.stride_ : options.kernel_size_;
+  return "kernel_size=" + pair(options.kernel_size_).repr() + ", stride=" + pair(stride).repr() +
+         ", padding=" + pair(options.padding_).repr();
+}
+
+Variable LPPool2dImpl::forward(const Variable& input) {
+  return functional::lp_pool2d(input, options);
+}
+
+std::string LPPool2dImpl::extra_repr() const {
+  return "norm_type=" + python_number(options.norm_type_) +
+         ", kernel_size=" + options.kernel_size_.repr() +
+         ", stride=" + (options.stride_ ? options.stride_->repr() : "None") +
+         ", ceil_mode=" + py_bool(options.ceil_mode_);
 }
 
 }  // namespace torchlet::nn

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "nn/sequential.h"
+#include "nn/upsampling.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -42,6 +43,51 @@ TEST(PoolingModules, AvgPoolReprsMatchPyTorch) {
             "AvgPool2d(kernel_size=(2, 3), stride=(1, 2), padding=1)");
   EXPECT_EQ(repr(nn::AvgPool1d(2)), "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))");
   EXPECT_EQ(repr(nn::AvgPool3d(2)), "AvgPool3d(kernel_size=2, stride=2, padding=0)");
+}
+
+TEST(PoolingModules, AdaptiveUnpoolAndLPPoolReprsMatchPyTorch) {
+  EXPECT_EQ(repr(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({2, 3}))),
+            "AdaptiveAvgPool2d(output_size=(2, 3))");
+  EXPECT_EQ(repr(nn::AdaptiveAvgPool2d(2)), "AdaptiveAvgPool2d(output_size=2)");
+  EXPECT_EQ(repr(nn::AdaptiveAvgPool1d(3)), "AdaptiveAvgPool1d(output_size=3)");
+  EXPECT_EQ(repr(nn::AdaptiveAvgPool3d(2)), "AdaptiveAvgPool3d(output_size=2)");
+  EXPECT_EQ(repr(nn::AdaptiveMaxPool2d(2)), "AdaptiveMaxPool2d(output_size=2)");
+  EXPECT_EQ(repr(nn::AdaptiveMaxPool1d(2)), "AdaptiveMaxPool1d(output_size=2)");
+  EXPECT_EQ(repr(nn::MaxUnpool2d(nn::MaxUnpool2dOptions(2))),
+            "MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))");
+  EXPECT_EQ(repr(nn::LPPool2d(nn::LPPool2dOptions(2, 3))),
+            "LPPool2d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::LPPool2d(nn::LPPool2dOptions(2.5, 3).stride(2))),
+            "LPPool2d(norm_type=2.5, kernel_size=3, stride=2, ceil_mode=False)");
+  EXPECT_EQ(repr(nn::LPPool2d(nn::LPPool2dOptions(2.0, 3))),
+            "LPPool2d(norm_type=2.0, kernel_size=3, stride=None, ceil_mode=False)");
+}
+
+TEST(PoolingModules, PixelShuffleReprsMatchPyTorch) {
+  EXPECT_EQ(repr(nn::PixelShuffle(2)), "PixelShuffle(upscale_factor=2)");
+  EXPECT_EQ(repr(nn::PixelUnshuffle(2)), "PixelUnshuffle(downscale_factor=2)");
+}
+
+TEST(PoolingModules, UnpoolInvertsPoolWhereTheMaximaWere) {
+  nn::MaxPool2d pool(2);
+  nn::MaxUnpool2d unpool(nn::MaxUnpool2dOptions(2));
+  const Variable x(randn({1, 2, 4, 4}));
+  const auto [pooled, indices] = pool->forward_with_indices(x);
+  const Variable restored = unpool(pooled, indices);
+  EXPECT_TRUE(testing::all_close(pool(restored).data(), pooled.data(), 0, 0));
+  EXPECT_EQ(unpool(pooled, indices, std::vector<int64_t>{5, 5}).sizes(),
+            IntArrayRef({1, 2, 5, 5}));
+}
+
+TEST(PoolingModules, AdaptiveAndShuffleForwardShapes) {
+  const Variable x(randn({2, 4, 7, 6}));
+  EXPECT_EQ(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({3, 2}))(x).sizes(),
+            IntArrayRef({2, 4, 3, 2}));
+  EXPECT_EQ(nn::AdaptiveMaxPool2d(1)(x).sizes(), IntArrayRef({2, 4, 1, 1}));
+  EXPECT_EQ(nn::LPPool2d(nn::LPPool2dOptions(2, 2))(x).sizes(), IntArrayRef({2, 4, 3, 3}));
+  EXPECT_EQ(nn::PixelShuffle(2)(x).sizes(), IntArrayRef({2, 1, 14, 12}));
+  EXPECT_EQ(nn::PixelUnshuffle(2)(Variable(randn({2, 1, 4, 6}))).sizes(),
+            IntArrayRef({2, 4, 2, 3}));
 }
 
 TEST(PoolingModules, ForwardIsTheFunctionalOp) {

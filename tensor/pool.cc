@@ -4,6 +4,7 @@
 // cpu/pool_kernels.cc.
 #include "tensor/pool.h"
 
+#include <algorithm>
 #include <string>
 
 #include "tensor/cpu/pool_kernels.h"
@@ -226,6 +227,62 @@ Checked backward_geometry(IntArrayRef input_shape, const PoolGeometry& g) {
   return c;
 }
 
+// An adaptive pool's input as planes and 3-D sizes, with PyTorch's checks
+// (1-D pools are 2-D pools, Note [1-D pools are 2-D pools]).
+cpu::PoolWindow adaptive_window(const char* op, const Tensor& input, IntArrayRef output_size,
+                                bool is_max) {
+  check_defined(op, input);
+  check_cpu_kernel(op, input);
+  TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
+                 scalar_type_name(input.dtype()), "'");
+  const int64_t spatial = static_cast<int64_t>(output_size.size());
+  const int64_t dim = input.dim();
+  if (spatial == 1) {
+    TORCHLET_CHECK(dim == 2 || dim == 3, "Expected 2 to 3 dimensions, but got ", dim,
+                   "-dimensional tensor for argument #1 'self' (while checking arguments for ",
+                   op, ")");
+  } else {
+    TORCHLET_CHECK(dim == spatial + 1 || dim == spatial + 2, op, "(): Expected ", spatial + 1,
+                   "D or ", spatial + 2, "D tensor, but got", is_max ? ": " : " ",
+                   shape_str(input.sizes()));
+  }
+  SizeVec lifted(input.sizes().begin(), input.sizes().end());
+  if (spatial == 1) lifted.insert(lifted.end() - 1, 1);
+  // PyTorch checks the spatial dims of 2-D average pools, every dim but
+  // the first otherwise.
+  const int64_t lifted_dim = static_cast<int64_t>(lifted.size());
+  const char* checked_op =
+      spatial == 1 ? (is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d") : op;
+  for (int64_t d = !is_max && spatial <= 2 ? lifted_dim - 2 : 1; d < lifted_dim; ++d) {
+    TORCHLET_CHECK(lifted[d] > 0, checked_op,
+                   "(): Expected input to have non-zero size for non-batch dimensions, but "
+                   "input has sizes ",
+                   shape_str(lifted), " with dimension ", d, " being empty");
+  }
+  bool non_negative = true;
+  std::string received = "{";
+  for (size_t i = 0; i < output_size.size(); ++i) {
+    non_negative = non_negative && output_size[i] >= 0;
+    received += (i ? ", " : "") + std::to_string(output_size[i]);
+  }
+  TORCHLET_CHECK(non_negative, op, ": elements of output_size must be greater than or equal to 0 ",
+                 "but received ", received, "}");
+  cpu::PoolWindow w;
+  w.planes = 1;
+  for (int64_t d = 0; d < dim - spatial; ++d) w.planes *= input.size(d);
+  for (int64_t d = 0; d < spatial; ++d) {
+    w.in[3 - spatial + d] = input.size(dim - spatial + d);
+    w.out[3 - spatial + d] = output_size[d];
+  }
+  return w;
+}
+
+SizeVec adaptive_output_shape(const Tensor& input, IntArrayRef output_size) {
+  SizeVec shape(input.sizes().begin(), input.sizes().end() - output_size.size());
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  return shape;
+}
+
 }  // namespace
 
 int64_t pooling_output_size(int64_t input_size, int64_t kernel, int64_t stride, int64_t padding,
@@ -291,6 +348,80 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
   cpu::avg_pool_backward(grad_input, grad_output.contiguous(), window_of(c),
                          avg_divisor(count_include_pad, divisor_override));
   return grad_input;
+}
+
+Tensor adaptive_avg_pool_forward(const char* op, const Tensor& input, IntArrayRef output_size) {
+  const cpu::PoolWindow w = adaptive_window(op, input, output_size, /*is_max=*/false);
+  Tensor out = empty(adaptive_output_shape(input, output_size),
+                     TensorOptions(input.dtype()).device(input.device()));
+  cpu::adaptive_avg_pool(out, input.contiguous(), w);
+  return out;
+}
+
+Tensor adaptive_avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
+                                  int64_t spatial_dims) {
+  const int64_t rank = static_cast<int64_t>(input_shape.size());
+  const int64_t spatial = spatial_dims;
+  cpu::PoolWindow w;
+  w.planes = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < rank - spatial) {
+      w.planes *= input_shape[static_cast<size_t>(d)];
+    } else {
+      w.in[3 - rank + d] = input_shape[static_cast<size_t>(d)];
+      w.out[3 - rank + d] = grad_output.size(d);
+    }
+  }
+  Tensor grad_input =
+      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  cpu::adaptive_avg_pool_backward(grad_input, grad_output.contiguous(), w);
+  return grad_input;
+}
+
+MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
+                                         IntArrayRef output_size, bool with_indices) {
+  const cpu::PoolWindow w = adaptive_window(op, input, output_size, /*is_max=*/true);
+  const SizeVec shape = adaptive_output_shape(input, output_size);
+  MaxPoolForward f;
+  f.output = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  if (with_indices) f.indices = empty(shape, TensorOptions(kInt64).device(input.device()));
+  cpu::adaptive_max_pool(f.output, f.indices, input.contiguous(), w);
+  return f;
+}
+
+Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArrayRef output_size) {
+  check_defined("max_unpool2d", input);
+  check_defined("max_unpool2d", indices);
+  check_cpu_kernel("max_unpool2d", input);
+  check_same_device("max_unpool2d", input, indices);
+  TORCHLET_CHECK(indices.dtype() == kInt64, "elements in indices should be type int64 but got: ",
+                 scalar_type_name(indices.dtype()));
+  TORCHLET_CHECK(output_size.size() == 2,
+                 "There should be exactly two elements (height, width) in output_size, but got ",
+                 output_size.size(), " elements.");
+  TORCHLET_CHECK(input.dim() == 3 || input.dim() == 4,
+                 "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with ",
+                 input.dim(), " dimensions.");
+  TORCHLET_CHECK(input.sizes() == indices.sizes(),
+                 "Expected shape of indices to be same as that of the input tensor (",
+                 shape_str(input.sizes()), ") but got indices tensor with shape: ",
+                 shape_str(indices.sizes()));
+  TORCHLET_CHECK(input.is_floating_point(), "\"max_unpool2d\" not implemented for '",
+                 scalar_type_name(input.dtype()), "'");
+  cpu::PoolWindow w;
+  w.planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
+  w.in[1] = input.size(-2);
+  w.in[2] = input.size(-1);
+  w.out[1] = output_size[0];
+  w.out[2] = output_size[1];
+  SizeVec shape(input.sizes().begin(), input.sizes().end() - 2);
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  Tensor out = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  int64_t bad = 0;
+  const bool valid = cpu::max_unpool(out, input.contiguous(), indices.contiguous(), w, &bad);
+  TORCHLET_CHECK(valid, "Found an invalid max index: ", bad, " (output volumes are of size ",
+                 output_size[0], "x", output_size[1]);
+  return out;
 }
 
 }  // namespace torchlet

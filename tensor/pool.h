@@ -65,4 +65,26 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          const PoolGeometry& geometry, bool count_include_pad,
                          std::optional<int64_t> divisor_override);
 
+/// Adaptive average pooling of the trailing output_size.size() (1, 2 or 3)
+/// dims of a float input [N, C, *spatial] or [C, *spatial]: output element
+/// i of a dim averages input elements [floor(i * in / out),
+/// ceil((i + 1) * in / out)). `op` ("adaptive_avg_pool2d") names it in
+/// messages.
+Tensor adaptive_avg_pool_forward(const char* op, const Tensor& input, IntArrayRef output_size);
+
+/// The gradient of adaptive average pooling of input_shape's last
+/// spatial_dims dims, with respect to its input.
+Tensor adaptive_avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
+                                  int64_t spatial_dims);
+
+/// Adaptive max pooling over the same windows as adaptive_avg_pool_forward;
+/// ties and NaN as max_pool_forward. Its gradient is max_pool_backward.
+MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
+                                         IntArrayRef output_size, bool with_indices);
+
+/// The inverse of 2-D max pooling (max_unpool2d): a zero tensor of input's
+/// leading dims and output_size's [H, W] where each input element is put at
+/// the position (within its plane) its int64 index names.
+Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArrayRef output_size);
+
 }  // namespace torchlet

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Writes nn/functional/testdata/pool_golden.txt: outputs, indices and input
-gradients of torch.nn.functional's pooling ops, in float64, from PyTorch.
+gradients of torch.nn.functional's pooling and resampling ops, in float64,
+from PyTorch.
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tools/gen_pool_golden.py
 For a case `c` (format of tools/golden.py, 17 digits):
   c.in.x   the input (from torch.manual_seed(0)),
+  c.in.indices  max_unpool2d's indices input,
   c.out    the output,
   c.idx    max pooling's indices,
   c.cot    the output's gradient seed,
@@ -92,5 +94,33 @@ record("ap3d",
                               count_include_pad=False),
        torch.randn(1, 2, 5, 6, 7))
 record("ap3d_divisor", lambda x: F.avg_pool3d(x, 2, divisor_override=3), torch.randn(2, 4, 4, 5))
+
+# Adaptive pools: windows that overlap (in not a multiple of out), grow and
+# shrink; unbatched input.
+record("aap1d", lambda x: F.adaptive_avg_pool1d(x, 4), torch.randn(2, 3, 10))
+record("aap2d", lambda x: F.adaptive_avg_pool2d(x, (3, 4)), torch.randn(2, 2, 7, 5))
+record("aap2d_unbatched", lambda x: F.adaptive_avg_pool2d(x, 3), torch.randn(2, 8, 8))
+record("aap3d", lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)), torch.randn(1, 2, 5, 4, 3))
+record("amp1d", lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), torch.randn(2, 3, 10))
+record("amp2d", lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True),
+       torch.randn(2, 2, 7, 5))
+record("amp2d_ties", lambda x: F.adaptive_max_pool2d(x, 3, return_indices=True), ties(2, 7, 7))
+
+# max_unpool2d of max_pool2d's indices, with the default and a given size.
+pooled, pool_idx = F.max_pool2d(torch.randn(1, 2, 4, 6), 2, return_indices=True)
+cases["unpool.in.indices"] = pool_idx
+record("unpool", lambda x: F.max_unpool2d(x, pool_idx, 2), pooled)
+odd_pooled, odd_idx = F.max_pool2d(torch.randn(2, 5, 5), 2, return_indices=True)
+cases["unpool_size.in.indices"] = odd_idx
+record("unpool_size", lambda x: F.max_unpool2d(x, odd_idx, 2, output_size=(5, 5)), odd_pooled)
+
+# lp_pool2d, as PyTorch's Python computes it.
+record("lp2", lambda x: F.lp_pool2d(x, 2, 2), torch.randn(1, 2, 6, 5))
+record("lp1_5", lambda x: F.lp_pool2d(x, 1.5, (2, 3), stride=(1, 2), ceil_mode=True),
+       torch.rand(1, 2, 5, 7) + 0.1)
+
+# pixel_shuffle and pixel_unshuffle, one extra batch dim.
+record("shuffle", lambda x: F.pixel_shuffle(x, 2), torch.randn(2, 3, 8, 2, 3))
+record("unshuffle", lambda x: F.pixel_unshuffle(x, 3), torch.randn(2, 2, 6, 3))
 
 write_golden("pool_golden.txt", cases, directory="nn/functional/testdata", digits=17)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/variable.h"
+#include "tensor/scalar.h"
 
 namespace torchlet::nn {
 
@@ -40,6 +41,9 @@ class IntOrTuple {
 template <size_t D>
 struct MaxPoolOptions {
   MaxPoolOptions(IntOrTuple kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
+  MaxPoolOptions(int64_t kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
+  MaxPoolOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT: implicit
+      : kernel_size_(kernel_size) {}
   MaxPoolOptions& stride(IntOrTuple v) { stride_ = std::move(v); return *this; }
   MaxPoolOptions& padding(IntOrTuple v) { padding_ = std::move(v); return *this; }
   MaxPoolOptions& dilation(IntOrTuple v) { dilation_ = std::move(v); return *this; }
@@ -59,6 +63,9 @@ using MaxPool3dOptions = MaxPoolOptions<3>;
 template <size_t D>
 struct AvgPoolOptions {
   AvgPoolOptions(IntOrTuple kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
+  AvgPoolOptions(int64_t kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
+  AvgPoolOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT: implicit
+      : kernel_size_(kernel_size) {}
   AvgPoolOptions& stride(IntOrTuple v) { stride_ = std::move(v); return *this; }
   AvgPoolOptions& padding(IntOrTuple v) { padding_ = std::move(v); return *this; }
   AvgPoolOptions& ceil_mode(bool v) { ceil_mode_ = v; return *this; }
@@ -79,7 +86,84 @@ using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
 using AvgPool3dOptions = AvgPoolOptions<3>;
 
+/// torch.nn.AdaptiveAvgPool{D}d's argument: the output's spatial size.
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  AdaptiveAvgPoolOptions(IntOrTuple output_size)  // NOLINT: implicit
+      : output_size_(std::move(output_size)) {}
+  AdaptiveAvgPoolOptions(int64_t output_size) : output_size_(output_size) {}  // NOLINT: implicit
+  AdaptiveAvgPoolOptions(std::initializer_list<int64_t> output_size)  // NOLINT: implicit
+      : output_size_(output_size) {}
+  IntOrTuple output_size_;
+};
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<3>;
+
+/// torch.nn.AdaptiveMaxPool{D}d's argument: the output's spatial size.
+template <size_t D>
+struct AdaptiveMaxPoolOptions {
+  AdaptiveMaxPoolOptions(IntOrTuple output_size)  // NOLINT: implicit
+      : output_size_(std::move(output_size)) {}
+  AdaptiveMaxPoolOptions(int64_t output_size) : output_size_(output_size) {}  // NOLINT: implicit
+  AdaptiveMaxPoolOptions(std::initializer_list<int64_t> output_size)  // NOLINT: implicit
+      : output_size_(output_size) {}
+  IntOrTuple output_size_;
+};
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<1>;
+using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<2>;
+
+/// torch.nn.MaxUnpool2d's arguments (those of the MaxPool2d it inverts);
+/// stride defaults to kernel_size.
+struct MaxUnpool2dOptions {
+  MaxUnpool2dOptions(IntOrTuple kernel_size)  // NOLINT: implicit
+      : kernel_size_(std::move(kernel_size)) {}
+  MaxUnpool2dOptions(int64_t kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
+  MaxUnpool2dOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT: implicit
+      : kernel_size_(kernel_size) {}
+  MaxUnpool2dOptions& stride(IntOrTuple v) { stride_ = std::move(v); return *this; }
+  MaxUnpool2dOptions& padding(IntOrTuple v) { padding_ = std::move(v); return *this; }
+
+  IntOrTuple kernel_size_;
+  std::optional<IntOrTuple> stride_;
+  IntOrTuple padding_ = 0;
+};
+
+/// torch.nn.LPPool2d's arguments; stride defaults to kernel_size.
+/// norm_type keeps whether it was an int or a float (its repr shows it).
+struct LPPool2dOptions {
+  LPPool2dOptions(Scalar norm_type, IntOrTuple kernel_size)
+      : norm_type_(norm_type), kernel_size_(std::move(kernel_size)) {}
+  LPPool2dOptions(Scalar norm_type, std::initializer_list<int64_t> kernel_size)
+      : norm_type_(norm_type), kernel_size_(kernel_size) {}
+  LPPool2dOptions& stride(IntOrTuple v) { stride_ = std::move(v); return *this; }
+  LPPool2dOptions& ceil_mode(bool v) { ceil_mode_ = v; return *this; }
+
+  Scalar norm_type_;
+  IntOrTuple kernel_size_;
+  std::optional<IntOrTuple> stride_;
+  bool ceil_mode_ = false;
+};
+
 namespace functional {
+
+using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
+using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
+using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
+using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
+using LPPool2dFuncOptions = LPPool2dOptions;
+
+/// max_unpool2d's arguments: the pool's, and optionally the output size
+/// ([H, W] or [N, C, H, W]) when the pooled input's size was ambiguous.
+struct MaxUnpool2dFuncOptions : MaxUnpool2dOptions {
+  using MaxUnpool2dOptions::MaxUnpool2dOptions;
+  MaxUnpool2dFuncOptions& output_size(std::vector<int64_t> v) {
+    output_size_ = std::move(v);
+    return *this;
+  }
+  std::optional<std::vector<int64_t>> output_size_;
+};
 
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
@@ -113,6 +197,35 @@ Variable avg_pool1d(const Variable& input, const AvgPool1dFuncOptions& options);
 Variable avg_pool2d(const Variable& input, const AvgPool2dFuncOptions& options);
 /// Average pooling over input [N, C, D, H, W] or [C, D, H, W].
 Variable avg_pool3d(const Variable& input, const AvgPool3dFuncOptions& options);
+
+/// Adaptive average pooling of input [N, C, L] or [C, L] to output_size:
+/// output element i averages input [floor(i * L / out), ceil((i + 1) * L /
+/// out)).
+Variable adaptive_avg_pool1d(const Variable& input, const AdaptiveAvgPool1dFuncOptions& options);
+/// Adaptive average pooling of input [N, C, H, W] or [C, H, W].
+Variable adaptive_avg_pool2d(const Variable& input, const AdaptiveAvgPool2dFuncOptions& options);
+/// Adaptive average pooling of input [N, C, D, H, W] or [C, D, H, W].
+Variable adaptive_avg_pool3d(const Variable& input, const AdaptiveAvgPool3dFuncOptions& options);
+
+/// Adaptive max pooling of input [N, C, L] or [C, L], windows as
+/// adaptive_avg_pool1d's; ties and NaN as max_pool1d.
+Variable adaptive_max_pool1d(const Variable& input, const AdaptiveMaxPool1dFuncOptions& options);
+std::tuple<Variable, Tensor> adaptive_max_pool1d_with_indices(
+    const Variable& input, const AdaptiveMaxPool1dFuncOptions& options);
+/// Adaptive max pooling of input [N, C, H, W] or [C, H, W].
+Variable adaptive_max_pool2d(const Variable& input, const AdaptiveMaxPool2dFuncOptions& options);
+std::tuple<Variable, Tensor> adaptive_max_pool2d_with_indices(
+    const Variable& input, const AdaptiveMaxPool2dFuncOptions& options);
+
+/// The partial inverse of max_pool2d: input [N, C, h, w] or [C, h, w]
+/// placed at `indices` (max_pool2d's) in zero planes of the output size,
+/// (h - 1) * stride - 2 * padding + kernel_size per dim unless given.
+Variable max_unpool2d(const Variable& input, const Tensor& indices,
+                      const MaxUnpool2dFuncOptions& options);
+
+/// Power-average pooling: (sum over the window of x^p)^(1/p), computed as
+/// PyTorch's Python does from avg_pool2d (no padding).
+Variable lp_pool2d(const Variable& input, const LPPool2dFuncOptions& options);
 
 }  // namespace functional
 }  // namespace torchlet::nn

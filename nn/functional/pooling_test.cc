@@ -148,6 +148,52 @@ TEST(AvgPool3dGolden, ExcludePadCeilModeAndDivisorOverride) {
   check_case("ap3d_divisor", avg(AvgPool3dOptions(2).divisor_override(3), F::avg_pool3d));
 }
 
+PoolFn adaptive_max1d(int64_t size) {
+  return [size](const Variable& x) { return F::adaptive_max_pool1d_with_indices(x, size); };
+}
+PoolFn adaptive_max2d(nn::IntOrTuple size) {
+  return [size](const Variable& x) { return F::adaptive_max_pool2d_with_indices(x, size); };
+}
+template <typename Fn>
+PoolFn plain(Fn fn) {
+  return [fn](const Variable& x) { return std::tuple<Variable, Tensor>(fn(x), Tensor()); };
+}
+
+TEST(AdaptivePoolGolden, AvgWindowsOverlapGrowAndShrink) {
+  check_case("aap1d", plain([](const Variable& x) { return F::adaptive_avg_pool1d(x, 4); }));
+  check_case("aap2d", plain([](const Variable& x) { return F::adaptive_avg_pool2d(x, {3, 4}); }));
+  check_case("aap2d_unbatched",
+             plain([](const Variable& x) { return F::adaptive_avg_pool2d(x, 3); }));
+  check_case("aap3d",
+             plain([](const Variable& x) { return F::adaptive_avg_pool3d(x, {2, 3, 2}); }));
+}
+TEST(AdaptivePoolGolden, MaxWithIndicesAndTies) {
+  check_case("amp1d", adaptive_max1d(4));
+  check_case("amp2d", adaptive_max2d({3, 4}));
+  check_case("amp2d_ties", adaptive_max2d(3));
+}
+
+TEST(MaxUnpool2dGolden, DefaultAndGivenOutputSize) {
+  const Tensor indices = stored("unpool.in.indices").to(kInt64);
+  check_case("unpool", plain([indices](const Variable& x) {
+               return F::max_unpool2d(x, indices, F::MaxUnpool2dFuncOptions(2));
+             }));
+  const Tensor odd_indices = stored("unpool_size.in.indices").to(kInt64);
+  check_case("unpool_size", plain([odd_indices](const Variable& x) {
+               return F::max_unpool2d(x, odd_indices,
+                                      F::MaxUnpool2dFuncOptions(2).output_size({5, 5}));
+             }));
+}
+
+TEST(LPPool2dGolden, IntegerAndFractionalNorms) {
+  check_case("lp2", plain([](const Variable& x) {
+               return F::lp_pool2d(x, nn::LPPool2dOptions(2, 2));
+             }));
+  check_case("lp1_5", plain([](const Variable& x) {
+               return F::lp_pool2d(x, nn::LPPool2dOptions(1.5, {2, 3}).stride({1, 2}).ceil_mode(true));
+             }));
+}
+
 // A float64 leaf with distinct values (no ties, so max pooling is
 // differentiable at it).
 Variable distinct_leaf(std::vector<int64_t> shape) {
@@ -206,6 +252,33 @@ TEST(PoolGradcheck, AvgPool1dAnd3dUnbatched) {
 }
 
 const PoolGeometry kWindow2x2{2, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false};
+
+TEST(PoolGradcheck, AdaptivePools) {
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return F::adaptive_avg_pool2d(x[0], {3, 2}); },
+                        {distinct_leaf({2, 2, 7, 5})}));
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& x) { return F::adaptive_avg_pool1d(x[0], 3); }, {distinct_leaf({2, 7})}));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return F::adaptive_avg_pool3d(x[0], 2); },
+                        {distinct_leaf({1, 3, 3, 5})}));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return F::adaptive_max_pool2d(x[0], {3, 4}); },
+                        {distinct_leaf({1, 2, 7, 5})}));
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& x) { return F::adaptive_max_pool1d(x[0], 4); }, {distinct_leaf({2, 9})}));
+}
+TEST(PoolGradcheck, MaxUnpool2dAndLPPool2d) {
+  const auto [pooled, indices] =
+      F::max_pool2d_with_indices(Variable(randn({1, 2, 5, 6})), MaxPool2dOptions(2));
+  const auto unpool = [idx = indices](const variable_list& x) {
+    return F::max_unpool2d(x[0], idx, F::MaxUnpool2dFuncOptions(2).output_size({5, 6}));
+  };
+  EXPECT_TRUE(gradcheck(unpool, {distinct_leaf({1, 2, 2, 3})}));
+  EXPECT_TRUE(gradgradcheck(unpool, {distinct_leaf({1, 2, 2, 3})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& x) {
+        return F::lp_pool2d(x[0], nn::LPPool2dOptions(3, 2).stride(1).ceil_mode(true));
+      },
+      {distinct_leaf({1, 2, 4, 5})}));
+}
 
 TEST(MaxPool, ReturnsIndicesWhenAskedEvenWithoutGrad) {
   const Variable x(randn({1, 2, 4, 4}), true);
@@ -333,6 +406,75 @@ TEST(PoolErrors, IntegerInputAndZeroDivisor) {
                    "\"max_pool2d\" not implemented for 'Long'");
   EXPECT_THROW_MSG(F::avg_pool2d(Variable(randn({1, 1, 2, 2})), AvgPool2dOptions(2).divisor_override(0)),
                    "divisor must be not zero");
+}
+
+TEST(AdaptivePoolErrors, OutputSizeArityAndSign) {
+  const Variable x(randn({1, 1, 4, 4}));
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(x, {2, 2, 2}), "adaptive_avg_pool2d: output_size must be 2");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool3d(Variable(randn({1, 1, 4, 4, 4})), {2, 2}),
+                   "adaptive_avg_pool3d: output_size must be 3");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool1d(Variable(randn({1, 1, 4})), {2, 2}),
+                   "adaptive_avg_pool1d() argument 'output_size' should contain one int (got 2)");
+  EXPECT_THROW_MSG(F::adaptive_max_pool2d(x, {2, 2, 2}),
+                   "adaptive_max_pool2d(): internal error: output_size.size() must be 2");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(x, -1),
+                   "adaptive_avg_pool2d: elements of output_size must be greater than or equal to "
+                   "0 but received {-1, -1}");
+}
+
+TEST(AdaptivePoolErrors, InputRankAndEmptyDims) {
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(Variable(randn({4, 4})), 2),
+                   "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [4, 4]");
+  EXPECT_THROW_MSG(F::adaptive_max_pool2d(Variable(randn({4, 4})), 2),
+                   "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [4, 4]");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool3d(Variable(randn({1, 4, 4})), 2),
+                   "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got [1, 4, 4]");
+  EXPECT_THROW_MSG(F::adaptive_max_pool1d(Variable(randn({4})), 2),
+                   "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 "
+                   "'self' (while checking arguments for adaptive_max_pool1d)");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(Variable(randn({1, 1, 0, 4})), 2),
+                   "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                   "dimensions, but input has sizes [1, 1, 0, 4] with dimension 2 being empty");
+  EXPECT_THROW_MSG(F::adaptive_max_pool2d(Variable(randn({1, 0, 4, 4})), 2),
+                   "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                   "dimensions, but input has sizes [1, 0, 4, 4] with dimension 1 being empty");
+}
+
+TEST(AdaptivePool, EmptyChannelsAndZeroOutputSizeGiveEmptyOutputs) {
+  EXPECT_EQ(F::adaptive_avg_pool2d(Variable(randn({1, 0, 4, 4})), 2).sizes(),
+            IntArrayRef({1, 0, 2, 2}));
+  EXPECT_EQ(F::adaptive_max_pool2d(Variable(randn({1, 1, 4, 4})), 0).sizes(),
+            IntArrayRef({1, 1, 0, 0}));
+}
+
+TEST(MaxUnpool2dErrors, IndicesAndOutputSize) {
+  const auto [pooled, indices] =
+      F::max_pool2d_with_indices(Variable(randn({1, 1, 4, 4})), MaxPool2dOptions(2));
+  const F::MaxUnpool2dFuncOptions options(2);
+  EXPECT_THROW_MSG(F::max_unpool2d(pooled, indices + 100, options),
+                   "Found an invalid max index: 1");
+  EXPECT_THROW_MSG(F::max_unpool2d(pooled, indices.slice(2, 0, 1), options),
+                   "Expected shape of indices to be same as that of the input tensor ([1, 1, 2, 2]) "
+                   "but got indices tensor with shape: [1, 1, 1, 2]");
+  EXPECT_THROW_MSG(F::max_unpool2d(pooled, indices.to(kInt32), options),
+                   "elements in indices should be type int64 but got: Int");
+  EXPECT_THROW_MSG(F::max_unpool2d(Variable(randn({2, 2})), indices, options),
+                   "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with 2 "
+                   "dimensions.");
+  EXPECT_THROW_MSG(F::max_unpool2d(pooled, indices, F::MaxUnpool2dFuncOptions(2).output_size({7, 7})),
+                   "invalid output_size \"(7, 7)\" (dim 0 must be between 2 and 6)");
+  EXPECT_THROW_MSG(F::max_unpool2d(pooled, indices, F::MaxUnpool2dFuncOptions(2).output_size({1, 4, 4})),
+                   "output_size should be a sequence containing 2 or 4 elements, but it has a "
+                   "length of '3'");
+}
+
+TEST(MaxUnpool2dErrors, InvalidIndexMessageNamesTheOutputPlane) {
+  const Variable x(randn({1, 1, 2, 2}));
+  const Tensor indices = full({1, 1, 2, 2}, int64_t{16});
+  EXPECT_THROW_MSG(F::max_unpool2d(x, indices, F::MaxUnpool2dFuncOptions(2)),
+                   "Found an invalid max index: 16 (output volumes are of size 4x4");
+  EXPECT_THROW_MSG(F::max_unpool2d(x, full({1, 1, 2, 2}, int64_t{-1}), F::MaxUnpool2dFuncOptions(2)),
+                   "Found an invalid max index: -1 (output volumes are of size 4x4");
 }
 
 }  // namespace

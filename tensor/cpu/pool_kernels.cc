@@ -188,6 +188,81 @@ T* data(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
+// Note [Adaptive windows]
+// Output element i of a dim of size out pools input elements
+// [floor(i * in / out), ceil((i + 1) * in / out)), PyTorch's start_index and
+// end_index: windows cover the input and overlap by at most one element.
+Span adaptive_span(const PoolWindow& w, int d, int64_t o) {
+  return {(o * w.in[d]) / w.out[d], ((o + 1) * w.in[d] + w.out[d] - 1) / w.out[d]};
+}
+
+// Calls fn(output offset, d span, h span, w span) for each output element.
+template <typename F>
+void for_each_adaptive_window(const PoolWindow& w, const F& fn) {
+  int64_t o = 0;
+  for (int64_t od = 0; od < w.out[0]; ++od) {
+    const Span sd = adaptive_span(w, 0, od);
+    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+      const Span sh = adaptive_span(w, 1, oh);
+      for (int64_t ow = 0; ow < w.out[2]; ++ow, ++o) fn(o, sd, sh, adaptive_span(w, 2, ow));
+    }
+  }
+}
+
+template <typename T>
+void adaptive_avg_plane(const T* in, T* out, const PoolWindow& w) {
+  const int64_t in_h = w.in[1], in_w = w.in[2];
+  for_each_adaptive_window(w, [&](int64_t o, Span sd, Span sh, Span sw) {
+    T sum = 0;
+    for (int64_t d = sd.begin; d < sd.end; ++d) {
+      for (int64_t h = sh.begin; h < sh.end; ++h) {
+        const T* row = in + (d * in_h + h) * in_w;
+        for (int64_t x = sw.begin; x < sw.end; ++x) sum += row[x];
+      }
+    }
+    const int64_t count = (sd.end - sd.begin) * (sh.end - sh.begin) * (sw.end - sw.begin);
+    out[o] = sum / static_cast<T>(count);
+  });
+}
+
+template <typename T>
+void adaptive_avg_backward_plane(T* grad_in, const T* grad_out, const PoolWindow& w) {
+  const int64_t in_h = w.in[1], in_w = w.in[2];
+  std::fill(grad_in, grad_in + w.in_plane(), T(0));
+  for_each_adaptive_window(w, [&](int64_t o, Span sd, Span sh, Span sw) {
+    const int64_t count = (sd.end - sd.begin) * (sh.end - sh.begin) * (sw.end - sw.begin);
+    const T g = grad_out[o] / static_cast<T>(count);
+    for (int64_t d = sd.begin; d < sd.end; ++d) {
+      for (int64_t h = sh.begin; h < sh.end; ++h) {
+        T* row = grad_in + (d * in_h + h) * in_w;
+        for (int64_t x = sw.begin; x < sw.end; ++x) row[x] += g;
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_max_plane(const T* in, T* out, int64_t* indices, const PoolWindow& w) {
+  const int64_t in_h = w.in[1], in_w = w.in[2];
+  for_each_adaptive_window(w, [&](int64_t o, Span sd, Span sh, Span sw) {
+    T max = -std::numeric_limits<T>::infinity();
+    int64_t max_index = (sd.begin * in_h + sh.begin) * in_w + sw.begin;
+    for (int64_t d = sd.begin; d < sd.end; ++d) {
+      for (int64_t h = sh.begin; h < sh.end; ++h) {
+        for (int64_t x = sw.begin; x < sw.end; ++x) {
+          const int64_t index = (d * in_h + h) * in_w + x;
+          if (replaces(in[index], max)) {
+            max = in[index];
+            max_index = index;
+          }
+        }
+      }
+    }
+    out[o] = max;
+    if (indices != nullptr) indices[o] = max_index;
+  });
+}
+
 }  // namespace
 
 void max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
@@ -255,6 +330,67 @@ void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const P
                               divisor);
     });
   });
+}
+
+void adaptive_avg_pool(const Tensor& out, const Tensor& input, const PoolWindow& window) {
+  dispatch_floating(input.dtype(), "adaptive_avg_pool", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data<const T>(input);
+    T* o = data<T>(out);
+    for_each_plane(window, [&](int64_t p) {
+      adaptive_avg_plane(in + p * window.in_plane(), o + p * window.out_plane(), window);
+    });
+  });
+}
+
+void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const PoolWindow& window) {
+  dispatch_floating(grad_out.dtype(), "adaptive_avg_pool_backward", [&](auto tag) {
+    using T = decltype(tag);
+    T* gi = data<T>(grad_input);
+    const T* go = data<const T>(grad_out);
+    for_each_plane(window, [&](int64_t p) {
+      adaptive_avg_backward_plane(gi + p * window.in_plane(), go + p * window.out_plane(), window);
+    });
+  });
+}
+
+void adaptive_max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+                       const PoolWindow& window) {
+  dispatch_floating(input.dtype(), "adaptive_max_pool", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data<const T>(input);
+    T* o = data<T>(out);
+    int64_t* idx = indices.defined() ? data<int64_t>(indices) : nullptr;
+    const int64_t in_plane = window.in_plane(), out_plane = window.out_plane();
+    for_each_plane(window, [&](int64_t p) {
+      adaptive_max_plane(in + p * in_plane, o + p * out_plane, idx ? idx + p * out_plane : nullptr,
+                         window);
+    });
+  });
+}
+
+bool max_unpool(const Tensor& out, const Tensor& input, const Tensor& indices,
+                const PoolWindow& window, int64_t* bad_index) {
+  const int64_t* idx = data<const int64_t>(indices);
+  const int64_t in_plane = window.in_plane(), out_plane = window.out_plane();
+  for (int64_t i = 0; i < window.planes * in_plane; ++i) {
+    if (idx[i] < 0 || idx[i] >= out_plane) {
+      *bad_index = idx[i];
+      return false;
+    }
+  }
+  dispatch_floating(input.dtype(), "max_unpool2d", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data<const T>(input);
+    T* o = data<T>(out);
+    for_each_plane(window, [&](int64_t p) {
+      T* dst = o + p * out_plane;
+      std::fill(dst, dst + out_plane, T(0));
+      for (int64_t i = 0; i < in_plane; ++i) dst[idx[p * in_plane + i]] = in[p * in_plane + i];
+    });
+  });
+  return true;
 }
 
 }  // namespace torchlet::cpu

@@ -46,4 +46,20 @@ void avg_pool(const Tensor& out, const Tensor& input, const PoolWindow& window,
 void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolWindow& window,
                        AvgDivisor divisor);
 
+/// Adaptive pooling over window's in and out sizes (kernel, stride, pad and
+/// dilation unused): out = each window's mean.
+void adaptive_avg_pool(const Tensor& out, const Tensor& input, const PoolWindow& window);
+/// grad_input (zeroed here) = the transpose of adaptive_avg_pool.
+void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const PoolWindow& window);
+/// out = each adaptive window's maximum; indices (or undefined) its position.
+void adaptive_max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+                       const PoolWindow& window);
+
+/// out (zeroed here) [planes, out_plane]: out[p][indices[p][i]] = input[p][i]
+/// for input [planes, in_plane]. Returns false, with the first index outside
+/// [0, out_plane) in *bad_index, if there is one (nothing is written then).
+bool max_unpool(const Tensor& out, const Tensor& input, const Tensor& indices,
+                const PoolWindow& window, int64_t* bad_index);
+
 }  // namespace torchlet::cpu

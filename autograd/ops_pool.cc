@@ -136,6 +136,48 @@ variable_list max_unpool2d_backward_formula(FunctionNode& n, const variable_list
               .view(input_shape)};
 }
 
+// Resampling nodes keep shapes [input shape, output size], numbers = the
+// scales and ints [mode, align_corners].
+void save_resample(FunctionNode& n, IntArrayRef input_shape, IntArrayRef output_size,
+                   absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
+  n.shapes = {SizeVec(input_shape.begin(), input_shape.end()),
+              SizeVec(output_size.begin(), output_size.end())};
+  n.numbers.assign(scales.begin(), scales.end());
+  n.ints = {static_cast<int64_t>(mode), align_corners};
+}
+
+Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
+                              IntArrayRef output_size, absl::Span<const double> scales,
+                              ResampleMode mode, bool align_corners);
+
+variable_list resample_backward_formula(FunctionNode& n, const variable_list& grads) {
+  return {resample_backward_op(grads[0], n.shapes[0], n.shapes[1], n.numbers,
+                               static_cast<ResampleMode>(n.ints[0]), n.ints[1] != 0)};
+}
+
+variable_list resample_double_backward_formula(FunctionNode& n, const variable_list& grads) {
+  return {resample(grads[0], n.shapes[1], n.numbers, static_cast<ResampleMode>(n.ints[0]),
+                   n.ints[1] != 0)};
+}
+
+Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
+                              IntArrayRef output_size, absl::Span<const double> scales,
+                              ResampleMode mode, bool align_corners) {
+  Tensor out = resample_backward(grad.data(), input_shape, scales, mode, align_corners);
+  return autograd::record("UpsampleBackwardBackward0", resample_double_backward_formula, {&grad},
+                          std::move(out), [&](FunctionNode& n) {
+                            save_resample(n, input_shape, output_size, scales, mode,
+                                          align_corners);
+                          });
+}
+
+const char* resample_name(ResampleMode mode, size_t dims) {
+  if (mode == ResampleMode::kBilinear) return "UpsampleBilinear2DBackward0";
+  static const char* const kNearest[] = {"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0",
+                                         "UpsampleNearest3DBackward0"};
+  return kNearest[dims - 1];
+}
+
 }  // namespace
 
 std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
@@ -197,6 +239,16 @@ Variable max_unpool2d(const Variable& input, const Tensor& indices, IntArrayRef 
                           std::move(out), [&](FunctionNode& n) {
                             n.tensors = {indices};
                             n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end())};
+                          });
+}
+
+Variable resample(const Variable& input, IntArrayRef output_size, absl::Span<const double> scales,
+                  ResampleMode mode, bool align_corners) {
+  Tensor out = resample_forward(input.data(), output_size, scales, mode, align_corners);
+  return autograd::record(resample_name(mode, output_size.size()), resample_backward_formula,
+                          {&input}, std::move(out), [&](FunctionNode& n) {
+                            save_resample(n, input.sizes(), output_size, scales, mode,
+                                          align_corners);
                           });
 }
 

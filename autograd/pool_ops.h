@@ -43,4 +43,10 @@ std::tuple<Variable, Tensor> adaptive_max_pool(const char* op, const Variable& i
 /// indices.
 Variable max_unpool2d(const Variable& input, const Tensor& indices, IntArrayRef output_size);
 
+/// Resampling of input [N, C, *spatial] to output_size (tensor/pool.h's
+/// resample_forward), differentiable to any order: its backward is linear
+/// in the gradient, and the backward's own gradient is the resampling.
+Variable resample(const Variable& input, IntArrayRef output_size, absl::Span<const double> scales,
+                  ResampleMode mode, bool align_corners);
+
 }  // namespace torchlet

@@ -18,4 +18,4 @@
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
-#include "nn/upsampling.h"          // IWYU pragma: export  PixelShuffle, PixelUnshuffle
+#include "nn/upsampling.h"          // IWYU pragma: export  Upsample, PixelShuffle, PixelUnshuffle

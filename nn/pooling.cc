@@ -1,8 +1,5 @@
 #include "nn/pooling.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace torchlet::nn {
 namespace {
 
@@ -12,19 +9,10 @@ const char* py_bool(bool value) { return value ? "True" : "False"; }
 // them so.
 IntOrTuple as_tuple(const IntOrTuple& value) { return std::vector<int64_t>(value.values()); }
 
-// A number as Python prints it: an int as is, a float in its shortest
-// round-trip form with a ".0" when integral (2.0, 2.5, 1e-05).
+// A number as Python prints it: an int as is, a float by python_float.
 std::string python_number(Scalar value) {
   if (!value.is_floating_point()) return std::to_string(value.to<int64_t>());
-  const double v = value.to_double();
-  char buffer[32];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v);
-    if (std::strtod(buffer, nullptr) == v) break;
-  }
-  std::string text = buffer;
-  if (text.find_first_of(".eni") == std::string::npos) text += ".0";
-  return text;
+  return python_float(value.to_double());
 }
 
 }  // namespace

@@ -63,6 +63,33 @@ TEST(PoolingModules, AdaptiveUnpoolAndLPPoolReprsMatchPyTorch) {
             "LPPool2d(norm_type=2.0, kernel_size=3, stride=None, ceil_mode=False)");
 }
 
+TEST(PoolingModules, UpsampleReprsMatchPyTorch) {
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().scale_factor(2))),
+            "Upsample(scale_factor=2.0, mode=nearest)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().scale_factor({2, 3}))),
+            "Upsample(scale_factor=(2.0, 3.0), mode=nearest)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions()
+                                  .size({3, 4})
+                                  .mode(nn::functional::InterpolateMode::kBilinear)
+                                  .align_corners(true))),
+            "Upsample(size=(3, 4), mode=bilinear)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().size(4))), "Upsample(size=4, mode=nearest)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().scale_factor(1.5))),
+            "Upsample(scale_factor=1.5, mode=nearest)");
+}
+
+TEST(PoolingModules, UpsampleForwardIsInterpolate) {
+  const Variable x(randn({1, 2, 3, 4}));
+  nn::Upsample up(nn::UpsampleOptions().scale_factor(2).mode(nn::functional::InterpolateMode::kBilinear));
+  EXPECT_TRUE(testing::all_close(
+      up(x).data(),
+      nn::functional::interpolate(x, nn::functional::InterpolateFuncOptions()
+                                         .scale_factor({2})
+                                         .mode(nn::functional::InterpolateMode::kBilinear))
+          .data(),
+      0, 0));
+}
+
 TEST(PoolingModules, PixelShuffleReprsMatchPyTorch) {
   EXPECT_EQ(repr(nn::PixelShuffle(2)), "PixelShuffle(upscale_factor=2)");
   EXPECT_EQ(repr(nn::PixelUnshuffle(2)), "PixelUnshuffle(downscale_factor=2)");

@@ -283,6 +283,34 @@ SizeVec adaptive_output_shape(const Tensor& input, IntArrayRef output_size) {
   return shape;
 }
 
+// "D: 2, H: 4, W: 4" for the last sizes.size() of D, H, W.
+std::string dhw(IntArrayRef sizes) {
+  static const char* const kNames[] = {"D", "H", "W"};
+  const size_t skip = 3 - sizes.size();
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    text += (i ? ", " : "") + std::string(kNames[skip + i]) + ": " + std::to_string(sizes[i]);
+  }
+  return text;
+}
+
+cpu::Resample resample_geometry(IntArrayRef input_shape, IntArrayRef output_size,
+                                absl::Span<const double> scales, bool align_corners) {
+  const size_t spatial = output_size.size();
+  TORCHLET_INTERNAL_ASSERT(spatial >= 1 && spatial <= 3 && scales.size() == spatial &&
+                               input_shape.size() == spatial + 2,
+                           "resample: sizes of the wrong rank");
+  cpu::Resample r;
+  r.planes = input_shape[0] * input_shape[1];
+  for (size_t d = 0; d < spatial; ++d) {
+    r.in[3 - spatial + d] = input_shape[2 + d];
+    r.out[3 - spatial + d] = output_size[d];
+    r.scales[3 - spatial + d] = scales[d];
+  }
+  r.align_corners = align_corners;
+  return r;
+}
+
 }  // namespace
 
 int64_t pooling_output_size(int64_t input_size, int64_t kernel, int64_t stride, int64_t padding,
@@ -422,6 +450,49 @@ Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArray
   TORCHLET_CHECK(valid, "Found an invalid max index: ", bad, " (output volumes are of size ",
                  output_size[0], "x", output_size[1]);
   return out;
+}
+
+Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
+                        absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
+  const char* op = mode == ResampleMode::kNearest ? "upsample_nearest" : "upsample_bilinear2d";
+  check_defined(op, input);
+  check_cpu_kernel(op, input);
+  TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
+                 scalar_type_name(input.dtype()), "'");
+  TORCHLET_CHECK(input.dim() == static_cast<int64_t>(output_size.size()) + 2, op,
+                 ": expected input of ", output_size.size() + 2, " dims, got ",
+                 shape_str(input.sizes()));
+  const IntArrayRef spatial = input.sizes().subspan(2);
+  bool positive = true;
+  for (size_t d = 0; d < spatial.size(); ++d) {
+    positive = positive && spatial[d] > 0 && output_size[d] > 0;
+  }
+  TORCHLET_CHECK(positive, "Input and output sizes should be greater than 0, but got input (",
+                 dhw(spatial), ") output (", dhw(output_size), ")");
+  const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
+  SizeVec shape{input.size(0), input.size(1)};
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  Tensor out = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  if (mode == ResampleMode::kNearest) {
+    cpu::upsample_nearest(out, input.contiguous(), r);
+  } else {
+    cpu::upsample_bilinear(out, input.contiguous(), r);
+  }
+  return out;
+}
+
+Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
+                         absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
+  const cpu::Resample r =
+      resample_geometry(input_shape, grad_output.sizes().subspan(2), scales, align_corners);
+  Tensor grad_input =
+      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  if (mode == ResampleMode::kNearest) {
+    cpu::upsample_nearest_backward(grad_input, grad_output.contiguous(), r);
+  } else {
+    cpu::upsample_bilinear_backward(grad_input, grad_output.contiguous(), r);
+  }
+  return grad_input;
 }
 
 }  // namespace torchlet

@@ -123,4 +123,23 @@ record("lp1_5", lambda x: F.lp_pool2d(x, 1.5, (2, 3), stride=(1, 2), ceil_mode=T
 record("shuffle", lambda x: F.pixel_shuffle(x, 2), torch.randn(2, 3, 8, 2, 3))
 record("unshuffle", lambda x: F.pixel_unshuffle(x, 3), torch.randn(2, 2, 6, 3))
 
+# interpolate: nearest in 1-D, 2-D and 3-D by size and by scale factor
+# (integer, fractional, shrinking); bilinear with and without align_corners.
+record("near1d_size", lambda x: F.interpolate(x, size=7), torch.randn(2, 2, 3))
+record("near1d_scale", lambda x: F.interpolate(x, scale_factor=2), torch.randn(1, 2, 4))
+record("near2d_scale", lambda x: F.interpolate(x, scale_factor=(2, 3)), torch.randn(1, 2, 3, 4))
+record("near2d_frac", lambda x: F.interpolate(x, scale_factor=1.5), torch.randn(1, 2, 3, 5))
+record("near2d_size", lambda x: F.interpolate(x, size=(5, 7)), torch.randn(2, 1, 3, 4))
+record("near2d_down", lambda x: F.interpolate(x, size=(2, 3)), torch.randn(1, 2, 5, 7))
+record("near3d_size", lambda x: F.interpolate(x, size=(3, 5, 4)), torch.randn(1, 2, 2, 3, 2))
+record("bilinear_scale", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+       torch.randn(1, 2, 3, 4))
+record("bilinear_corners",
+       lambda x: F.interpolate(x, size=(5, 7), mode="bilinear", align_corners=True),
+       torch.randn(2, 1, 3, 4))
+record("bilinear_down", lambda x: F.interpolate(x, size=(2, 3), mode="bilinear"),
+       torch.randn(1, 2, 5, 7))
+record("bilinear_frac", lambda x: F.interpolate(x, scale_factor=1.7, mode="bilinear"),
+       torch.randn(1, 1, 4, 3))
+
 write_golden("pool_golden.txt", cases, directory="nn/functional/testdata", digits=17)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/parallel.h"
@@ -263,6 +264,127 @@ void adaptive_max_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
   });
 }
 
+// Note [Resampling indices]
+// As PyTorch 1.13's CPU kernels: nearest maps output index o to
+// min(floor(o * scale), in - 1) in float arithmetic, the scale being
+// 1 / scale_factor when one was given, else in / out (the same size and
+// doubling are exact shortcuts). Bilinear maps o to the source coordinate
+// scale * (o + 0.5) - 0.5 clamped at 0 (scale * o with align_corners,
+// whose scale is (in - 1) / (out - 1)), computed in the element type.
+int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  const float s = scale > 0 ? static_cast<float>(1.0 / scale)
+                            : static_cast<float>(in) / static_cast<float>(out);
+  return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+}
+
+// Input offsets (in elements of its dim) for each output index of dim d.
+std::vector<int64_t> nearest_table(const Resample& r, int d) {
+  std::vector<int64_t> table(static_cast<size_t>(r.out[d]));
+  for (int64_t o = 0; o < r.out[d]; ++o) {
+    table[static_cast<size_t>(o)] = nearest_index(o, r.in[d], r.out[d], r.scales[d]);
+  }
+  return table;
+}
+
+template <typename T, bool kBackward>
+void nearest_plane(T* out, T* in, const Resample& r, const std::vector<int64_t> (&table)[3]) {
+  const int64_t in_h = r.in[1], in_w = r.in[2], out_h = r.out[1], out_w = r.out[2];
+  for (int64_t od = 0; od < r.out[0]; ++od) {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      T* row = in + (table[0][od] * in_h + table[1][oh]) * in_w;
+      T* dst = out + (od * out_h + oh) * out_w;
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        if constexpr (kBackward) {
+          row[table[2][ow]] += dst[ow];
+        } else {
+          dst[ow] = row[table[2][ow]];
+        }
+      }
+    }
+  }
+}
+
+// One dim's bilinear taps: output o reads i0 and i0 + step with weights
+// w0 and w1.
+template <typename T>
+struct Taps {
+  int64_t i0;
+  int64_t step;
+  T w0;
+  T w1;
+};
+
+template <typename T>
+std::vector<Taps<T>> linear_table(const Resample& r, int d) {
+  const int64_t in = r.in[d], out = r.out[d];
+  T scale;
+  if (r.align_corners) {
+    scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  } else {
+    scale = r.scales[d] > 0 ? static_cast<T>(1.0 / r.scales[d])
+                            : static_cast<T>(in) / static_cast<T>(out);
+  }
+  std::vector<Taps<T>> table(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    T src = r.align_corners ? scale * static_cast<T>(o)
+                            : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+    if (!r.align_corners && src < 0) src = 0;
+    const int64_t i0 = static_cast<int64_t>(src);
+    const T w1 = src - static_cast<T>(i0);
+    table[static_cast<size_t>(o)] = {i0, i0 < in - 1 ? 1 : 0, T(1) - w1, w1};
+  }
+  return table;
+}
+
+template <typename T>
+void bilinear_plane(T* out, const T* in, const Resample& r, const std::vector<Taps<T>>& th,
+                    const std::vector<Taps<T>>& tw) {
+  const int64_t in_w = r.in[2], out_w = r.out[2];
+  for (int64_t oh = 0; oh < r.out[1]; ++oh) {
+    const Taps<T>& h = th[static_cast<size_t>(oh)];
+    const T* row0 = in + h.i0 * in_w;
+    const T* row1 = row0 + h.step * in_w;
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      const Taps<T>& w = tw[static_cast<size_t>(ow)];
+      const T top = row0[w.i0] * w.w0 + row0[w.i0 + w.step] * w.w1;
+      const T bottom = row1[w.i0] * w.w0 + row1[w.i0 + w.step] * w.w1;
+      out[oh * out_w + ow] = top * h.w0 + bottom * h.w1;
+    }
+  }
+}
+
+template <typename T>
+void bilinear_backward_plane(T* grad_in, const T* grad_out, const Resample& r,
+                             const std::vector<Taps<T>>& th, const std::vector<Taps<T>>& tw) {
+  const int64_t in_w = r.in[2], out_w = r.out[2];
+  std::fill(grad_in, grad_in + r.in[1] * in_w, T(0));
+  for (int64_t oh = 0; oh < r.out[1]; ++oh) {
+    const Taps<T>& h = th[static_cast<size_t>(oh)];
+    T* row0 = grad_in + h.i0 * in_w;
+    T* row1 = row0 + h.step * in_w;
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      const Taps<T>& w = tw[static_cast<size_t>(ow)];
+      const T g = grad_out[oh * out_w + ow];
+      row0[w.i0] += h.w0 * w.w0 * g;
+      row0[w.i0 + w.step] += h.w0 * w.w1 * g;
+      row1[w.i0] += h.w1 * w.w0 * g;
+      row1[w.i0 + w.step] += h.w1 * w.w1 * g;
+    }
+  }
+}
+
+// Runs fn(plane) over the planes of a resampling, in parallel.
+template <typename F>
+void for_each_resample_plane(const Resample& r, const F& fn) {
+  const int64_t plane = std::max<int64_t>(r.out[0] * r.out[1] * r.out[2], 1);
+  parallel_for(0, r.planes, std::max<int64_t>(1, kParallelGrain / plane),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t p = begin; p < end; ++p) fn(p);
+               });
+}
+
 }  // namespace
 
 void max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
@@ -391,6 +513,63 @@ bool max_unpool(const Tensor& out, const Tensor& input, const Tensor& indices,
     });
   });
   return true;
+}
+
+void upsample_nearest(const Tensor& out, const Tensor& input, const Resample& r) {
+  const std::vector<int64_t> tables[3] = {nearest_table(r, 0), nearest_table(r, 1),
+                                          nearest_table(r, 2)};
+  const int64_t in_plane = r.in[0] * r.in[1] * r.in[2], out_plane = r.out[0] * r.out[1] * r.out[2];
+  dispatch_floating(input.dtype(), "upsample_nearest", [&](auto tag) {
+    using T = decltype(tag);
+    T* in = data<T>(input);
+    T* o = data<T>(out);
+    for_each_resample_plane(r, [&](int64_t p) {
+      nearest_plane<T, false>(o + p * out_plane, in + p * in_plane, r, tables);
+    });
+  });
+}
+
+void upsample_nearest_backward(const Tensor& grad_input, const Tensor& grad_out,
+                               const Resample& r) {
+  const std::vector<int64_t> tables[3] = {nearest_table(r, 0), nearest_table(r, 1),
+                                          nearest_table(r, 2)};
+  const int64_t in_plane = r.in[0] * r.in[1] * r.in[2], out_plane = r.out[0] * r.out[1] * r.out[2];
+  dispatch_floating(grad_out.dtype(), "upsample_nearest_backward", [&](auto tag) {
+    using T = decltype(tag);
+    T* gi = data<T>(grad_input);
+    T* go = data<T>(grad_out);
+    for_each_resample_plane(r, [&](int64_t p) {
+      std::fill(gi + p * in_plane, gi + (p + 1) * in_plane, T(0));
+      nearest_plane<T, true>(go + p * out_plane, gi + p * in_plane, r, tables);
+    });
+  });
+}
+
+void upsample_bilinear(const Tensor& out, const Tensor& input, const Resample& r) {
+  dispatch_floating(input.dtype(), "upsample_bilinear2d", [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<Taps<T>> th = linear_table<T>(r, 1), tw = linear_table<T>(r, 2);
+    const T* in = data<const T>(input);
+    T* o = data<T>(out);
+    const int64_t in_plane = r.in[1] * r.in[2], out_plane = r.out[1] * r.out[2];
+    for_each_resample_plane(r, [&](int64_t p) {
+      bilinear_plane(o + p * out_plane, in + p * in_plane, r, th, tw);
+    });
+  });
+}
+
+void upsample_bilinear_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const Resample& r) {
+  dispatch_floating(grad_out.dtype(), "upsample_bilinear2d_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<Taps<T>> th = linear_table<T>(r, 1), tw = linear_table<T>(r, 2);
+    T* gi = data<T>(grad_input);
+    const T* go = data<const T>(grad_out);
+    const int64_t in_plane = r.in[1] * r.in[2], out_plane = r.out[1] * r.out[2];
+    for_each_resample_plane(r, [&](int64_t p) {
+      bilinear_backward_plane(gi + p * in_plane, go + p * out_plane, r, th, tw);
+    });
+  });
 }
 
 }  // namespace torchlet::cpu

@@ -62,4 +62,25 @@ void adaptive_max_pool(const Tensor& out, const Tensor& indices, const Tensor& i
 bool max_unpool(const Tensor& out, const Tensor& input, const Tensor& indices,
                 const PoolWindow& window, int64_t* bad_index);
 
+/// A resampling of planes [planes, in] to [planes, out] (3-D sizes, leading
+/// ones for 1-D and 2-D); scales[d] <= 0 where no scale factor was given.
+struct Resample {
+  int64_t planes = 0;
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  double scales[3] = {0, 0, 0};
+  bool align_corners = false;
+};
+
+/// out = input resampled by nearest neighbour (PyTorch 1.13's "nearest").
+void upsample_nearest(const Tensor& out, const Tensor& input, const Resample& r);
+/// grad_input (zeroed here) = the transpose of upsample_nearest.
+void upsample_nearest_backward(const Tensor& grad_input, const Tensor& grad_out,
+                               const Resample& r);
+/// out = input resampled bilinearly over its last two dims.
+void upsample_bilinear(const Tensor& out, const Tensor& input, const Resample& r);
+/// grad_input (zeroed here) = the transpose of upsample_bilinear.
+void upsample_bilinear_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const Resample& r);
+
 }  // namespace torchlet::cpu

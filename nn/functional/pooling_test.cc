@@ -304,6 +304,18 @@ TEST(MaxPool, TrainingKeepsIndicesForBackwardButReturnsNone) {
   EXPECT_DOUBLE_EQ(x.grad().data().sum().item<double>(), 8.0);
 }
 
+TEST(MaxPool, WindowOfOnlyPaddingGivesMinusInfinityAndNoGradient) {
+  // 1x1 input, kernel 2, dilation 2, padding 1: the window's taps are -1
+  // and 1, both outside the input. PyTorch returns -inf with index 2.
+  const Variable x(ones({1, 1, 1, 1}), true);
+  const auto [out, indices] = F::max_pool2d_with_indices(
+      x, MaxPool2dOptions(2).stride(1).padding(1).dilation(2));
+  EXPECT_EQ(out.data().item<float>(), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(indices.item<int64_t>(), 2);
+  out.backward(Variable(ones({1, 1, 1, 1})));
+  EXPECT_EQ(x.grad().data().item<float>(), 0.0f);
+}
+
 TEST(MaxPool, EmptyBatchGivesEmptyOutput) {
   const Variable out = F::max_pool2d(Variable(zeros({0, 2, 4, 4})), MaxPool2dOptions(2));
   EXPECT_EQ(out.sizes(), IntArrayRef({0, 2, 2, 2}));

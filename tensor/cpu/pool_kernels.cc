@@ -331,7 +331,8 @@ std::vector<Taps<T>> linear_table(const Resample& r, int d) {
     T src = r.align_corners ? scale * static_cast<T>(o)
                             : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
     if (!r.align_corners && src < 0) src = 0;
-    const int64_t i0 = static_cast<int64_t>(src);
+    // Clamped so scales inconsistent with the sizes still read in bounds.
+    const int64_t i0 = std::min<int64_t>(static_cast<int64_t>(src), in - 1);
     const T w1 = src - static_cast<T>(i0);
     table[static_cast<size_t>(o)] = {i0, i0 < in - 1 ? 1 : 0, T(1) - w1, w1};
   }
@@ -424,7 +425,11 @@ void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const T
       std::fill(dst, dst + in_plane, T(0));
       const T* src = go + p * out_plane;
       const int64_t* at = idx + p * out_plane;
-      for (int64_t o = 0; o < out_plane; ++o) dst[at[o]] += src[o];
+      // A window that covers only padding (possible with dilation) keeps
+      // PyTorch's out-of-plane index; it has no input to pass a gradient to.
+      for (int64_t o = 0; o < out_plane; ++o) {
+        if (at[o] >= 0 && at[o] < in_plane) dst[at[o]] += src[o];
+      }
     });
   });
 }

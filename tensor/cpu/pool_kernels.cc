@@ -91,26 +91,30 @@ bool is_plain_2x2(const PoolWindow& w) {
 // max_pool_plane for is_plain_2x2 windows: the four elements in the same
 // order (Note [Max pooling ties and NaN]; starting from the first element
 // is the same as starting from -inf).
+// One step of the running maximum (Note [Max pooling ties and NaN]) as
+// selects rather than branches.
+template <typename T>
+void take(T value, int64_t offset, T& max, int64_t& at) {
+  const bool replace = replaces(value, max);
+  max = replace ? value : max;
+  at = replace ? offset : at;
+}
+
 template <typename T, bool kIndices>
 void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow& w) {
   const int64_t in_w = w.in[2], out_h = w.out[1], out_w = w.out[2];
   for (int64_t oh = 0; oh < out_h; ++oh) {
-    const T* row = in + 2 * oh * in_w;
+    const T* top = in + 2 * oh * in_w;
+    const T* bottom = top + in_w;
     T* out_row = out + oh * out_w;
     for (int64_t ow = 0; ow < out_w; ++ow) {
-      const int64_t first = 2 * oh * in_w + 2 * ow;
-      const int64_t offsets[4] = {0, 1, in_w, in_w + 1};
-      T max = row[2 * ow];
+      T max = top[2 * ow];
       int64_t at = 0;
-      for (int k = 1; k < 4; ++k) {
-        const T value = row[2 * ow + offsets[k]];
-        if (replaces(value, max)) {
-          max = value;
-          at = k;
-        }
-      }
+      take(top[2 * ow + 1], 1, max, at);
+      take(bottom[2 * ow], in_w, max, at);
+      take(bottom[2 * ow + 1], in_w + 1, max, at);
       out_row[ow] = max;
-      if constexpr (kIndices) indices[oh * out_w + ow] = first + offsets[at];
+      if constexpr (kIndices) indices[oh * out_w + ow] = 2 * oh * in_w + 2 * ow + at;
     }
   }
 }

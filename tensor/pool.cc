@@ -28,7 +28,7 @@ const char* scalar_type_name(DType dtype) {
 // Note [1-D pools are 2-D pools]
 // PyTorch computes max_pool1d (with indices) and avg_pool1d as 2-D pools
 // over an input unsqueezed to height 1, and its messages show that 2-D
-// view. torchlet does the same: checks and messages see `checked_dims`
+// view. torchlet does the same: checks and messages see `Checked::dims`
 // spatial dims (2 for 1-D and 2-D pools), the 1-D geometry lifted with a
 // kernel, stride and dilation of 1 and no padding in the added dim.
 struct Checked {
@@ -40,7 +40,7 @@ struct Checked {
   SizeVec kernel, stride, padding, dilation;
 };
 
-// The geometry as `checked_dims` dims (Note [1-D pools are 2-D pools]).
+// The geometry as Checked::dims dims (Note [1-D pools are 2-D pools]).
 Checked lift(const PoolGeometry& g) {
   TORCHLET_INTERNAL_ASSERT(g.spatial_dims >= 1 && g.spatial_dims <= 3 &&
                                static_cast<int64_t>(g.kernel.size()) == g.spatial_dims &&

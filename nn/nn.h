@@ -18,7 +18,9 @@
 #include "nn/module_list.h"         // IWYU pragma: export  ModuleList, ModuleDict
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
+#include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
 #include "nn/utils/utils.h"            // IWYU pragma: export  nn::utils: clip_grad_norm_, …
+#include "nn/upsampling.h"          // IWYU pragma: export  Upsample, PixelShuffle, PixelUnshuffle

@@ -4,7 +4,9 @@
 
 #include "autograd/autograd.h"      // IWYU pragma: export  Variable and autograd
 #include "nn/activation.h"          // IWYU pragma: export  ReLU, Sigmoid, Tanh, Softmax, LogSoftmax
+#include "nn/batchnorm.h"           // IWYU pragma: export  BatchNorm1d, BatchNorm2d, BatchNorm3d
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
+#include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout2d/3d, AlphaDropout
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
 #include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses
 #include "nn/init.h"                // IWYU pragma: export  nn::init: parameter initialization
@@ -12,6 +14,7 @@
 #include "nn/module.h"              // IWYU pragma: export  Module: registration, state_dict, hooks
 #include "nn/module_holder.h"       // IWYU pragma: export  ModuleHolder, TORCHLET_MODULE, call
 #include "nn/module_list.h"         // IWYU pragma: export  ModuleList, ModuleDict
+#include "nn/normalization.h"       // IWYU pragma: export  InstanceNorm1d/2d/3d, GroupNorm, LocalResponseNorm
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential

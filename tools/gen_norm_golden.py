@@ -11,9 +11,9 @@ tools/safetensors_roundtrip.sh makes:
     c.out         the output, c.cot its gradient seed,
     c.grad.<x>    the gradient of every float input that requires grad,
     c.running_mean, c.running_var   the running statistics after the call.
-- nn/testdata/norm_modules_golden.txt, read by nn/batchnorm_test.cc: a
-  module's running statistics after several training steps (inputs
-  c.step<i>), and its eval output on c.eval_in.
+- nn/testdata/norm_modules_golden.txt, read by nn/batchnorm_test.cc and
+  nn/normalization_test.cc: a module's buffers after several training steps
+  (inputs c.step<i>), and its eval output on c.eval_in.
 - nn/testdata/batchnorm2d_state.safetensors: a trained BatchNorm2d(3)'s
   state_dict (saved with safetensors), and in norm_modules_golden.txt the
   eval output it gives (loaded_bn2d.in, loaded_bn2d.out).
@@ -73,6 +73,41 @@ record_batch_norm("bn_train_no_stats", randn(2, 3, 3, 3), randn(3), randn(3), No
 record_batch_norm("bn_eval_1d", randn(4, 3), randn(3), randn(3), stats(3), False)
 record_batch_norm("bn_eval_2d", randn(2, 3, 4, 5), randn(3), randn(3), stats(3), False)
 record_batch_norm("bn_eval_3d_no_affine", randn(2, 2, 3, 2, 3), None, None, stats(2), False)
+
+
+def record(case, fn, leaves, consts=None):
+    """fn(**leaves, **consts) on float32 leaves; the constants are stored too
+    (running statistics before the call) and read back after it."""
+    consts = consts or {}
+    xs = {k: v.clone().requires_grad_(True) for k, v in leaves.items()}
+    cs = {k: v.clone() for k, v in consts.items()}
+    for k, v in list(leaves.items()) + list(consts.items()):
+        cases["%s.in.%s" % (case, k)] = v
+    out = fn(**xs, **cs)
+    cot = randn(*out.shape)
+    cases[case + ".out"] = out.detach()
+    cases[case + ".cot"] = cot
+    for k, g in zip(xs, torch.autograd.grad(out, list(xs.values()), cot)):
+        cases["%s.grad.%s" % (case, k)] = g
+    for k, v in cs.items():
+        cases["%s.%s" % (case, k)] = v
+
+
+record("in_train", lambda x, w, b, running_mean, running_var:
+       F.instance_norm(x, running_mean, running_var, w, b, True, 0.2, 1e-5),
+       dict(x=randn(2, 3, 5) * 2 + 1, w=randn(3), b=randn(3)),
+       dict(running_mean=stats(3)[0], running_var=stats(3)[1]))
+record("in_plain_2d", lambda x: F.instance_norm(x), dict(x=randn(3, 2, 3, 4)))
+record("in_eval_3d", lambda x, running_mean, running_var:
+       F.instance_norm(x, running_mean, running_var, use_input_stats=False),
+       dict(x=randn(2, 2, 2, 3, 2)), dict(running_mean=stats(2)[0], running_var=stats(2)[1]))
+record("gn", lambda x, w, b: F.group_norm(x, 2, w, b), dict(x=randn(2, 4, 3, 3), w=randn(4), b=randn(4)))
+record("gn_plain_1d", lambda x: F.group_norm(x, 3, eps=1e-3), dict(x=randn(3, 6, 5)))
+record("gn_one_group", lambda x, w: F.group_norm(x, 1, w), dict(x=randn(2, 3, 4), w=randn(3)))
+record("lrn_3d", lambda x: F.local_response_norm(x, 3), dict(x=randn(2, 5, 4)))
+record("lrn_4d", lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0),
+       dict(x=randn(2, 4, 3, 3)))
+record("lrn_5d", lambda x: F.local_response_norm(x, 4, alpha=0.5), dict(x=randn(1, 6, 2, 2, 3)))
 write_golden("norm_golden.txt", cases, directory="nn/functional/testdata")
 
 modules = {}
@@ -109,4 +144,6 @@ x = randn(2, 3, 2, 2)
 modules["loaded_bn2d.in"] = x
 modules["loaded_bn2d.out"] = trained(x).detach()
 save_file(trained.state_dict(), ROOT + "/nn/testdata/batchnorm2d_state.safetensors")
+train_steps("in1d_tracked", nn.InstanceNorm1d(3, affine=True, track_running_stats=True), (2, 3, 5))
+train_steps("in2d_unbatched", nn.InstanceNorm2d(2, track_running_stats=True, momentum=0.3), (2, 3, 4))
 write_golden("norm_modules_golden.txt", modules, directory="nn/testdata")

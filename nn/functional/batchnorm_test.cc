@@ -2,6 +2,7 @@
 // running statistics from nn/functional/testdata/norm_golden.txt, written by
 // tools/gen_norm_golden.py), finite differences, the in-place update of the
 // running statistics, and every error by message.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -255,6 +256,197 @@ TEST(BatchNormErrorTest, ExpandedRunningStatIsAnError) {
                                  true),
                    "more than one element of the written-to tensor refers to a single memory "
                    "location");
+}
+
+// ---- Instance, group and local response norm ---------------------------------
+
+// A golden case of tools/gen_norm_golden.py's record(): float leaves `x`,
+// `w`, `b` and, when stored, running statistics that the call updates.
+class NormGoldenTest : public ::testing::Test {
+ protected:
+  void check(const std::string& c,
+             const std::function<Variable(const std::map<std::string, Variable>&)>& fn) {
+    SCOPED_TRACE(c);
+    std::map<std::string, Variable> args;
+    variable_list leaves;
+    std::vector<std::string> names;
+    for (const std::string name : {"x", "w", "b"}) {
+      if (!has(c + ".in." + name)) continue;
+      args[name] = Variable(stored(c + ".in." + name), true);
+      leaves.push_back(args[name]);
+      names.push_back(name);
+    }
+    for (const std::string name : {"running_mean", "running_var"}) {
+      if (has(c + ".in." + name)) args[name] = Variable(stored(c + ".in." + name));
+    }
+    const Variable out = fn(args);
+    EXPECT_TRUE(all_close(out.data(), stored(c + ".out"), 1e-4, 1e-5));
+    const variable_list grads = autograd::grad({out}, leaves, {Variable(stored(c + ".cot"))});
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      EXPECT_TRUE(all_close(grads[i].data(), stored(c + ".grad." + names[i]), 1e-4, 1e-5))
+          << "gradient of " << names[i];
+    }
+    for (const std::string name : {"running_mean", "running_var"}) {
+      if (args.count(name) == 0) continue;
+      EXPECT_TRUE(all_close(args[name].data(), stored(c + "." + name), 1e-5, 1e-6)) << name;
+    }
+  }
+};
+
+using Args = std::map<std::string, Variable>;
+
+Variable arg(const Args& a, const std::string& name) {
+  const auto it = a.find(name);
+  return it == a.end() ? Variable() : it->second;
+}
+
+TEST_F(NormGoldenTest, InstanceNormMatchesPyTorch) {
+  check("in_train", [](const Args& a) {
+    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"),
+                            arg(a, "w"), arg(a, "b"), true, 0.2);
+  });
+  check("in_plain_2d", [](const Args& a) { return F::instance_norm(arg(a, "x")); });
+  check("in_eval_3d", [](const Args& a) {
+    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"),
+                            Variable(), Variable(), false);
+  });
+}
+
+TEST_F(NormGoldenTest, GroupNormMatchesPyTorch) {
+  check("gn", [](const Args& a) { return F::group_norm(arg(a, "x"), 2, arg(a, "w"), arg(a, "b")); });
+  check("gn_plain_1d", [](const Args& a) {
+    return F::group_norm(arg(a, "x"), 3, Variable(), Variable(), 1e-3);
+  });
+  check("gn_one_group", [](const Args& a) { return F::group_norm(arg(a, "x"), 1, arg(a, "w")); });
+}
+
+TEST_F(NormGoldenTest, LocalResponseNormMatchesPyTorch) {
+  check("lrn_3d", [](const Args& a) { return F::local_response_norm(arg(a, "x"), 3); });
+  check("lrn_4d",
+        [](const Args& a) { return F::local_response_norm(arg(a, "x"), 2, 0.1, 0.5, 2.0); });
+  check("lrn_5d", [](const Args& a) { return F::local_response_norm(arg(a, "x"), 4, 0.5); });
+}
+
+struct OpCase {
+  std::string name;
+  testing::VariableFn fn;
+  std::vector<std::vector<int64_t>> shapes;
+};
+
+class NormGradcheckTest : public ::testing::TestWithParam<OpCase> {
+ protected:
+  variable_list inputs() const {
+    variable_list v;
+    for (const auto& shape : GetParam().shapes) v.push_back(leaf(shape));
+    return v;
+  }
+};
+
+TEST_P(NormGradcheckTest, FirstDerivativesMatchFiniteDifferences) {
+  manual_seed(4);
+  EXPECT_TRUE(gradcheck(GetParam().fn, inputs()));
+}
+
+TEST_P(NormGradcheckTest, SecondDerivativesMatchFiniteDifferences) {
+  manual_seed(5);
+  EXPECT_TRUE(gradgradcheck(GetParam().fn, inputs()));
+}
+
+Variable fresh_stats(int64_t channels, double value) {
+  return Variable(full({channels}, value, kFloat64));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, NormGradcheckTest,
+    ::testing::Values(
+        OpCase{"instance_norm_affine",
+               [](const variable_list& v) {
+                 return F::instance_norm(v[0], fresh_stats(3, 0.5), fresh_stats(3, 2.0), v[1],
+                                         v[2]);
+               },
+               {{2, 3, 5}, {3}, {3}}},
+        OpCase{"instance_norm_2d", [](const variable_list& v) { return F::instance_norm(v[0]); },
+               {{2, 2, 3, 3}}},
+        OpCase{"instance_norm_eval",
+               [](const variable_list& v) {
+                 return F::instance_norm(v[0], fresh_stats(2, 0.5), fresh_stats(2, 2.0), v[1],
+                                         v[2], false);
+               },
+               {{2, 2, 3, 1, 2}, {2}, {2}}},
+        OpCase{"group_norm_affine",
+               [](const variable_list& v) { return F::group_norm(v[0], 2, v[1], v[2]); },
+               {{2, 4, 3}, {4}, {4}}},
+        OpCase{"group_norm_3d", [](const variable_list& v) { return F::group_norm(v[0], 3); },
+               {{2, 3, 2, 1, 3}}},
+        OpCase{"local_response_norm_3d",
+               [](const variable_list& v) { return F::local_response_norm(v[0], 3, 0.5); },
+               {{2, 4, 3}}},
+        OpCase{"local_response_norm_4d",
+               [](const variable_list& v) { return F::local_response_norm(v[0], 2, 0.3, 0.6, 1.5); },
+               {{2, 3, 2, 3}}}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(InstanceNormTest, RunningStatsAverageOverTheBatchInPlace) {
+  const Variable x(tensor({{{1.0, 3.0}}, {{5.0, 9.0}}}));  // [2, 1, 2]
+  const Tensor storage = zeros({2});
+  const Variable rm(storage.slice(0, 0, 1)), rv(ones({1}));
+  F::instance_norm(x, rm, rv, Variable(), Variable(), true, 1.0);
+  // Sample means 2 and 7, unbiased variances 2 and 8.
+  EXPECT_TRUE(all_close(storage, tensor({4.5, 0.0})));
+  EXPECT_TRUE(all_close(rv.data(), tensor({5.0})));
+}
+
+TEST(InstanceNormErrorTest, OneSpatialElementIsAnError) {
+  EXPECT_THROW_MSG(F::instance_norm(Variable(randn({2, 3, 1}))),
+                   "Expected more than 1 spatial element when training, got input size [2, 3, 1]");
+}
+
+TEST(InstanceNormErrorTest, RunningStatsAreNeededWithoutInputStats) {
+  EXPECT_THROW_MSG(F::instance_norm(Variable(randn({2, 3, 4})), Variable(), Variable(),
+                                    Variable(), Variable(), false),
+                   "Expected running_mean and running_var to be defined when use_input_stats is "
+                   "false");
+}
+
+TEST(GroupNormErrorTest, ChannelsNotDivisibleByGroupsIsAnError) {
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 3, 4})), 2),
+                   "Expected number of channels in input to be divisible by num_groups, but got "
+                   "input of shape [2, 3, 4] and num_groups=2");
+}
+
+TEST(GroupNormErrorTest, WeightOfWrongSizeIsAnError) {
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 4, 4})), 2, Variable(ones({3}))),
+                   "Expected weight to be a vector of size equal to the number of channels in "
+                   "input, but got weight of shape [3] and input of shape [2, 4, 4]");
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 4, 4})), 2, Variable(), Variable(zeros({0}))),
+                   "Expected bias to be a vector of size equal to the number of channels in "
+                   "input, but got bias of shape [0] and input of shape [2, 4, 4]");
+}
+
+TEST(GroupNormErrorTest, OneValuePerGroupIsAnError) {
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({1, 4, 1})), 4),
+                   "Expected more than 1 value per channel when training, got input size [1, 4, 1]");
+}
+
+TEST(GroupNormErrorTest, NonPositiveGroupCountIsAnError) {
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 4})), 0),
+                   "group_norm: num_groups must be positive, got 0");
+}
+
+TEST(LocalResponseNormTest, EmptyInputIsReturnedAsIs) {
+  const Variable x(zeros({0, 3, 4}));
+  EXPECT_TRUE(F::local_response_norm(x, 2).is_same(x));
+}
+
+TEST(LocalResponseNormErrorTest, FewerThanThreeDimsIsAnError) {
+  EXPECT_THROW_MSG(F::local_response_norm(Variable(randn({2, 3})), 2),
+                   "Expected 3D or higher dimensionality                          input (got 2 "
+                   "dimensions)");
+}
+
+TEST(LocalResponseNormErrorTest, NonPositiveSizeIsAnError) {
+  EXPECT_THROW_MSG(F::local_response_norm(Variable(randn({2, 3, 2})), 0),
+                   "local_response_norm: size must be positive, got 0");
 }
 
 }  // namespace

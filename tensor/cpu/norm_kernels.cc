@@ -60,17 +60,21 @@ const T* data_or_null(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
 }
 
-// The batch mean and biased variance of channel c, in one pass of sums in
-// double of the values shifted by the channel's first value (which keeps
-// the sum of squares from cancelling when the mean is large).
+// Note [Batch norm statistics in one pass]
+// A channel's sum and sum of squares are taken in one pass over its runs,
+// of the values shifted by the channel's first value (which keeps the sum
+// of squares from cancelling when the mean is large against the spread).
+// Each run is reduced in T by Eigen's vectorized tree reduction (a run is
+// at most one plane or one column of [N, C]) and the runs' results are
+// accumulated in double.
 template <typename T>
 std::pair<double, double> channel_moments(const T* x, const Layout& l, int64_t c) {
   const T shift = x[l.s == 1 ? c : c * l.s];
   double sum = 0, sum_sq = 0;
   for_each_run(l, c, [&](int64_t offset, int64_t length, auto stride) {
-    const auto d = (run(x + offset, length, stride) - shift).template cast<double>();
-    sum += d.sum();
-    sum_sq += d.square().sum();
+    const auto d = run(x + offset, length, stride) - shift;
+    sum += static_cast<double>(d.sum());
+    sum_sq += static_cast<double>(d.square().sum());
   });
   const double m = static_cast<double>(l.count());
   const double mean_shifted = sum / m;
@@ -95,15 +99,16 @@ void normalize_channel(T* y, const T* x, const Layout& l, int64_t c, T mean, T i
   });
 }
 
-// Sums over channel c of g and of g * (x - mean), in double.
+// Sums over channel c of g and of g * (x - mean), per run in T and across
+// runs in double (Note [Batch norm statistics in one pass]).
 template <typename T>
 std::pair<double, double> channel_grad_sums(const T* g, const T* x, const Layout& l, int64_t c,
                                             T mean) {
   double sum_g = 0, sum_g_xmu = 0;
   for_each_run(l, c, [&](int64_t o, int64_t length, auto stride) {
     const auto grad = run(g + o, length, stride);
-    sum_g += grad.template cast<double>().sum();
-    sum_g_xmu += (grad * (run(x + o, length, stride) - mean)).template cast<double>().sum();
+    sum_g += static_cast<double>(grad.sum());
+    sum_g_xmu += static_cast<double>((grad * (run(x + o, length, stride) - mean)).sum());
   });
   return {sum_g, sum_g_xmu};
 }

@@ -1,6 +1,6 @@
 #include "nn/functional/batchnorm.h"
 
-#include <vector>
+#include <utility>
 
 #include "autograd/functions.h"
 #include "autograd/norm_ops.h"

@@ -4,8 +4,10 @@
 
 #include "autograd/autograd.h"      // IWYU pragma: export  Variable and autograd
 #include "nn/activation.h"          // IWYU pragma: export  ReLU, GELU, PReLU, …, Softmax, LogSoftmax
+#include "nn/batchnorm.h"           // IWYU pragma: export  BatchNorm1d, BatchNorm2d, BatchNorm3d
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
 #include "nn/conv.h"             // IWYU pragma: export  Conv1d/2d/3d, ConvTranspose1d/2d/3d
+#include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout2d/3d, AlphaDropout
 #include "nn/embedding.h"           // IWYU pragma: export  Embedding
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
 #include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses
@@ -16,11 +18,12 @@
 #include "nn/module.h"              // IWYU pragma: export  Module: registration, state_dict, hooks
 #include "nn/module_holder.h"       // IWYU pragma: export  ModuleHolder, TORCHLET_MODULE, call
 #include "nn/module_list.h"         // IWYU pragma: export  ModuleList, ModuleDict
+#include "nn/normalization.h"       // IWYU pragma: export  InstanceNorm1d/2d/3d, GroupNorm, LocalResponseNorm
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
 #include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
-#include "nn/utils/utils.h"            // IWYU pragma: export  nn::utils: clip_grad_norm_, …
 #include "nn/upsampling.h"          // IWYU pragma: export  Upsample, PixelShuffle, PixelUnshuffle
+#include "nn/utils/utils.h"            // IWYU pragma: export  nn::utils: clip_grad_norm_, …

@@ -26,7 +26,9 @@ TEST_P(CommTest, BroadcastCopiesToEveryDeviceAndKeepsTheSourceItself) {
   for (size_t d = 0; d < out.size(); ++d) {
     EXPECT_EQ(out[d].device(), devices()[d]);
     EXPECT_TRUE(all_close(out[d], t));
-    if (d > 0) EXPECT_FALSE(out[d].shares_storage(t));
+    if (d > 0) {
+      EXPECT_FALSE(out[d].shares_storage(t));
+    }
   }
 }
 

@@ -1,0 +1,104 @@
+// DataParallel on CPU devices: one SGD step (momentum 0.9, cross-entropy,
+// batch 256) through DataParallel over 1 device using one core (/1) and
+// over 2 devices using one core each (/2), the plain module on one device
+// with 2 intra-op threads for comparison, and the parallel overhead alone:
+// replicate, and scatter + gather of the step's batch and logits. Measure
+// with --benchmark_repetitions=3 and compare ratios within one run.
+
+#include "benchmark/benchmark.h"
+#include "nn/functional/functional.h"
+#include "nn/optim/optim.h"
+#include "parallel/parallel.h"
+
+namespace torchlet::parallel {
+namespace {
+
+constexpr int64_t kBatch = 256;
+
+/// The model every benchmark here trains: 784-512-256-10 ReLU MLP.
+nn::Sequential make_model() {
+  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 256),
+                        nn::ReLU(), nn::Linear(256, 10));
+}
+
+Variable batch() { return Variable(randn({kBatch, 1, 28, 28})); }
+Variable targets() { return Variable(randint(0, 10, {kBatch})); }
+
+/// `devices` CPU devices, each with its share (one core on two cores) of
+/// the intra-op threads.
+std::vector<DeviceId> setup_devices(int devices) {
+  set_cpu_device_count(2);
+  set_num_threads(0);
+  std::vector<DeviceId> ids;
+  for (int i = 0; i < devices; ++i) ids.emplace_back(Device(kCPU, i));
+  return ids;
+}
+
+template <typename Model>
+void train_steps(benchmark::State& state, Model& model, const std::vector<Variable>& params) {
+  const Variable x = batch(), y = targets();
+  optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.9));
+  for (auto _ : state) {
+    opt.zero_grad();
+    const Variable loss = nn::functional::cross_entropy(model(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(kBatch * state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_DataParallelMlpStep(benchmark::State& state) {
+  manual_seed(0);
+  const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
+  nn::Sequential net = make_model();
+  DataParallel dp(net, ids);
+  train_steps(state, dp, net->parameters());
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelMlpStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The plain module on one device that uses both cores for intra-op threads.
+void BM_PlainMlpStepTwoThreads(benchmark::State& state) {
+  manual_seed(0);
+  set_cpu_device_count(1);
+  set_num_threads(2);
+  nn::Sequential net = make_model();
+  train_steps(state, net, net->parameters());
+  set_num_threads(0);
+}
+BENCHMARK(BM_PlainMlpStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// replicate() of the model onto 2 devices, kept replicas re-bound.
+void BM_DataParallelReplicate(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  nn::Sequential net = make_model();
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  for (auto _ : state) benchmark::DoNotOptimize(replicate(net, devices).size());
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelReplicate)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// scatter of the step's batch and targets and gather of its logits over 2
+// devices, with backward through them (what a step adds beside replicate).
+void BM_DataParallelScatterGather(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  const Variable x(randn({kBatch, 1, 28, 28}), true);
+  for (auto _ : state) {
+    const variable_list parts = scatter(x, devices);
+    variable_list logits;
+    for (const Variable& p : parts) logits.push_back(p.flatten(1).narrow(1, 0, 10));
+    const Variable out = gather(logits, devices[0]);
+    out.sum().backward();
+    benchmark::DoNotOptimize(x.grad().data().data_ptr());
+  }
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelScatterGather)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace torchlet::parallel

@@ -90,6 +90,21 @@ TEST_P(CommTest, ReduceAddCoalescedSumsEachColumn) {
   EXPECT_THROW_MSG(comm::reduce_add_coalesced(inputs, devices()[0]), "tensors, but device 0 has 2");
 }
 
+TEST_P(CommTest, ReduceAddCoalescedOfLargeInputsIsReducedOnEveryDevice) {
+  std::vector<std::vector<Tensor>> inputs;
+  const std::vector<int64_t> sizes{40000, 7, 30000, 1, 25000};
+  for (Device d : devices()) {
+    inputs.emplace_back();
+    for (int64_t n : sizes) inputs.back().push_back(full({n}, 1.0 + d.index).to(d));
+  }
+  const std::vector<Tensor> out = comm::reduce_add_coalesced(inputs, devices()[1]);
+  const double expected = count() * (count() + 1) / 2.0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(out[i].device(), devices()[1]);
+    EXPECT_TRUE(all_close(out[i].to(Device(kCPU, 0)), full({sizes[i]}, expected)));
+  }
+}
+
 TEST_P(CommTest, ScatterChunksAsChunkDoes) {
   const Tensor t = arange(0, 9, 1, kFloat64).view({9, 1});
   const std::vector<Tensor> out = comm::scatter(t, devices());

@@ -5,6 +5,8 @@
 // replicate, and scatter + gather of the step's batch and logits. Measure
 // with --benchmark_repetitions=3 and compare ratios within one run.
 
+#include <sys/resource.h>
+
 #include "benchmark/benchmark.h"
 #include "nn/functional/functional.h"
 #include "nn/optim/optim.h"
@@ -34,10 +36,20 @@ std::vector<DeviceId> setup_devices(int devices) {
   return ids;
 }
 
+/// CPU seconds used so far by every thread of the process: on a busy
+/// machine, where wall times drift, this shows whether work was added.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 template <typename Model>
 void train_steps(benchmark::State& state, Model& model, const std::vector<Variable>& params) {
   const Variable x = batch(), y = targets();
   optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.9));
+  const double cpu_start = process_cpu_seconds();
   for (auto _ : state) {
     opt.zero_grad();
     const Variable loss = nn::functional::cross_entropy(model(x), y);
@@ -45,6 +57,8 @@ void train_steps(benchmark::State& state, Model& model, const std::vector<Variab
     opt.step();
     benchmark::DoNotOptimize(loss.item<float>());
   }
+  state.counters["process_cpu_ms"] = benchmark::Counter(
+      (process_cpu_seconds() - cpu_start) * 1e3 / static_cast<double>(state.iterations()));
   state.counters["samples/s"] =
       benchmark::Counter(static_cast<double>(kBatch * state.iterations()), benchmark::Counter::kIsRate);
 }

@@ -7,6 +7,8 @@
 
 #include <sys/resource.h>
 
+#include <chrono>
+
 #include "benchmark/benchmark.h"
 #include "nn/functional/functional.h"
 #include "nn/optim/optim.h"
@@ -83,6 +85,42 @@ void BM_PlainMlpStepTwoThreads(benchmark::State& state) {
   set_num_threads(0);
 }
 BENCHMARK(BM_PlainMlpStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The /2 step taken apart: the share of its wall time spent in scatter,
+// replicate and gather (counters overhead_share and replicate_share).
+void BM_DataParallelMlpStepBreakdown(benchmark::State& state) {
+  using Clock = std::chrono::steady_clock;
+  manual_seed(0);
+  setup_devices(2);
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  nn::Sequential net = make_model();
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  const Variable x = batch(), y = targets();
+  Clock::duration total{}, overhead{}, replicating{};
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    opt.zero_grad();
+    const std::vector<std::tuple<Variable>> inputs = scatter(std::make_tuple(x), devices);
+    const Clock::time_point scattered = Clock::now();
+    const auto replicas = replicate(net.ptr(), devices);
+    const Clock::time_point replicated = Clock::now();
+    const std::vector<Variable> outputs = parallel_apply(replicas, inputs, {}, devices);
+    const Clock::time_point applied = Clock::now();
+    const Variable logits = gather(outputs, devices[0]);
+    const Clock::time_point gathered = Clock::now();
+    const Variable loss = nn::functional::cross_entropy(logits, y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+    total += Clock::now() - start;
+    replicating += replicated - scattered;
+    overhead += (replicated - start) + (gathered - applied);
+  }
+  state.counters["overhead_share"] = static_cast<double>(overhead.count()) / total.count();
+  state.counters["replicate_share"] = static_cast<double>(replicating.count()) / total.count();
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelMlpStepBreakdown)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // replicate() of the model onto 2 devices, kept replicas re-bound.
 void BM_DataParallelReplicate(benchmark::State& state) {

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "tensor/error.h"
 #include "tensor/executor.h"
@@ -62,7 +63,10 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
     });
   }
   wait_for(*pending);
-  return pending->errors;
+  // Take the exceptions out rather than copy them: a task's closure may
+  // release `pending` after this returns, and must not hold the last
+  // reference to an exception the caller is reading.
+  return std::move(pending->errors);
 }
 
 }  // namespace torchlet::parallel::detail

@@ -4,6 +4,7 @@
 // losses, on Variables, with PyTorch 1.13's semantics (torch.nn.functional).
 
 #include "nn/functional/activation.h"     // IWYU pragma: export
+#include "nn/functional/conv.h"           // IWYU pragma: export
 #include "nn/functional/dropout.h"        // IWYU pragma: export
 #include "nn/functional/embedding.h"      // IWYU pragma: export
 #include "nn/functional/linear.h"         // IWYU pragma: export

@@ -1,7 +1,11 @@
 #include "parallel/comm.h"
 
+#include <algorithm>
+#include <exception>
 #include <map>
 #include <utility>
+
+#include "parallel/device_tasks.h"
 
 namespace torchlet::parallel::comm {
 namespace {
@@ -10,6 +14,14 @@ void check_devices(const std::vector<Device>& devices, const char* op) {
   TORCHLET_CHECK(!devices.empty(), op, ": Expected at least one device");
   for (Device device : devices) check_device_exists(device, op);
 }
+
+// Note [Reading across CPU devices]
+// Virtual CPU devices share host memory, so a collective that only reads
+// another device's tensor (reduce_add) reads it in place through an alias
+// labelled with the destination device, instead of copying it over first:
+// the reduction of the replicas' gradients is one pass. Results and the
+// copies broadcast and scatter make are still new memory on their device,
+// so replicas share nothing.
 
 /// Copies of `tensors` on `device`, as views of one buffer per dtype.
 std::vector<Tensor> coalesced_copies(const std::vector<Tensor>& tensors, Device device) {
@@ -32,14 +44,62 @@ std::vector<Tensor> coalesced_copies(const std::vector<Tensor>& tensors, Device 
   return copies;
 }
 
+/// `t` as a tensor of `device` for reading: CPU devices share host memory,
+/// so there it is the same memory (kept alive by the result), not a copy.
+Tensor readable_on(const Tensor& t, Device device) {
+  if (t.device() == device || !t.device().is_cpu() || !device.is_cpu()) return t.to(device);
+  return from_blob(t.data_ptr(), t.sizes(), t.strides(), TensorOptions(t.dtype()).device(device),
+                   [keep = t](void*) {});
+}
+
 /// The index of the input on `destination`; throws if there is none.
 size_t root_index(const std::vector<Tensor>& inputs, Device destination) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].device() == destination) return i;
   }
-  detail::throw_error(detail::str_cat(
+  ::torchlet::detail::throw_error(::torchlet::detail::str_cat(
       "reduce_add expects destination to be on the same GPU with one of the tensors (destination ",
       destination, ")"));
+}
+
+// Note [Parallel reduction]
+// reduce_add_coalesced runs in backward after every replica's backward (it
+// is the backward of the parameters' Broadcast), so it is on the critical
+// path of a step while the devices' executors are idle. When the inputs
+// are large and on several CPU devices, the tensors are split into
+// contiguous groups of about equal size, one per input device, and each
+// group is reduced on that device's executor at once.
+
+/// The input devices that reduce a group each (Note [Parallel reduction]):
+/// none when the work is too small to split or not on CPU devices.
+std::vector<Device> reducing_devices(const std::vector<std::vector<Tensor>>& inputs) {
+  int64_t numel = 0;
+  for (const Tensor& t : inputs[0]) numel += t.defined() ? t.numel() : 0;
+  std::vector<Device> devices;
+  if (numel < kParallelGrain || inputs.size() < 2) return devices;
+  for (const std::vector<Tensor>& on_device : inputs) {
+    if (on_device.empty() || !on_device[0].defined()) return {};
+    const Device device = on_device[0].device();
+    if (!device.is_cpu()) return {};
+    if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+  }
+  return devices;
+}
+
+/// Bounds of `groups` contiguous runs of `tensors` of about equal numel.
+std::vector<size_t> balanced_groups(const std::vector<Tensor>& tensors, size_t groups) {
+  int64_t total = 0;
+  for (const Tensor& t : tensors) total += t.numel();
+  std::vector<size_t> bounds{0};
+  int64_t seen = 0;
+  for (size_t i = 0; i < tensors.size() && bounds.size() < groups; ++i) {
+    seen += tensors[i].numel();
+    if (seen * static_cast<int64_t>(groups) >= total * static_cast<int64_t>(bounds.size())) {
+      bounds.push_back(i + 1);
+    }
+  }
+  while (bounds.size() <= groups) bounds.push_back(tensors.size());
+  return bounds;
 }
 
 }  // namespace
@@ -87,12 +147,11 @@ Tensor reduce_add(const std::vector<Tensor>& inputs, std::optional<Device> desti
   Tensor result;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (i == root) continue;
-    if (!result.defined()) {
-      result = inputs[i].to(dest);
-      if (result.shares_storage(inputs[i])) result = result.clone();
-      result.add_(inputs[root]);
+    const Tensor other = readable_on(inputs[i], dest);
+    if (result.defined()) {
+      result.add_(other);
     } else {
-      result.add_(inputs[i].to(dest));
+      result = inputs[root] + other;
     }
   }
   return result;
@@ -106,12 +165,25 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
     TORCHLET_CHECK(inputs[d].size() == n, "reduce_add_coalesced: device ", d, " has ",
                    inputs[d].size(), " tensors, but device 0 has ", n);
   }
-  std::vector<Tensor> out;
-  out.reserve(n);
-  std::vector<Tensor> column(inputs.size());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t d = 0; d < inputs.size(); ++d) column[d] = inputs[d][i];
-    out.push_back(reduce_add(column, destination));
+  const Device dest = destination.value_or(current_device());
+  std::vector<Tensor> out(n);
+  const auto reduce_group = [&](size_t begin, size_t end) {
+    std::vector<Tensor> column(inputs.size());
+    for (size_t i = begin; i < end; ++i) {
+      for (size_t d = 0; d < inputs.size(); ++d) column[d] = inputs[d][i];
+      out[i] = reduce_add(column, dest);
+    }
+  };
+  const std::vector<Device> workers = reducing_devices(inputs);
+  if (workers.size() < 2) {
+    reduce_group(0, n);
+    return out;
+  }
+  const std::vector<size_t> bounds = balanced_groups(inputs[0], workers.size());
+  const std::vector<std::exception_ptr> errors = parallel::detail::run_on_devices(
+      workers, [&](size_t g) { reduce_group(bounds[g], bounds[g + 1]); });
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
   }
   return out;
 }

@@ -26,7 +26,9 @@ TEST_P(CommTest, BroadcastCopiesToEveryDeviceAndKeepsTheSourceItself) {
   for (size_t d = 0; d < out.size(); ++d) {
     EXPECT_EQ(out[d].device(), devices()[d]);
     EXPECT_TRUE(all_close(out[d], t));
-    if (d > 0) EXPECT_FALSE(out[d].shares_storage(t));
+    if (d > 0) {
+      EXPECT_FALSE(out[d].shares_storage(t));
+    }
   }
 }
 
@@ -86,6 +88,21 @@ TEST_P(CommTest, ReduceAddCoalescedSumsEachColumn) {
   EXPECT_TRUE(all_close(out[1], full({3}, 2.0 * count())));
   inputs.back().pop_back();
   EXPECT_THROW_MSG(comm::reduce_add_coalesced(inputs, devices()[0]), "tensors, but device 0 has 2");
+}
+
+TEST_P(CommTest, ReduceAddCoalescedOfLargeInputsIsReducedOnEveryDevice) {
+  std::vector<std::vector<Tensor>> inputs;
+  const std::vector<int64_t> sizes{40000, 7, 30000, 1, 25000};
+  for (Device d : devices()) {
+    inputs.emplace_back();
+    for (int64_t n : sizes) inputs.back().push_back(full({n}, 1.0 + d.index).to(d));
+  }
+  const std::vector<Tensor> out = comm::reduce_add_coalesced(inputs, devices()[1]);
+  const double expected = count() * (count() + 1) / 2.0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(out[i].device(), devices()[1]);
+    EXPECT_TRUE(all_close(out[i].to(Device(kCPU, 0)), full({sizes[i]}, expected)));
+  }
 }
 
 TEST_P(CommTest, ScatterChunksAsChunkDoes) {

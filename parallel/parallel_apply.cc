@@ -2,15 +2,12 @@
 
 #include <cxxabi.h>
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdlib>
 #include <exception>
-#include <mutex>
 #include <string>
 #include <typeinfo>
 
-#include "tensor/executor.h"
+#include "parallel/device_tasks.h"
 
 namespace torchlet::parallel::detail {
 namespace {
@@ -40,25 +37,6 @@ std::string describe(const std::exception_ptr& error, size_t i, Device device) {
                                      ".\n", message);
 }
 
-/// The replicas still running, shared with every task so that the last one
-/// can signal after the caller has stopped waiting.
-struct Pending {
-  explicit Pending(size_t n) : left(n), errors(n) {}
-  std::atomic<size_t> left;
-  std::vector<std::exception_ptr> errors;
-  std::mutex mutex;
-  std::condition_variable done;
-};
-
-void wait_for(Pending& pending) {
-  if (Executor* executor = current_executor()) {
-    executor->help_until([&pending] { return pending.left.load(std::memory_order_acquire) == 0; });
-    return;
-  }
-  std::unique_lock<std::mutex> lock(pending.mutex);
-  pending.done.wait(lock, [&pending] { return pending.left.load(std::memory_order_acquire) == 0; });
-}
-
 }  // namespace
 
 Device module_device(const nn::Module& module) {
@@ -74,38 +52,9 @@ Device module_device(const nn::Module& module) {
 void run_replicas(const std::vector<Device>& devices, const std::function<void(size_t)>& task) {
   TORCHLET_CHECK(!devices.empty(), "parallel_apply: Expected at least one replica");
   for (Device device : devices) check_device_exists(device, "parallel_apply");
-  auto pending = std::make_shared<Pending>(devices.size());
-  if (devices.size() == 1) {
-    DeviceGuard guard(devices[0]);
-    try {
-      task(0);
-    } catch (...) {
-      pending->errors[0] = std::current_exception();
-    }
-  } else {
-    Executor* waiting = current_executor();
-    for (size_t i = 0; i < devices.size(); ++i) {
-      device_executor(devices[i]).submit([pending, &task, i, waiting] {
-        try {
-          task(i);
-        } catch (...) {
-          pending->errors[i] = std::current_exception();
-        }
-        if (pending->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-          {
-            std::lock_guard<std::mutex> lock(pending->mutex);
-          }
-          pending->done.notify_all();
-          if (waiting != nullptr) waiting->wake();
-        }
-      });
-    }
-    wait_for(*pending);
-  }
+  const std::vector<std::exception_ptr> errors = run_on_devices(devices, task);
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (pending->errors[i]) {
-      ::torchlet::detail::throw_error(describe(pending->errors[i], i, devices[i]));
-    }
+    if (errors[i]) ::torchlet::detail::throw_error(describe(errors[i], i, devices[i]));
   }
 }
 

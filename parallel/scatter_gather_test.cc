@@ -84,7 +84,12 @@ TEST_P(ScatterGatherTest, NestedOutputsGatherElementWise) {
   std::vector<Out> outs;
   for (Device d : devices()) {
     const Variable v(full({1, 2}, double(d.index)).to(d));
-    outs.push_back(Out{v, {v, v}, {{"k", v}}, std::nullopt, {v, "first"}});
+    Out out;
+    std::get<0>(out) = v;
+    std::get<1>(out) = {v, v};
+    std::get<2>(out)["k"] = v;
+    std::get<4>(out) = {v, "first"};
+    outs.push_back(std::move(out));
   }
   const Out g = gather(outs, devices()[0]);
   EXPECT_EQ(std::get<0>(g).sizes(), IntArrayRef({count(), 2}));

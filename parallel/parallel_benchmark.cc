@@ -1,0 +1,156 @@
+// DataParallel on CPU devices: one SGD step (momentum 0.9, cross-entropy,
+// batch 256) through DataParallel over 1 device using one core (/1) and
+// over 2 devices using one core each (/2), the plain module on one device
+// with 2 intra-op threads for comparison, and the parallel overhead alone:
+// replicate, and scatter + gather of the step's batch and logits. Measure
+// with --benchmark_repetitions=3 and compare ratios within one run.
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "benchmark/benchmark.h"
+#include "nn/functional/functional.h"
+#include "nn/optim/optim.h"
+#include "parallel/parallel.h"
+
+namespace torchlet::parallel {
+namespace {
+
+constexpr int64_t kBatch = 256;
+
+/// The model every benchmark here trains: 784-512-256-10 ReLU MLP.
+nn::Sequential make_model() {
+  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 256),
+                        nn::ReLU(), nn::Linear(256, 10));
+}
+
+Variable batch() { return Variable(randn({kBatch, 1, 28, 28})); }
+Variable targets() { return Variable(randint(0, 10, {kBatch})); }
+
+/// `devices` CPU devices, each with its share (one core on two cores) of
+/// the intra-op threads.
+std::vector<DeviceId> setup_devices(int devices) {
+  set_cpu_device_count(2);
+  set_num_threads(0);
+  std::vector<DeviceId> ids;
+  for (int i = 0; i < devices; ++i) ids.emplace_back(Device(kCPU, i));
+  return ids;
+}
+
+/// CPU seconds used so far by every thread of the process: on a busy
+/// machine, where wall times drift, this shows whether work was added.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+template <typename Model>
+void train_steps(benchmark::State& state, Model& model, const std::vector<Variable>& params) {
+  const Variable x = batch(), y = targets();
+  optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.9));
+  const double cpu_start = process_cpu_seconds();
+  for (auto _ : state) {
+    opt.zero_grad();
+    const Variable loss = nn::functional::cross_entropy(model(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+  state.counters["process_cpu_ms"] = benchmark::Counter(
+      (process_cpu_seconds() - cpu_start) * 1e3 / static_cast<double>(state.iterations()));
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(kBatch * state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_DataParallelMlpStep(benchmark::State& state) {
+  manual_seed(0);
+  const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
+  nn::Sequential net = make_model();
+  DataParallel dp(net, ids);
+  train_steps(state, dp, net->parameters());
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelMlpStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The plain module on one device that uses both cores for intra-op threads.
+void BM_PlainMlpStepTwoThreads(benchmark::State& state) {
+  manual_seed(0);
+  set_cpu_device_count(1);
+  set_num_threads(2);
+  nn::Sequential net = make_model();
+  train_steps(state, net, net->parameters());
+  set_num_threads(0);
+}
+BENCHMARK(BM_PlainMlpStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The /2 step taken apart: the share of its wall time spent in scatter,
+// replicate and gather (counters overhead_share and replicate_share).
+void BM_DataParallelMlpStepBreakdown(benchmark::State& state) {
+  using Clock = std::chrono::steady_clock;
+  manual_seed(0);
+  setup_devices(2);
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  nn::Sequential net = make_model();
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  const Variable x = batch(), y = targets();
+  Clock::duration total{}, overhead{}, replicating{};
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    opt.zero_grad();
+    const std::vector<std::tuple<Variable>> inputs = scatter(std::make_tuple(x), devices);
+    const Clock::time_point scattered = Clock::now();
+    const auto replicas = replicate(net.ptr(), devices);
+    const Clock::time_point replicated = Clock::now();
+    const std::vector<Variable> outputs = parallel_apply(replicas, inputs, {}, devices);
+    const Clock::time_point applied = Clock::now();
+    const Variable logits = gather(outputs, devices[0]);
+    const Clock::time_point gathered = Clock::now();
+    const Variable loss = nn::functional::cross_entropy(logits, y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+    total += Clock::now() - start;
+    replicating += replicated - scattered;
+    overhead += (replicated - start) + (gathered - applied);
+  }
+  state.counters["overhead_share"] = static_cast<double>(overhead.count()) / total.count();
+  state.counters["replicate_share"] = static_cast<double>(replicating.count()) / total.count();
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelMlpStepBreakdown)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// replicate() of the model onto 2 devices, kept replicas re-bound.
+void BM_DataParallelReplicate(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  nn::Sequential net = make_model();
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  for (auto _ : state) benchmark::DoNotOptimize(replicate(net, devices).size());
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelReplicate)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// scatter of the step's batch and targets and gather of its logits over 2
+// devices, with backward through them (what a step adds beside replicate).
+void BM_DataParallelScatterGather(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  const Variable x(randn({kBatch, 1, 28, 28}), true);
+  for (auto _ : state) {
+    const variable_list parts = scatter(x, devices);
+    variable_list logits;
+    for (const Variable& p : parts) logits.push_back(p.flatten(1).narrow(1, 0, 10));
+    const Variable out = gather(logits, devices[0]);
+    out.sum().backward();
+    benchmark::DoNotOptimize(x.grad().data().data_ptr());
+  }
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelScatterGather)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace torchlet::parallel

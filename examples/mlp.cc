@@ -1,8 +1,11 @@
 // Trains a 784-512-512-10 ReLU MLP on Fashion-MNIST with SGD and momentum,
 // the recipe of PyTorch's reference script, keeps the best checkpoint and
-// reloads it into a fresh model at the end.
+// reloads it into a fresh model at the end. After every epoch it saves the
+// training state (model, optimizer, progress), from which --resume continues
+// exactly as if the run had not stopped.
 //
 //   bazel run //examples:mlp -- --epochs=3 --logdir=runs/mlp
+//   bazel run //examples:mlp -- --epochs=5 --resume   # two more epochs
 //   tensorboard --logdir runs
 #include <unistd.h>
 
@@ -16,6 +19,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "nn/data/data.h"
 #include "nn/functional/functional.h"
 #include "nn/nn.h"
@@ -32,6 +37,9 @@ ABSL_FLAG(double, lr, 0.01, "SGD learning rate (momentum 0.9)");
 ABSL_FLAG(int, seed, 1, "seed of the initial weights and of the shuffling");
 ABSL_FLAG(std::string, checkpoint, "mlp.safetensors", "where the best model is saved");
 ABSL_FLAG(std::string, logdir, "", "TensorBoard log directory (default runs/<date-time>)");
+ABSL_FLAG(std::string, state, "mlp_state.safetensors",
+          "where the training state (model, optimizer, progress) is saved after every epoch");
+ABSL_FLAG(bool, resume, false, "continue the run whose training state is at --state");
 
 using namespace torchlet;  // NOLINT: example brevity
 namespace F = nn::functional;
@@ -97,6 +105,71 @@ class ProgressBar {
   bool tty_;
 };
 
+// Note [Resuming training]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A resumed run must compute what the uninterrupted run would have, bit for
+// bit. The state file holds everything training reads that changes as it
+// goes: the model's state_dict under "model.", the optimizer's (SGD's
+// momentum buffers and options) under "optimizer.", and the progress (epochs
+// done, steps taken, best accuracy) as metadata. The initial weights, drawn
+// from the global generator, are overwritten by the loaded ones; the
+// training loader's shuffling generator, seeded by --seed, is brought to
+// where it was by drawing the orders of the epochs already done.
+
+constexpr const char* kModelPrefix = "model.";
+constexpr const char* kOptimizerPrefix = "optimizer.";
+
+struct Progress {
+  int epochs_done = 0;
+  int64_t step = 0;
+  double best = -1;
+};
+
+void save_state(const nn::Sequential& model, const optim::Optimizer& optimizer,
+                const Progress& progress, const std::string& path) {
+  StateDict state;
+  for (const auto& [name, value] : model->state_dict()) state.insert(kModelPrefix + name, value);
+  for (const auto& [name, value] : optimizer.state_dict()) {
+    state.insert(kOptimizerPrefix + name, value);
+  }
+  save(state, path,
+       {{"epochs_done", std::to_string(progress.epochs_done)},
+        {"step", std::to_string(progress.step)},
+        {"best", absl::StrFormat("%.17g", progress.best)}});
+}
+
+// The entries of `state` under `prefix`, without it.
+StateDict with_prefix(const StateDict& state, const std::string& prefix) {
+  StateDict out;
+  for (const auto& [name, value] : state) {
+    if (name.rfind(prefix, 0) == 0) out.insert(name.substr(prefix.size()), value);
+  }
+  return out;
+}
+
+const std::string& metadata_entry(const SafetensorsMetadata& metadata, const std::string& key,
+                                  const std::string& path) {
+  const auto it = metadata.find(key);
+  TORCHLET_CHECK(it != metadata.end(), "--resume: ", path, " is not a training state (no ", key,
+                 ")");
+  return it->second;
+}
+
+Progress load_state(nn::Sequential& model, optim::Optimizer& optimizer,
+                    const std::string& path) {
+  const SafetensorsMetadata metadata = load_metadata(path);
+  Progress progress;
+  const bool parsed =
+      absl::SimpleAtoi(metadata_entry(metadata, "epochs_done", path), &progress.epochs_done) &&
+      absl::SimpleAtoi(metadata_entry(metadata, "step", path), &progress.step) &&
+      absl::SimpleAtod(metadata_entry(metadata, "best", path), &progress.best);
+  TORCHLET_CHECK(parsed, "--resume: ", path, " has malformed progress metadata");
+  const StateDict state = load(path);
+  model->load_state_dict(with_prefix(state, kModelPrefix));
+  optimizer.load_state_dict(with_prefix(state, kOptimizerPrefix));
+  return progress;
+}
+
 double accuracy(nn::Sequential& model, Loader& test) {
   NoGradGuard no_grad;
   model->eval();
@@ -114,6 +187,7 @@ void train_and_reload() {
   TORCHLET_CHECK(absl::GetFlag(FLAGS_epochs) >= 1, "--epochs must be at least 1, got ",
                  absl::GetFlag(FLAGS_epochs));
   const std::string checkpoint = resolve(absl::GetFlag(FLAGS_checkpoint));
+  const std::string state = resolve(absl::GetFlag(FLAGS_state));
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
   SummaryWriter writer(resolve(logdir.empty() ? default_logdir() : logdir));
 
@@ -133,9 +207,19 @@ void train_and_reload() {
   const double lr = absl::GetFlag(FLAGS_lr);
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(lr).momentum(0.9));
 
-  double best = -1;
-  int64_t step = 0;
-  for (int epoch = 1; epoch <= absl::GetFlag(FLAGS_epochs); ++epoch) {
+  Progress progress;
+  if (absl::GetFlag(FLAGS_resume)) {
+    progress = load_state(model, optimizer, state);
+    TORCHLET_CHECK(progress.epochs_done < absl::GetFlag(FLAGS_epochs), "--resume: ", state,
+                   " has already trained ", progress.epochs_done, " epochs; --epochs is ",
+                   absl::GetFlag(FLAGS_epochs));
+    // Draws the orders of the epochs done (Note [Resuming training]).
+    for (int epoch = 1; epoch <= progress.epochs_done; ++epoch) train.begin();
+    std::printf("resuming from %s after epoch %d\n", state.c_str(), progress.epochs_done);
+  }
+  double& best = progress.best;
+  int64_t& step = progress.step;
+  for (int epoch = progress.epochs_done + 1; epoch <= absl::GetFlag(FLAGS_epochs); ++epoch) {
     ProgressBar bar(epoch, train.size());
     const Clock::time_point start = Clock::now();
     double loss_sum = 0;
@@ -163,6 +247,8 @@ void train_and_reload() {
       best = test_accuracy;
       save(model->state_dict(), checkpoint);
     }
+    progress.epochs_done = epoch;
+    save_state(model, optimizer, progress, state);
   }
 
   nn::Sequential reloaded = make_model();

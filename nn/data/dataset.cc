@@ -1,6 +1,11 @@
 #include "nn/data/dataset.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "nn/data/warning.h"
 
 #include "tensor/factories.h"
 #include "tensor/shape.h"
@@ -43,6 +48,52 @@ void check_subset_indices(const std::vector<int64_t>& indices, int64_t dataset_s
     TORCHLET_CHECK(i >= 0 && i < dataset_size, "Subset: index ", i,
                    " is out of range for a dataset of size ", dataset_size);
   }
+}
+
+namespace {
+
+/// Python's math.isclose(a, b) with its default tolerance.
+bool is_close(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
+
+/// Fractions summing to 1 as counts, as PyTorch 1.13: floors, then the
+/// remainder one by one round-robin; warns of each empty split.
+std::vector<int64_t> fraction_lengths(int64_t dataset_size, const std::vector<double>& fractions) {
+  std::vector<int64_t> counts;
+  for (size_t i = 0; i < fractions.size(); ++i) {
+    TORCHLET_CHECK(fractions[i] >= 0 && fractions[i] <= 1, "Fraction at index ", i,
+                   " is not between 0 and 1");
+    counts.push_back(static_cast<int64_t>(std::floor(dataset_size * fractions[i])));
+  }
+  const int64_t remainder =
+      dataset_size - std::accumulate(counts.begin(), counts.end(), int64_t{0});
+  for (int64_t i = 0; i < remainder; ++i) ++counts[i % counts.size()];
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) {
+      warn(absl::StrCat("Length of split at index ", i,
+                        " is 0. This might result in an empty dataset."));
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::vector<int64_t> split_lengths(int64_t dataset_size, const std::vector<double>& lengths) {
+  const double sum = std::accumulate(lengths.begin(), lengths.end(), 0.0);
+  if (!lengths.empty() && is_close(sum, 1) && sum <= 1) {
+    return fraction_lengths(dataset_size, lengths);
+  }
+  for (double length : lengths) {
+    TORCHLET_CHECK(length >= 0, "random_split: lengths must be non-negative, got ", length);
+    TORCHLET_CHECK(length == std::floor(length),
+                   "random_split: lengths must be counts, or fractions summing to 1, got ",
+                   length);
+  }
+  TORCHLET_CHECK(sum <= static_cast<double>(dataset_size),
+                 "Sum of input lengths does not equal the length of the input dataset!");
+  return std::vector<int64_t>(lengths.begin(), lengths.end());
 }
 
 std::vector<std::vector<int64_t>> split_indices(int64_t dataset_size,

@@ -62,6 +62,7 @@ class TensorDataset : public Dataset<Example> {
 namespace detail {
 void check_subset_index(int64_t index, int64_t size);
 void check_subset_indices(const std::vector<int64_t>& indices, int64_t dataset_size);
+std::vector<int64_t> split_lengths(int64_t dataset_size, const std::vector<double>& lengths);
 std::vector<std::vector<int64_t>> split_indices(int64_t dataset_size,
                                                 const std::vector<int64_t>& lengths,
                                                 Generator& generator);
@@ -102,15 +103,20 @@ class Subset : public Dataset<ExampleT> {
 };
 
 /// Splits `dataset` into non-overlapping random subsets of the given lengths
-/// (PyTorch's `random_split`): a permutation of all indices drawn from
-/// `generator`, cut in order. The lengths must sum to the dataset's size.
+/// (PyTorch 1.13's `random_split`): a permutation of all indices drawn from
+/// `generator`, cut in order. `lengths` are either counts (whole numbers
+/// summing to the dataset's size) or fractions summing to 1, each in
+/// [0, 1]: those become floor(fraction * size) items, the remainder added
+/// one by one to the splits in turn, and a split left empty is warned about
+/// (data::warn).
 template <typename ExampleT>
 std::vector<std::shared_ptr<Subset<ExampleT>>> random_split(
-    const std::shared_ptr<const Dataset<ExampleT>>& dataset, const std::vector<int64_t>& lengths,
+    const std::shared_ptr<const Dataset<ExampleT>>& dataset, const std::vector<double>& lengths,
     Generator& generator) {
   TORCHLET_CHECK(dataset != nullptr, "random_split: the dataset is null");
+  const std::vector<int64_t> counts = detail::split_lengths(dataset->size(), lengths);
   std::vector<std::shared_ptr<Subset<ExampleT>>> subsets;
-  for (auto& indices : detail::split_indices(dataset->size(), lengths, generator)) {
+  for (auto& indices : detail::split_indices(dataset->size(), counts, generator)) {
     subsets.push_back(std::make_shared<Subset<ExampleT>>(dataset, std::move(indices)));
   }
   return subsets;

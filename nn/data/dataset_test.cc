@@ -4,11 +4,13 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "nn/data/collate.h"
 #include "nn/data/generator.h"
+#include "nn/data/warning.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 
@@ -187,6 +189,55 @@ TEST(RandomSplitTest, NegativeLengthIsAnError) {
   std::shared_ptr<const Dataset<Example>> dataset = rows(10);
   EXPECT_THROW_MSG(random_split(dataset, {12, -2}, generator),
                    "random_split: lengths must be non-negative, got -2");
+}
+
+TEST(RandomSplitTest, NonWholeCountIsAnError) {
+  Generator generator(0);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  EXPECT_THROW_MSG(random_split(dataset, {7.5, 2.5}, generator),
+                   "random_split: lengths must be counts, or fractions summing to 1, got 7.5");
+}
+
+// The expected counts are what PyTorch 1.13's random_split gives.
+TEST(RandomSplitTest, FractionsBecomeFlooredCountsWithTheRemainderRoundRobin) {
+  Generator generator(0);
+  const auto sizes = [&](int64_t n, const std::vector<double>& fractions) {
+    std::vector<int64_t> out;
+    for (const auto& part : random_split<Example>(rows(n), fractions, generator)) {
+      out.push_back(part->size());
+    }
+    return out;
+  };
+  EXPECT_EQ(sizes(10, {0.5, 0.3, 0.2}), (std::vector<int64_t>{5, 3, 2}));
+  EXPECT_EQ(sizes(11, {0.34, 0.33, 0.33}), (std::vector<int64_t>{4, 4, 3}));
+  EXPECT_EQ(sizes(7, {1.0}), (std::vector<int64_t>{7}));
+}
+
+TEST(RandomSplitTest, FractionsCutTheSamePermutationAsCounts) {
+  Generator by_fraction(5), by_count(5);
+  std::shared_ptr<const Dataset<Example>> dataset = rows(10);
+  auto a = random_split(dataset, {0.7, 0.3}, by_fraction);
+  auto b = random_split(dataset, {7, 3}, by_count);
+  EXPECT_EQ(a[0]->indices(), b[0]->indices());
+  EXPECT_EQ(a[1]->indices(), b[1]->indices());
+}
+
+TEST(RandomSplitTest, AnEmptySplitFromFractionsIsWarnedAboutAsPyTorch) {
+  std::vector<std::string> warnings;
+  const WarningHandler previous =
+      set_warning_handler([&](const std::string& message) { warnings.push_back(message); });
+  Generator generator(0);
+  auto parts = random_split<Example>(rows(2), {0.1, 0.1, 0.8}, generator);
+  set_warning_handler(previous);
+  EXPECT_EQ(parts[1]->size(), 0);
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "Length of split at index 1 is 0. This might result in an empty dataset."}));
+}
+
+TEST(RandomSplitTest, AFractionOutsideZeroToOneIsAnErrorAsPyTorch) {
+  Generator generator(0);
+  EXPECT_THROW_MSG(random_split<Example>(rows(2), {1.5, -0.5}, generator),
+                   "Fraction at index 0 is not between 0 and 1");
 }
 
 }  // namespace

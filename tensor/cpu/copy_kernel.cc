@@ -19,9 +19,9 @@ void copy(const Tensor& dst, const Tensor& src) {
     });
     return;
   }
-  dispatch_all(dst.dtype(), [&](auto out_tag) {
+  dispatch_all_and_reduced(dst.dtype(), [&](auto out_tag) {
     using out_t = decltype(out_tag);
-    dispatch_all(src.dtype(), [&](auto in_tag) {
+    dispatch_all_and_reduced(src.dtype(), [&](auto in_tag) {
       using in_t = decltype(in_tag);
       for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
@@ -35,7 +35,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 
 void fill(const Tensor& dst, Scalar value) {
   StridedLoop loop = make_loop({&dst}, dst.sizes());
-  dispatch_all(dst.dtype(), [&](auto tag) {
+  dispatch_all_and_reduced(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T v = value.to<T>();
     for_each_run(loop, [v](char** d, const int64_t* s, int64_t n) {

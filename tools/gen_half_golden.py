@@ -121,6 +121,8 @@ def op_cases(dtype):
         "round": (lambda x: x.round(), (x,)),
         "add": (lambda x, y: x + y, (x, y,)),
         "sub": (lambda x, y: x - y, (x, y,)),
+        "add_alpha": (lambda x, y: torch.add(x, y, alpha=1.7), (x, y)),
+        "sub_alpha": (lambda x, y: torch.sub(x, y, alpha=0.1), (x, y)),
         "mul": (lambda x, y: x * y, (x, y,)),
         "div": (lambda x, y: x / y, (x, y,)),
         "pow": (lambda p, y: p.pow(y), (pos, y)),

@@ -9,6 +9,7 @@
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
 #include "tensor/cpu/reduced_float.h"
+#include "tensor/factories.h"
 
 namespace torchlet::cpu {
 namespace {
@@ -302,9 +303,32 @@ void float_test(UnaryOp op, const StridedLoop& loop, DType dtype) {
   });
 }
 
+// a + alpha * b (or a - alpha * b) in float16 or bfloat16, as PyTorch
+// 1.13's CPU add rounds it: alpha to the dtype first, and for float16 (whose
+// c10::Half arithmetic rounds every step) the product too.
+void scaled_reduced_add(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                        Scalar alpha) {
+  const DType dtype = a.dtype();
+  const double rounded = dtype == kFloat16 ? static_cast<float>(Half(alpha.to<float>()))
+                                           : static_cast<float>(BFloat16(alpha.to<float>()));
+  if (dtype == kBFloat16) {
+    const Tensor result = float32_result(out);
+    binary(op, result, float32_operand(a), float32_operand(b), rounded);
+    return store_result(out, result);
+  }
+  const Tensor product = empty(b.sizes(), TensorOptions(dtype).device(b.device()));
+  binary(BinaryOp::kMul, product, b, scalar_tensor(rounded, TensorOptions(dtype).device(b.device())),
+         1);
+  binary(op, out, a, product, 1);
+}
+
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  const bool scaled = (op == BinaryOp::kAdd || op == BinaryOp::kSub) && alpha.to_double() != 1.0;
+  if (scaled && is_reduced_floating_point(a.dtype())) {
+    return scaled_reduced_add(op, out, a, b, alpha);
+  }
   auto in_float32 = [&](const Tensor& o, const Tensor& x, const Tensor& y) {
     binary(op, o, x, y, alpha);
   };

@@ -114,19 +114,6 @@ DType compute_dtype(BinaryOp op, DType common) {
   }
 }
 
-// PyTorch's name for a dtype in "not implemented for" errors.
-const char* scalar_type_name(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-  }
-  return "Unknown";
-}
-
 // The CPU kernel name PyTorch's errors give for the integer-division family
 // (null for other ops).
 const char* integer_division_kernel(BinaryOp op) {

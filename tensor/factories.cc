@@ -51,7 +51,7 @@ Tensor scalar_tensor(Scalar value, TensorOptions options) {
   const DType dtype = options.dtype_or(value.default_dtype());
   const Device device = options.has_device() ? options.device_or_current() : Device(kCPU, 0);
   Tensor t = make_empty({}, dtype, device.is_cpu() ? device : Device(kCPU, 0), "scalar_tensor");
-  cpu::dispatch_all(dtype, [&](auto tag) {
+  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
     using T = decltype(tag);
     *static_cast<T*>(t.data_ptr()) = value.to<T>();
   });
@@ -76,7 +76,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
                              : static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor t = make_empty({n}, dtype, options.device_or_current(), "arange");
   check_cpu_kernel("arange", t);
-  cpu::dispatch_all(dtype, [&](auto tag) {
+  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(t.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
@@ -93,7 +93,7 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options) 
   Tensor t = make_empty({steps}, dtype, options.device_or_current(), "linspace");
   check_cpu_kernel("linspace", t);
   const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
-  cpu::dispatch_all(dtype, [&](auto tag) {
+  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(t.data_ptr());
     // Symmetric evaluation, as PyTorch does: exact at both ends.
@@ -148,6 +148,8 @@ template Tensor from_vector(const std::vector<int64_t>&, IntArrayRef, TensorOpti
 template Tensor from_vector(const std::vector<int32_t>&, IntArrayRef, TensorOptions);
 template Tensor from_vector(const std::vector<uint8_t>&, IntArrayRef, TensorOptions);
 template Tensor from_vector(const std::vector<bool>&, IntArrayRef, TensorOptions);
+template Tensor from_vector(const std::vector<Half>&, IntArrayRef, TensorOptions);
+template Tensor from_vector(const std::vector<BFloat16>&, IntArrayRef, TensorOptions);
 
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options) {
   const SizeVec strides = contiguous_strides(sizes);
@@ -240,7 +242,7 @@ Tensor tensor(const TensorLiteral& literal, TensorOptions options) {
                                                           : kBool;
   const DType dtype = options.dtype_or(natural);
   Tensor host = make_empty(shape, dtype, Device(kCPU, 0), "tensor");
-  cpu::dispatch_all(dtype, [&](auto tag) {
+  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(host.data_ptr());
     LiteralReader::write(literal, p);

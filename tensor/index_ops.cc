@@ -129,7 +129,7 @@ void scatter_into(Tensor& self, int64_t dim, const Tensor& index_in, const Tenso
   const int64_t dim_stride = (self.dim() > 0 ? self.stride(dim) : 0) *
                              static_cast<int64_t>(self.element_size());
   const cpu::StridedLoop loop = cpu::make_loop({&dst, &index, &src_view}, index.sizes());
-  cpu::dispatch_all(self.dtype(), [&](auto tag) {
+  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     cpu::for_each_run(
         loop,

@@ -232,7 +232,7 @@ Tensor index_advanced(const Tensor& self, const IndexPlan& plan) {
   check_cpu_kernel("index", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index");
   Tensor out = empty(ix.shape, TensorOptions(self.dtype()).device(self.device()));
-  cpu::dispatch_all(self.dtype(), [&](auto tag) {
+  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gather(static_cast<const T*>(plan.view.data_ptr()), static_cast<T*>(out.data_ptr()), ix);
   });
@@ -247,7 +247,7 @@ void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor&
   // A contiguous copy of the value: it may alias the written tensor.
   Tensor src = empty(ix.shape, TensorOptions(self.dtype()).device(self.device()));
   src.copy_(value);
-  cpu::dispatch_all(self.dtype(), [&](auto tag) {
+  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     scatter(static_cast<const T*>(src.data_ptr()), static_cast<T*>(plan.view.data_ptr()), ix,
             accumulate);

@@ -3,6 +3,7 @@
 #include "tensor/linalg.h"
 
 #include "tensor/cpu/gemm.h"
+#include "tensor/cpu/reduced_float.h"
 #include "tensor/elementwise.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
@@ -35,9 +36,16 @@ Tensor gemm_operand(const Tensor& m) {
   return row_major || col_major ? m : m.contiguous();
 }
 
-// out (row-major, contiguous rows) = alpha * a @ b + beta * out.
+// out (row-major, contiguous rows) = alpha * a @ b + beta * out. float16 and
+// bfloat16 products run the float32 GEMM and round the result once (Note
+// [Reduced floating point] in tensor/cpu/reduced_float.h).
 void gemm_into(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha,
                double beta) {
+  if (is_reduced_floating_point(out.dtype())) {
+    const Tensor result = beta == 0 ? cpu::float32_result(out) : cpu::float32_operand(out);
+    gemm_into(result, cpu::float32_operand(a_in), cpu::float32_operand(b_in), alpha, beta);
+    return cpu::store_result(out, result);
+  }
   const Tensor a = gemm_operand(a_in);
   const Tensor b = gemm_operand(b_in);
   cpu::GemmArgs g{a.size(0), b.size(1), a.size(1),

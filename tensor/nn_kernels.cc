@@ -15,19 +15,6 @@ void check_floating(const char* op, const Tensor& t) {
   TORCHLET_CHECK(t.is_floating_point(), op, ": expected a floating-point input, got ", t.dtype());
 }
 
-// PyTorch's name of a dtype in messages ("Long", "Float").
-const char* scalar_type_name(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-  }
-  return "?";
-}
-
 void check_operand(const char* op, const Tensor& input, const Tensor& t, DType dtype) {
   if (!t.defined()) return;
   check_same_device(op, input, t);

@@ -125,12 +125,14 @@ Cells format_integers(const std::vector<T>& values) {
 
 /// Reads the elements at `offsets` of a host tensor and formats them.
 Cells format_elements(const Tensor& t, const std::vector<int64_t>& offsets) {
-  return cpu::dispatch_all(t.dtype(), [&](auto tag) {
+  return cpu::dispatch_all_and_reduced(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* data = static_cast<const T*>(t.data_ptr());
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                  std::is_same_v<T, BFloat16>) {
+      // float16 and bfloat16 print as their float32 values, as PyTorch does.
       std::vector<double> values;
-      for (int64_t offset : offsets) values.push_back(data[offset]);
+      for (int64_t offset : offsets) values.push_back(static_cast<float>(data[offset]));
       return format_floats(values);
     } else {
       std::vector<T> values;

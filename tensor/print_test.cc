@@ -1,6 +1,7 @@
 // Tensor::str() against PyTorch 1.13's repr, recorded in
 // tensor/testdata/print_golden.txt by tools/gen_print_fixtures.py.
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -180,6 +181,33 @@ TEST(PrintTest, StreamOperatorWritesStr) {
   out << tensor({1.0, 2.0});
   EXPECT_EQ(out.str(), golden("integer_valued_floats"));
 }
+
+TEST(PrintTest, Float16PrintsItsValuesWithTheDtypeSuffix) {
+  EXPECT_EQ(tensor({1.0, 2.5}, kFloat16).str(), golden("float16_vector"));
+}
+
+TEST(PrintTest, Float16IntegerValuedWideRangeUsesScientificNotation) {
+  EXPECT_EQ(tensor({{1.0, -2.0}, {65504.0, 0.0}}, kFloat16).str(),
+            golden("float16_integer_valued"));
+}
+
+TEST(PrintTest, Float16PrintsTheRoundedValues) {
+  EXPECT_EQ(tensor({0.1, 1e-5, 60000.0}, kFloat16).str(), golden("float16_sci_mode"));
+}
+
+TEST(PrintTest, Float16NonFiniteValues) {
+  EXPECT_EQ(tensor({NAN, -INFINITY, 0.333}, kFloat16).str(), golden("float16_nonfinite"));
+}
+
+TEST(PrintTest, BFloat16Matrix) {
+  EXPECT_EQ(tensor({{0.1, -1.5}, {3e38, 2.0}}, kBFloat16).str(), golden("bfloat16_matrix"));
+}
+
+TEST(PrintTest, BFloat16Scalar) {
+  EXPECT_EQ(scalar_tensor(0.1, kBFloat16).str(), golden("bfloat16_scalar"));
+}
+
+TEST(PrintTest, EmptyFloat16) { EXPECT_EQ(zeros({0}, kFloat16).str(), golden("empty_float16")); }
 
 }  // namespace
 }  // namespace torchlet

@@ -98,9 +98,12 @@ std::pair<double, double> standard_normal_pair(Engine& engine) {
 template <typename Fill>
 void random_fill(Tensor& t, const char* op, Fill&& fill) {
   check_no_internal_overlap(op, t);
-  const bool direct = t.device().is_cpu() && t.is_contiguous();
-  const Tensor buffer =
-      direct ? t : empty(t.sizes(), TensorOptions(t.dtype()).device(Device(kCPU, 0)));
+  // float16 and bfloat16 draw float32 values and round them.
+  const bool reduced = is_reduced_floating_point(t.dtype());
+  const bool direct = t.device().is_cpu() && t.is_contiguous() && !reduced;
+  const Tensor buffer = direct ? t
+                               : empty(t.sizes(), TensorOptions(reduced ? kFloat32 : t.dtype())
+                                                      .device(Device(kCPU, 0)));
   Generator& gen = Generators::instance().of(t.device());
   {
     std::lock_guard<std::mutex> lock(gen.mutex);

@@ -194,6 +194,8 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
                  "mean(): could not infer output dtype. Input dtype must be either a floating "
                  "point or complex dtype. Got: ", t.dtype());
   const Plan p = plan("mean", t, dims, keepdim);
+  // The sum in t's dtype, then divided: float16 and bfloat16 round twice,
+  // as in PyTorch 1.13's CPU mean (sum_out, then div_).
   Tensor out = new_output(p, t.dtype(), t);
   cpu::reduce_sum(out, p.in, p.reduced);
   out.div_(static_cast<double>(p.n_red));

@@ -81,6 +81,10 @@ void sort_lanes(const Tensor& src, int64_t dim, bool descending, const Tensor& v
 // contiguous (values, indices). A 0-dim `t` is sorted as a 1-element vector.
 std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t dim, bool descending,
                                          int64_t k) {
+  if (is_reduced_floating_point(t.dtype())) {  // sorted as float32, which is exact
+    auto [values, indices] = sorted_prefix(t.to(kFloat32), dim, descending, k);
+    return {values.to(t.dtype()), indices};
+  }
   const Tensor src = t.dim() == 0 ? t.view({1}) : t;
   SizeVec shape(src.sizes().begin(), src.sizes().end());
   shape[dim] = k;
@@ -115,7 +119,7 @@ SizeVec reduced_shape(IntArrayRef sizes, int64_t dim, bool keepdim) {
 Offsets nonzero_positions(const Tensor& t) {
   const Offsets offsets = element_offsets(t.sizes(), t.strides());
   Offsets positions;
-  cpu::dispatch_all(t.dtype(), [&](auto tag) {
+  cpu::dispatch_all_and_reduced(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(t.data_ptr());
     for (size_t i = 0; i < offsets.size(); ++i) {

@@ -83,5 +83,59 @@ void BM_AddLarge(benchmark::State& state) {
 }
 BENCHMARK(BM_AddLarge)->UseRealTime();
 
+// 1024x1024 + 1024x1024 in float16 and bfloat16 (Arg: 0 float32, 1
+// float16, 2 bfloat16): the cost of computing in float32 and rounding,
+// against BM_AddLarge's float32 in the same run.
+DType bench_dtype(int64_t arg) { return arg == 0 ? kFloat32 : arg == 1 ? kFloat16 : kBFloat16; }
+
+void BM_AddLargeReduced(benchmark::State& state) {
+  const DType d = bench_dtype(state.range(0));
+  Tensor a = randn({1024, 1024}, d);
+  Tensor b = randn({1024, 1024}, d);
+  for (auto _ : state) {
+    Tensor c = a + b;
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  state.SetLabel(dtype_name(d));
+}
+BENCHMARK(BM_AddLargeReduced)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+
+// The sum of 1024x1024 elements, per dtype as above.
+void BM_SumLargeReduced(benchmark::State& state) {
+  const DType d = bench_dtype(state.range(0));
+  Tensor a = randn({1024, 1024}, d);
+  for (auto _ : state) {
+    Tensor s = a.sum();
+    benchmark::DoNotOptimize(s.data_ptr());
+  }
+  state.SetLabel(dtype_name(d));
+}
+BENCHMARK(BM_SumLargeReduced)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+
+// float32 -> float16/bfloat16 conversion of 1024x1024 elements.
+void BM_ToReduced(benchmark::State& state) {
+  const DType d = bench_dtype(state.range(0));
+  Tensor a = randn({1024, 1024});
+  for (auto _ : state) {
+    Tensor h = a.to(d);
+    benchmark::DoNotOptimize(h.data_ptr());
+  }
+  state.SetLabel(dtype_name(d));
+}
+BENCHMARK(BM_ToReduced)->Arg(1)->Arg(2)->UseRealTime();
+
+// 256x256 GEMM per dtype as above.
+void BM_GemmReduced(benchmark::State& state) {
+  const DType d = bench_dtype(state.range(0));
+  Tensor a = randn({256, 256}, d);
+  Tensor b = randn({256, 256}, d);
+  for (auto _ : state) {
+    Tensor c = mm(a, b);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  state.SetLabel(dtype_name(d));
+}
+BENCHMARK(BM_GemmReduced)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+
 }  // namespace
 }  // namespace torchlet

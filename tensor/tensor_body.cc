@@ -52,6 +52,9 @@ Scalar Tensor::item_scalar() const {
     case kInt32: return Scalar(*static_cast<const int32_t*>(host.data_ptr()));
     case kUInt8: return Scalar(*static_cast<const uint8_t*>(host.data_ptr()));
     case kBool: return Scalar(*static_cast<const bool*>(host.data_ptr()));
+    case kFloat16: return Scalar(static_cast<float>(*static_cast<const Half*>(host.data_ptr())));
+    case kBFloat16:
+      return Scalar(static_cast<float>(*static_cast<const BFloat16*>(host.data_ptr())));
   }
   return Scalar();
 }

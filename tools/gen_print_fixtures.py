@@ -61,6 +61,14 @@ def cases():
     yield "transposed", repr(torch.tensor([[1.5, 2.0, -3.0], [4.0, 5.25, 6.0]]).t())
     yield "device_cpu1", on_cpu1(torch.tensor([1.5, 2.0]))
     yield "device_cpu1_with_dtype", on_cpu1(torch.tensor([1, 2], dtype=torch.int32))
+    yield "float16_vector", repr(torch.tensor([1.0, 2.5], dtype=torch.float16))
+    yield "float16_integer_valued", repr(torch.tensor([[1.0, -2.0], [65504.0, 0.0]],
+                                                      dtype=torch.float16))
+    yield "float16_sci_mode", repr(torch.tensor([0.1, 1e-5, 60000.0], dtype=torch.float16))
+    yield "float16_nonfinite", repr(torch.tensor([nan, -inf, 0.333], dtype=torch.float16))
+    yield "bfloat16_matrix", repr(torch.tensor([[0.1, -1.5], [3e38, 2.0]], dtype=torch.bfloat16))
+    yield "bfloat16_scalar", repr(torch.tensor(0.1, dtype=torch.bfloat16))
+    yield "empty_float16", repr(torch.zeros(0, dtype=torch.float16))
 
 
 def main():

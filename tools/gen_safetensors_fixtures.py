@@ -32,6 +32,8 @@ def all_dtypes():
         "u8": torch.tensor([[0, 128, 255]], dtype=torch.uint8),
         "bool": torch.tensor([True, False, True, True]),
         "scalar": torch.tensor(True),
+        "f16": torch.tensor([1.5, -0.0, float("inf"), 65504.0, 2.0 ** -24], dtype=torch.float16),
+        "bf16": torch.tensor([[1.5, float("-inf")], [3e38, -2.0 ** -133]], dtype=torch.bfloat16),
     }
 
 
@@ -47,6 +49,9 @@ def corpus():
                            "b": torch.zeros(2, 0, dtype=torch.uint8),
                            "c": torch.zeros(0, dtype=torch.bool)}, None),
         "float16": ({"h": torch.ones(2, dtype=torch.float16)}, None),
+        "half_and_bfloat16": ({"h": torch.tensor([[65504.0, -2.0 ** -24]], dtype=torch.float16),
+                               "b": torch.tensor([1.5, float("nan")], dtype=torch.bfloat16),
+                               "f": torch.ones(1)}, {"format": "pt"}),
         "mixed": ({"z": torch.tensor([1, 0], dtype=torch.bool),
                    "y": torch.tensor([3], dtype=torch.int32),
                    "x": torch.tensor([[1.0, 2.0]], dtype=torch.float64)}, {"k": "v"}),

@@ -16,6 +16,8 @@ const char* legacy_type_name(DType dtype) {
     case kInt32: return "torch.IntTensor";
     case kUInt8: return "torch.ByteTensor";
     case kBool: return "torch.BoolTensor";
+    case kFloat16: return "torch.HalfTensor";
+    case kBFloat16: return "torch.BFloat16Tensor";
   }
   return "?";
 }

@@ -44,7 +44,7 @@ using OrderedJson = nlohmann::ordered_json;
 // (then by name), which keeps every tensor aligned to its element size, and
 // ours does the same. A row without a torchlet DType is a name the format
 // knows but torchlet cannot hold yet: loading it names the file, the tensor
-// and the dtype. Supporting F16 or BF16 is filling in its row's DType.
+// and the dtype.
 struct DTypeInfo {
   const char* name;
   size_t size;
@@ -54,7 +54,7 @@ struct DTypeInfo {
 constexpr DTypeInfo kDTypes[] = {
     {"BOOL", 1, kBool},         {"U8", 1, kUInt8},          {"I8", 1, std::nullopt},
     {"F8_E5M2", 1, std::nullopt}, {"F8_E4M3", 1, std::nullopt}, {"I16", 2, std::nullopt},
-    {"U16", 2, std::nullopt},   {"F16", 2, std::nullopt},   {"BF16", 2, std::nullopt},
+    {"U16", 2, std::nullopt},   {"F16", 2, kFloat16},       {"BF16", 2, kBFloat16},
     {"I32", 4, kInt32},         {"U32", 4, std::nullopt},   {"F32", 4, kFloat32},
     {"F64", 8, kFloat64},       {"I64", 8, kInt64},         {"U64", 8, std::nullopt},
 };

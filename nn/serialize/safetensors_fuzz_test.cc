@@ -48,11 +48,8 @@ int fuzz_one(const std::string& bytes) {
 
 TEST(SafetensorsFuzzTest, CorpusHoldsRealFilesThatLoad) {
   const std::vector<std::string> paths = corpus_files();
-  ASSERT_GE(paths.size(), 8u);
-  for (const std::string& path : paths) {
-    if (path.find("float16") != std::string::npos) continue;  // refused until torchlet has F16
-    EXPECT_NO_THROW(load(path)) << path;
-  }
+  ASSERT_GE(paths.size(), 9u);
+  for (const std::string& path : paths) EXPECT_NO_THROW(load(path)) << path;
 }
 
 TEST(SafetensorsFuzzTest, EntryPointAcceptsEveryPrefixOfEveryCorpusFile) {

@@ -70,6 +70,10 @@ StateDict every_dtype() {
   sd.insert("i32", from_vector<int32_t>({std::numeric_limits<int32_t>::min(), 7}, {2}));
   sd.insert("u8", from_vector<uint8_t>({0, 128, 255}, {1, 3}));
   sd.insert("bool", tensor({true, false, true, true}));
+  sd.insert("f16", from_vector<Half>({Half(1.5f), Half(-0.0f), Half(inf), Half(65504.f),
+                                      Half(0x0001, Half::FromBits())},
+                                     {5}));
+  sd.insert("bf16", from_vector<BFloat16>({BFloat16(1.5f), BFloat16(-inf), BFloat16(3e38f)}, {3}));
   return sd;
 }
 
@@ -241,6 +245,7 @@ TEST_F(SafetensorsTest, LoadBufferErrorsNameTheBuffer) {
 /// What tools/gen_safetensors_fixtures.py writes to
 /// testdata/python_all_dtypes.safetensors, in the order of its header.
 StateDict python_fixture() {
+  const float inf = std::numeric_limits<float>::infinity();
   StateDict sd;
   sd.insert("i64", from_vector<int64_t>({std::numeric_limits<int64_t>::min(),
                                           std::numeric_limits<int64_t>::max(), -1},
@@ -250,6 +255,12 @@ StateDict python_fixture() {
   sd.insert("f32", from_vector<float>({1.5f, -0.0f, std::numeric_limits<float>::infinity(), -2.f},
                                       {2, 2}));
   sd.insert("i32", from_vector<int32_t>({std::numeric_limits<int32_t>::min(), 7}, {2}));
+  sd.insert("bf16", from_vector<BFloat16>({BFloat16(1.5f), BFloat16(-inf), BFloat16(3e38f),
+                                           BFloat16(-std::ldexp(1.0f, -133))},
+                                          {2, 2}));
+  sd.insert("f16", from_vector<Half>({Half(1.5f), Half(-0.0f), Half(inf), Half(65504.f),
+                                      Half(std::ldexp(1.0f, -24))},
+                                     {5}));
   sd.insert("u8", from_vector<uint8_t>({0, 128, 255}, {1, 3}));
   sd.insert("bool", tensor({true, false, true, true}));
   sd.insert("scalar", scalar_tensor(true));
@@ -569,17 +580,27 @@ TEST_F(SafetensorsTest, UnknownDTypeFails) {
   EXPECT_THROW_MSG(load(p), where(p) + "tensor \"w\" has unknown dtype \"F17\"");
 }
 
-TEST_F(SafetensorsTest, Float16FailsNamingFileTensorAndDType) {
-  const std::string p = write_raw(R"({"h":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})",
-                                  std::string(4, '\0'));
-  EXPECT_THROW_MSG(load(p), where(p) + "tensor \"h\" has dtype F16, which torchlet does not support");
+TEST_F(SafetensorsTest, Int8FailsNamingFileTensorAndDType) {
+  const std::string p = write_raw(R"({"h":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})",
+                                  std::string(2, '\0'));
+  EXPECT_THROW_MSG(load(p), where(p) + "tensor \"h\" has dtype I8, which torchlet does not support");
 }
 
-TEST_F(SafetensorsTest, BFloat16FailsNamingFileTensorAndDType) {
-  const std::string p = write_raw(R"({"h":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})",
-                                  std::string(4, '\0'));
-  EXPECT_THROW_MSG(load(p),
-                   where(p) + "tensor \"h\" has dtype BF16, which torchlet does not support");
+TEST_F(SafetensorsTest, Float16LoadsItsBitsUnchanged) {
+  const std::string p = write_raw(R"({"h":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})",
+                                  std::string("\x00\x3c\x01\x7e", 4));
+  const Tensor h = load(p).at("h");
+  EXPECT_EQ(h.dtype(), kFloat16);
+  EXPECT_EQ(h.data<Half>()[0].x, 0x3c00);  // 1.0
+  EXPECT_EQ(h.data<Half>()[1].x, 0x7e01);  // a NaN, payload kept
+}
+
+TEST_F(SafetensorsTest, BFloat16LoadsItsBitsUnchanged) {
+  const std::string p = write_raw(R"({"b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})",
+                                  std::string("\x80\x3f\x80\xff", 4));
+  const Tensor b = load(p).at("b");
+  EXPECT_EQ(b.dtype(), kBFloat16);
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{1.0f, -std::numeric_limits<float>::infinity()}));
 }
 
 TEST_F(SafetensorsTest, NegativeDimensionFails) {

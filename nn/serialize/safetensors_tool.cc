@@ -34,6 +34,11 @@ StateDict fixture() {
   sd.insert("i32", from_vector<int32_t>({std::numeric_limits<int32_t>::min(), 7}, {2}));
   sd.insert("u8", from_vector<uint8_t>({0, 128, 255}, {1, 3}));
   sd.insert("bool", tensor({true, false, true, true}));
+  sd.insert("f16", from_vector<Half>({Half(1.5f), Half(-0.0f), Half(inf), Half(65504.f),
+                                      Half(0x0001, Half::FromBits())},
+                                     {5}));
+  sd.insert("bf16", from_vector<BFloat16>({BFloat16(1.5f), BFloat16(-inf), BFloat16(3e38f)}, {3}));
+  sd.insert("f16_transposed", arange(6, kFloat16).view({2, 3}).t());
   sd.insert("transposed", arange(6, kFloat64).view({2, 3}).t());
   sd.insert("scalar", scalar_tensor(42, kInt64));
   sd.insert("empty", zeros({0, 3}));

@@ -3,8 +3,30 @@
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
+#include "tensor/factories.h"
 
 namespace torchlet::cpu {
+namespace {
+
+template <typename Out, typename In>
+void convert(const StridedLoop& loop) {
+  for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<Out*>(d[0] + i * s[0]) =
+          static_cast<Out>(*reinterpret_cast<const In*>(d[1] + i * s[1]));
+    }
+  });
+}
+
+// Between float32 and float16 or bfloat16, one side each.
+void convert_reduced(const StridedLoop& loop, DType dst, DType src) {
+  if (dst == kFloat16) return convert<Half, float>(loop);
+  if (dst == kBFloat16) return convert<BFloat16, float>(loop);
+  if (src == kFloat16) return convert<float, Half>(loop);
+  convert<float, BFloat16>(loop);
+}
+
+}  // namespace
 
 void copy(const Tensor& dst, const Tensor& src) {
   StridedLoop loop = make_loop({&dst, &src}, dst.sizes());
@@ -19,23 +41,27 @@ void copy(const Tensor& dst, const Tensor& src) {
     });
     return;
   }
+  if (is_reduced_floating_point(dst.dtype()) || is_reduced_floating_point(src.dtype())) {
+    if (dst.dtype() == kFloat32 || src.dtype() == kFloat32) {
+      return convert_reduced(loop, dst.dtype(), src.dtype());
+    }
+    // Half and BFloat16 convert to and from other types through float (as
+    // c10's do), so a float32 hop gives the same values; it keeps the
+    // instantiated conversions to four.
+    const Tensor hop = empty(dst.sizes(), TensorOptions(kFloat32).device(dst.device()));
+    copy(hop, src);
+    return copy(dst, hop);
+  }
   dispatch_all(dst.dtype(), [&](auto out_tag) {
-    using out_t = decltype(out_tag);
     dispatch_all(src.dtype(), [&](auto in_tag) {
-      using in_t = decltype(in_tag);
-      for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<out_t*>(d[0] + i * s[0]) =
-              static_cast<out_t>(*reinterpret_cast<const in_t*>(d[1] + i * s[1]));
-        }
-      });
+      convert<decltype(out_tag), decltype(in_tag)>(loop);
     });
   });
 }
 
 void fill(const Tensor& dst, Scalar value) {
   StridedLoop loop = make_loop({&dst}, dst.sizes());
-  dispatch_all(dst.dtype(), [&](auto tag) {
+  dispatch_all_and_reduced(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T v = value.to<T>();
     for_each_run(loop, [v](char** d, const int64_t* s, int64_t n) {

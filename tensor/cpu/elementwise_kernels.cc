@@ -8,6 +8,8 @@
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
+#include "tensor/cpu/reduced_float.h"
+#include "tensor/factories.h"
 
 namespace torchlet::cpu {
 namespace {
@@ -301,9 +303,36 @@ void float_test(UnaryOp op, const StridedLoop& loop, DType dtype) {
   });
 }
 
+// a + alpha * b (or a - alpha * b) in float16 or bfloat16, as PyTorch
+// 1.13's CPU add rounds it: alpha to the dtype first, and for float16 (whose
+// c10::Half arithmetic rounds every step) the product too.
+void scaled_reduced_add(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                        Scalar alpha) {
+  const DType dtype = a.dtype();
+  const double rounded = dtype == kFloat16 ? static_cast<float>(Half(alpha.to<float>()))
+                                           : static_cast<float>(BFloat16(alpha.to<float>()));
+  if (dtype == kBFloat16) {
+    const Tensor result = float32_result(out);
+    binary(op, result, float32_operand(a), float32_operand(b), rounded);
+    return store_result(out, result);
+  }
+  const Tensor product = empty(b.sizes(), TensorOptions(dtype).device(b.device()));
+  binary(BinaryOp::kMul, product, b, scalar_tensor(rounded, TensorOptions(dtype).device(b.device())),
+         1);
+  binary(op, out, a, product, 1);
+}
+
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  const bool scaled = (op == BinaryOp::kAdd || op == BinaryOp::kSub) && alpha.to_double() != 1.0;
+  if (scaled && is_reduced_floating_point(a.dtype())) {
+    return scaled_reduced_add(op, out, a, b, alpha);
+  }
+  auto in_float32 = [&](const Tensor& o, const Tensor& x, const Tensor& y) {
+    binary(op, o, x, y, alpha);
+  };
+  if (run_in_float32(out, in_float32, a, b)) return;
   const StridedLoop loop = make_loop({&out, &a, &b}, out.sizes());
   const bool boolean_out = out.dtype() == kBool && a.dtype() != kBool;
   const bool is_compare = op >= BinaryOp::kEq;
@@ -318,6 +347,8 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  auto in_float32 = [op](const Tensor& o, const Tensor& x) { unary(op, o, x); };
+  if (run_in_float32(out, in_float32, in)) return;
   const StridedLoop loop = make_loop({&out, &in}, out.sizes());
   if (op == UnaryOp::kLogicalNot || op == UnaryOp::kIsNan || op == UnaryOp::kIsInf ||
       op == UnaryOp::kIsFinite) {
@@ -339,6 +370,8 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { clamp(o, x, lo, hi); };
+  if (run_in_float32(out, in_float32, in)) return;
   const StridedLoop loop = make_loop({&out, &in}, out.sizes());
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -359,6 +392,8 @@ void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* 
 }
 
 void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { round_decimals(o, x, decimals); };
+  if (run_in_float32(out, in_float32, in)) return;
   const StridedLoop loop = make_loop({&out, &in}, out.sizes());
   dispatch_floating(in.dtype(), "round", [&](auto tag) {
     using T = decltype(tag);
@@ -374,6 +409,17 @@ void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals) {
 
 void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
                 const double* neginf) {
+  if (is_reduced_floating_point(in.dtype())) {
+    // The default bounds are the reduced dtype's own finite extremes.
+    const double largest = in.dtype() == kFloat16 ? std::numeric_limits<Half>::max()
+                                                   : std::numeric_limits<BFloat16>::max();
+    const double lowest = -largest;
+    auto in_float32 = [&](const Tensor& o, const Tensor& x) {
+      nan_to_num(o, x, nan, posinf ? posinf : &largest, neginf ? neginf : &lowest);
+    };
+    run_in_float32(out, in_float32, in);
+    return;
+  }
   const StridedLoop loop = make_loop({&out, &in}, out.sizes());
   dispatch_floating(in.dtype(), "nan_to_num", [&](auto tag) {
     using T = decltype(tag);
@@ -390,7 +436,7 @@ void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* p
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   const StridedLoop loop = make_loop({&out, &cond, &a, &b}, out.sizes());
-  dispatch_all(out.dtype(), [&](auto tag) {
+  dispatch_all_and_reduced(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/kernels.h"
+#include "tensor/cpu/reduced_float.h"
 #include "tensor/parallel.h"
 #include "tensor/tensor_body.h"
 
@@ -402,6 +403,8 @@ void softmax_row(const T* x, int64_t xs, T* y, int64_t ys, int64_t n, bool log) 
 }  // namespace
 
 void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_sum(o, x, reduced); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     reduce_into<SumOp<T>, T>({}, out, in, reduced);
@@ -409,6 +412,8 @@ void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
 }
 
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_prod(o, x, reduced); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     reduce_into<ProdOp<T>, T>({}, out, in, reduced);
@@ -416,6 +421,10 @@ void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
 }
 
 void reduce_extreme(const Tensor& out, const Tensor& in, int64_t reduced, bool largest) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) {
+    reduce_extreme(o, x, reduced, largest);
+  };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (largest) return reduce_into<ExtremeOp<T, true>, T>({}, out, in, reduced);
@@ -424,6 +433,8 @@ void reduce_extreme(const Tensor& out, const Tensor& in, int64_t reduced, bool l
 }
 
 void reduce_logical(const Tensor& out, const Tensor& in, int64_t reduced, bool all) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_logical(o, x, reduced, all); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (all) return reduce_into<LogicalOp<T, true>, T>({}, out, in, reduced);
@@ -433,6 +444,11 @@ void reduce_logical(const Tensor& out, const Tensor& in, int64_t reduced, bool a
 
 void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t reduced,
                 bool largest) {
+  if (any_reduced({&in})) {
+    const Tensor result = float32_result(values);
+    reduce_arg(result, indices, float32_operand(in), reduced, largest);
+    return store_result(values, result);
+  }
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* value_out = values.defined() ? values.data<T>() : nullptr;
@@ -448,6 +464,10 @@ void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, i
 
 void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t correction,
                 bool take_sqrt) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) {
+    reduce_var(o, x, reduced, correction, take_sqrt);
+  };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_floating(in.dtype(), "var", [&](auto tag) {
     using T = decltype(tag);
     reduce_into<VarOp<T>, T>({correction, take_sqrt}, out, in, reduced);
@@ -455,6 +475,8 @@ void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t co
 }
 
 void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_norm(o, x, reduced, p); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_floating(in.dtype(), "norm", [&](auto tag) {
     using T = decltype(tag);
     reduce_into<NormOp<T>, T>({norm_kind(p), p}, out, in, reduced);
@@ -462,6 +484,8 @@ void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p)
 }
 
 void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_logsumexp(o, x, reduced); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_floating(in.dtype(), "logsumexp", [&](auto tag) {
     using T = decltype(tag);
     const Geometry g = make_geometry(in, reduced);
@@ -484,6 +508,8 @@ void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced) {
 }
 
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { softmax_lastdim(o, x, log); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_floating(in.dtype(), "softmax", [&](auto tag) {
     using T = decltype(tag);
     for_each_row<T, T>(out, in, [log](const T* x, int64_t xs, T* y, int64_t ys, int64_t n) {
@@ -494,6 +520,10 @@ void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
 
 void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
                               bool log) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& g, const Tensor& y) {
+    softmax_backward_lastdim(o, g, y, log);
+  };
+  if (run_in_float32(out, in_float32, grad, output)) return;
   if (out.numel() == 0) return;
   const int64_t n = out.size(-1);
   const int64_t rows = out.numel() / n;
@@ -520,6 +550,8 @@ void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tenso
 }
 
 void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { cumulative_lastdim(o, x, prod); };
+  if (run_in_float32(out, in_float32, in)) return;
   dispatch_all(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Out = SumOut<T>;

@@ -30,6 +30,7 @@ cudaError_t launch(void* dst, size_t count, const void* value) {
 cudaError_t launch_fill(void* dst, size_t count, size_t element_size, const void* value) {
   switch (element_size) {
     case 1: return launch<uint8_t>(dst, count, value);
+    case 2: return launch<uint16_t>(dst, count, value);
     case 4: return launch<uint32_t>(dst, count, value);
     case 8: return launch<uint64_t>(dst, count, value);
     default: return cudaErrorInvalidValue;

@@ -10,3 +10,4 @@
 #include "nn/functional/linear.h"         // IWYU pragma: export
 #include "nn/functional/loss.h"           // IWYU pragma: export
 #include "nn/functional/normalization.h"  // IWYU pragma: export
+#include "nn/functional/pad.h"            // IWYU pragma: export

@@ -21,4 +21,13 @@ Variable convolution(const Variable& input, const Variable& weight, const Variab
 Variable convolution_backward_weight(const Variable& input, const Variable& grad_output,
                                      IntArrayRef weight_size, const ConvParams& params);
 
+/// The sliding blocks of input [N, C, H, W] as columns [N, C * kH * kW, L]
+/// (tensor/conv.h's im2col); its gradient is col2im and the reverse, so
+/// both are differentiable to any order.
+Variable im2col(const Variable& input, IntArrayRef kernel_size, IntArrayRef dilation,
+                IntArrayRef padding, IntArrayRef stride);
+/// The adjoint of im2col: columns summed into [N, C, *output_size].
+Variable col2im(const Variable& columns, IntArrayRef output_size, IntArrayRef kernel_size,
+                IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
+
 }  // namespace torchlet

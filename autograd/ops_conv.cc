@@ -115,7 +115,43 @@ variable_list convolution_backward_weight_backward(FunctionNode& n, const variab
   return {gx, ggy};
 }
 
+// Saved block parameters: kernel_size, dilation, padding, stride, then the
+// size the adjoint op needs (im2col's input size, col2im's output size).
+void save_blocks(FunctionNode& n, IntArrayRef kernel_size, IntArrayRef dilation,
+                 IntArrayRef padding, IntArrayRef stride, IntArrayRef size) {
+  n.shapes = {SizeVec(kernel_size.begin(), kernel_size.end()),
+              SizeVec(dilation.begin(), dilation.end()), SizeVec(padding.begin(), padding.end()),
+              SizeVec(stride.begin(), stride.end()), SizeVec(size.begin(), size.end())};
+}
+
+variable_list im2col_backward(FunctionNode& n, const variable_list& grads) {
+  const SizeVec& in = n.shapes[4];
+  return {col2im(grads[0], {in[2], in[3]}, n.shapes[0], n.shapes[1], n.shapes[2], n.shapes[3])};
+}
+
+variable_list col2im_backward(FunctionNode& n, const variable_list& grads) {
+  return {im2col(grads[0], n.shapes[0], n.shapes[1], n.shapes[2], n.shapes[3])};
+}
+
 }  // namespace
+
+Variable im2col(const Variable& input, IntArrayRef kernel_size, IntArrayRef dilation,
+                IntArrayRef padding, IntArrayRef stride) {
+  Tensor out = im2col(input.data(), kernel_size, dilation, padding, stride);
+  return autograd::record("Im2ColBackward0", im2col_backward, {&input}, std::move(out),
+                          [&](FunctionNode& n) {
+                            save_blocks(n, kernel_size, dilation, padding, stride, input.sizes());
+                          });
+}
+
+Variable col2im(const Variable& columns, IntArrayRef output_size, IntArrayRef kernel_size,
+                IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  Tensor out = col2im(columns.data(), output_size, kernel_size, dilation, padding, stride);
+  return autograd::record("Col2ImBackward0", col2im_backward, {&columns}, std::move(out),
+                          [&](FunctionNode& n) {
+                            save_blocks(n, kernel_size, dilation, padding, stride, output_size);
+                          });
+}
 
 Variable convolution(const Variable& input, const Variable& weight, const Variable& bias,
                      const ConvParams& params) {

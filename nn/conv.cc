@@ -4,6 +4,7 @@
 #include <string>
 
 #include "nn/functional/conv.h"
+#include "nn/functional/pad.h"
 #include "nn/init.h"
 
 namespace torchlet::nn {
@@ -82,6 +83,27 @@ SizeVec padding_values(const ConvOptions<D>& o) {
   if (o.padding_.is_mode()) return SizeVec(D, 0);
   const IntArrayRef values = o.padding_.values();
   return values.size() == 1 ? SizeVec(D, values[0]) : SizeVec(values.begin(), values.end());
+}
+
+// PyTorch's _reversed_padding_repeated_twice: F.pad's (left, right) amounts,
+// last dim first, for padding_mode other than "zeros"; "same" puts the odd
+// one out on the right.
+template <size_t D>
+SizeVec reversed_padding_repeated_twice(const ConvOptions<D>& o) {
+  SizeVec pad;
+  const SizeVec numbers = padding_values(o);
+  for (size_t i = 0; i < D; ++i) {
+    const size_t d = D - 1 - i;
+    if (o.padding_.is_mode() && o.padding_.mode() == "same") {
+      const int64_t total = o.dilation_[d] * (o.kernel_size_[d] - 1);
+      pad.push_back(total / 2);
+      pad.push_back(total - total / 2);
+    } else {
+      pad.push_back(numbers[d]);
+      pad.push_back(numbers[d]);
+    }
+  }
+  return pad;
 }
 
 template <size_t D>
@@ -168,9 +190,11 @@ std::string ConvNdImpl<D, Derived>::extra_repr() const {
 template <size_t D, typename Derived>
 Variable ConvImpl<D, Derived>::forward(const Variable& input) {
   const ConvOptions<D>& o = this->options_;
-  TORCHLET_CHECK(o.padding_mode_ == "zeros", layer_name(D, false), ": padding_mode='",
-                 o.padding_mode_, "' is not supported yet");
-  return conv_nd(input, this->weight, this->bias, o);
+  if (o.padding_mode_ == "zeros") return conv_nd(input, this->weight, this->bias, o);
+  ConvOptions<D> unpadded = o;
+  unpadded.padding(0);
+  return conv_nd(F::pad(input, reversed_padding_repeated_twice(o), o.padding_mode_), this->weight,
+                 this->bias, unpadded);
 }
 
 template <size_t D, typename Derived>
@@ -181,6 +205,8 @@ Variable ConvTransposeImpl<D, Derived>::forward(const Variable& input) {
 template class ExpandingArray<1>;
 template class ExpandingArray<2>;
 template class ExpandingArray<3>;
+template class ExpandingArray<4>;
+template class ExpandingArray<6>;
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
 template class ConvNdImpl<3, Conv3dImpl>;

@@ -20,14 +20,18 @@ namespace torchlet::nn {
 template <size_t D>
 class ExpandingArray {
  public:
-  ExpandingArray(int64_t value) { values_.fill(value); }  // NOLINT: implicit, as libtorch's
+  ExpandingArray(int64_t value) : single_(true) { values_.fill(value); }  // NOLINT: implicit
   ExpandingArray(std::initializer_list<int64_t> values);  // NOLINT
   /// The D values.
   IntArrayRef ref() const { return IntArrayRef(values_.data(), D); }
   int64_t operator[](size_t i) const { return values_[i]; }
+  /// Whether given as one number (PyTorch's reprs of Fold and Unfold show
+  /// the value as given).
+  bool single() const { return single_; }
 
  private:
   std::array<int64_t, D> values_{};
+  bool single_ = false;
 };
 
 /// The options of a D-dimensional convolution layer, plain or transposed

@@ -76,6 +76,17 @@ TEST(ConvLayerTest, ConvTransposeLayersMatchPyTorch) {
   check_golden(t3, "ConvTranspose3d");
 }
 
+TEST(ConvLayerTest, PaddingModesPadWithFunctionalPadFirst) {
+  Conv2d reflect(Conv2dOptions(2, 3, 3).padding({1, 2}).padding_mode("reflect"));
+  check_golden(reflect, "Conv2d_reflect");
+  Conv2d replicate(Conv2dOptions(2, 2, {2, 3}).padding("same").padding_mode("replicate"));
+  check_golden(replicate, "Conv2d_replicate_same");
+  Conv1d circular(Conv1dOptions(2, 2, 3).padding(2).dilation(2).padding_mode("circular"));
+  check_golden(circular, "Conv1d_circular");
+  Conv3d circular3(Conv3dOptions(1, 2, 3).padding(1).padding_mode("circular"));
+  check_golden(circular3, "Conv3d_circular");
+}
+
 TEST(ConvLayerTest, ReprsArePyTorchs) {
   EXPECT_EQ(printed(Conv2d(3, 3, 3)), "Conv2d(3, 3, kernel_size=(3, 3), stride=(1, 1))");
   EXPECT_EQ(printed(Conv2d(Conv2dOptions(1, 6, 5).padding(2))),
@@ -91,6 +102,9 @@ TEST(ConvLayerTest, ReprsArePyTorchs) {
   EXPECT_EQ(printed(Conv2d(Conv2dOptions(1, 6, 5).bias(false).dilation(2).padding(2))),
             "Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1), padding=(2, 2), dilation=(2, 2), "
             "bias=False)");
+  EXPECT_EQ(printed(Conv2d(Conv2dOptions(1, 6, 5).bias(false).padding(2).padding_mode("reflect"))),
+            "Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1), padding=(2, 2), bias=False, "
+            "padding_mode=reflect)");
 }
 
 TEST(ConvLayerTest, ParametersHavePyTorchsShapesAndNames) {

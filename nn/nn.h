@@ -10,6 +10,7 @@
 #include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout2d/3d, AlphaDropout
 #include "nn/embedding.h"           // IWYU pragma: export  Embedding
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
+#include "nn/fold.h"             // IWYU pragma: export  Fold, Unfold
 #include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses
 #include "nn/init.h"                // IWYU pragma: export  nn::init: parameter initialization
 #include "nn/layer_norm.h"          // IWYU pragma: export  LayerNorm
@@ -19,6 +20,7 @@
 #include "nn/module_holder.h"       // IWYU pragma: export  ModuleHolder, TORCHLET_MODULE, call
 #include "nn/module_list.h"         // IWYU pragma: export  ModuleList, ModuleDict
 #include "nn/normalization.h"       // IWYU pragma: export  InstanceNorm1d/2d/3d, GroupNorm, LocalResponseNorm
+#include "nn/padding.h"          // IWYU pragma: export  ZeroPad2d, ConstantPad, ReflectionPad, ReplicationPad
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
 #include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d

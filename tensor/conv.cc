@@ -195,6 +195,73 @@ Tensor transposed_convolution(const Tensor& input, const Tensor& weight, const T
   return out;
 }
 
+// "(5, 6)": a Python tuple of two.
+std::string pair_str(IntArrayRef v) {
+  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ")";
+}
+
+// PyTorch's im2col_shape_check of the block parameters.
+void check_block_params(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                        IntArrayRef stride) {
+  const auto check_two = [](const char* name, IntArrayRef v) {
+    TORCHLET_CHECK(v.size() == 2, "It is expected ", name, " equals to 2, but got size ",
+                   v.size());
+  };
+  check_two("kernel_size", kernel_size);
+  check_two("dilation", dilation);
+  check_two("padding", padding);
+  check_two("stride", stride);
+  TORCHLET_CHECK(kernel_size[0] > 0 && kernel_size[1] > 0,
+                 "kernel size should be greater than zero, but got kernel_height: ",
+                 kernel_size[0], " kernel_width: ", kernel_size[1]);
+  TORCHLET_CHECK(stride[0] > 0 && stride[1] > 0,
+                 "stride should be greater than zero, but got stride_height: ", stride[0],
+                 " stride_width: ", stride[1]);
+  TORCHLET_CHECK(dilation[0] > 0 && dilation[1] > 0,
+                 "dilation should be greater than zero, but got dilation_height: ", dilation[0],
+                 " dilation_width: ", dilation[1]);
+  TORCHLET_CHECK(padding[0] >= 0 && padding[1] >= 0,
+                 "padding should be non-negative, but got pad_height: ", padding[0],
+                 " pad_width: ", padding[1]);
+}
+
+// The number of blocks along each of the two spatial dims.
+SizeVec block_counts(IntArrayRef spatial, IntArrayRef kernel_size, IntArrayRef dilation,
+                     IntArrayRef padding, IntArrayRef stride) {
+  SizeVec blocks;
+  for (size_t d = 0; d < 2; ++d) {
+    blocks.push_back((spatial[d] + 2 * padding[d] - (dilation[d] * (kernel_size[d] - 1) + 1)) /
+                         stride[d] +
+                     1);
+  }
+  return blocks;
+}
+
+cpu::ConvGeometry block_geometry(int64_t batch, int64_t channels, IntArrayRef spatial,
+                                 IntArrayRef blocks, IntArrayRef kernel_size,
+                                 IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  cpu::ConvGeometry g;
+  g.batch = batch;
+  g.in_channels = channels;
+  g.out_channels = channels;
+  for (size_t d = 0; d < 2; ++d) {
+    g.input[d + 1] = spatial[d];
+    g.output[d + 1] = blocks[d];
+    g.kernel[d + 1] = kernel_size[d];
+    g.stride[d + 1] = stride[d];
+    g.padding[d + 1] = padding[d];
+    g.dilation[d + 1] = dilation[d];
+  }
+  return g;
+}
+
+void check_float_cpu(const char* op, const Tensor& t) {
+  check_defined(op, t);
+  check_cpu_kernel(op, t);
+  TORCHLET_CHECK(t.is_floating_point(), op, ": expected a floating-point input, got ",
+                 t.dtype());
+}
+
 }  // namespace
 
 SizeVec conv_output_size(IntArrayRef input_size, IntArrayRef weight_size,
@@ -245,6 +312,67 @@ Tensor convolution_backward_weight(const Tensor& input, const Tensor& grad_outpu
                             input.contiguous(),
                             geometry(input.sizes(), weight_size, out_size, params));
   return grad_weight;
+}
+
+Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  check_float_cpu("im2col", input);
+  check_block_params(kernel_size, dilation, padding, stride);
+  bool valid = input.dim() == 4;
+  for (int64_t d = 1; valid && d < 4; ++d) valid = input.size(d) > 0;
+  TORCHLET_CHECK(valid, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                        "other non-zero dimensions for input, but got: ",
+                 shape_str(input.sizes()));
+  const IntArrayRef spatial = input.sizes().subspan(2);
+  const SizeVec blocks = block_counts(spatial, kernel_size, dilation, padding, stride);
+  TORCHLET_CHECK(blocks[0] >= 1 && blocks[1] >= 1, "Given input with spatial size ",
+                 pair_str(spatial), ", kernel_size=", pair_str(kernel_size),
+                 ", dilation=", pair_str(dilation), ", padding=", pair_str(padding),
+                 ", calculated shape of the array of sliding blocks as ", pair_str(blocks),
+                 ", but its components must be at least one.");
+  const int64_t channels = input.size(1);
+  Tensor columns = empty({input.size(0), channels * kernel_size[0] * kernel_size[1],
+                          blocks[0] * blocks[1]},
+                         TensorOptions(input.dtype()).device(input.device()));
+  if (columns.numel() == 0) return columns;
+  cpu::im2col(columns, input.contiguous(),
+              block_geometry(input.size(0), channels, spatial, blocks, kernel_size, dilation,
+                             padding, stride));
+  return columns;
+}
+
+Tensor col2im(const Tensor& columns, IntArrayRef output_size, IntArrayRef kernel_size,
+              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  check_float_cpu("col2im", columns);
+  TORCHLET_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ",
+                 output_size.size());
+  check_block_params(kernel_size, dilation, padding, stride);
+  TORCHLET_CHECK(columns.dim() == 3 && columns.size(1) > 0 && columns.size(2) > 0,
+                 "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                 "non-zero dimensions for input, but got: ",
+                 shape_str(columns.sizes()));
+  const int64_t kvol = kernel_size[0] * kernel_size[1];
+  TORCHLET_CHECK(columns.size(1) % kvol == 0,
+                 "Expected size of input's dimension 1 to be divisible by the product of "
+                 "kernel_size, but got input.size(1)=",
+                 columns.size(1), " and kernel_size=", pair_str(kernel_size), ".");
+  const SizeVec blocks = block_counts(output_size, kernel_size, dilation, padding, stride);
+  TORCHLET_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && blocks[0] * blocks[1] == columns.size(2),
+                 "Given output_size=", pair_str(output_size), ", kernel_size=",
+                 pair_str(kernel_size), ", dilation=", pair_str(dilation), ", padding=",
+                 pair_str(padding), ", stride=", pair_str(stride),
+                 ", expected size of input's dimension 2 to match the calculated number of "
+                 "sliding blocks ",
+                 blocks[0], " * ", blocks[1], " = ", blocks[0] * blocks[1],
+                 ", but got input.size(2)=", columns.size(2), ".");
+  const int64_t channels = columns.size(1) / kvol;
+  Tensor out = empty({columns.size(0), channels, output_size[0], output_size[1]},
+                     TensorOptions(columns.dtype()).device(columns.device()));
+  if (out.numel() == 0) return out;
+  cpu::col2im(out, columns.contiguous(),
+              block_geometry(columns.size(0), channels, output_size, blocks, kernel_size,
+                             dilation, padding, stride));
+  return out;
 }
 
 }  // namespace torchlet

@@ -42,4 +42,15 @@ Tensor convolution_backward_weight(const Tensor& input, const Tensor& grad_outpu
 SizeVec conv_output_size(IntArrayRef input_size, IntArrayRef weight_size,
                          const ConvParams& params);
 
+/// The sliding blocks of input [N, C, H, W] as columns [N, C * kH * kW, L]
+/// (im2col, PyTorch's unfold), L the number of blocks; zeros where a block
+/// reaches into the padding.
+Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride);
+
+/// The adjoint of im2col (PyTorch's fold): columns [N, C * kH * kW, L]
+/// summed back into the blocks' places of [N, C, *output_size].
+Tensor col2im(const Tensor& columns, IntArrayRef output_size, IntArrayRef kernel_size,
+              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
+
 }  // namespace torchlet

@@ -77,6 +77,27 @@ record("conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w, stride=(1, 2, 2
        x=rn(1, 2, 3, 4, 3), w=rn(2, 3, 2, 2, 3))
 record("conv_transpose2d_unbatched", lambda x, w: F.conv_transpose2d(x, w, padding=1),
        x=rn(2, 4, 4), w=rn(2, 3, 3, 3))
+# F.pad
+record("pad_constant", lambda x: F.pad(x, (1, 2, -1, 1), value=0.5), x=rn(2, 3, 4))
+record("pad_reflect1d", lambda x: F.pad(x, (2, 3), mode="reflect"), x=rn(2, 5))
+record("pad_reflect2d", lambda x: F.pad(x, (2, 1, 3, 0), mode="reflect"), x=rn(1, 2, 4, 5))
+record("pad_reflect3d", lambda x: F.pad(x, (1, 2, 0, 2, 1, 1), mode="reflect"),
+       x=rn(1, 1, 3, 4, 5))
+record("pad_replicate1d", lambda x: F.pad(x, (-1, 2), mode="replicate"), x=rn(2, 2, 4))
+record("pad_replicate2d", lambda x: F.pad(x, (2, 0, 1, 3), mode="replicate"), x=rn(2, 2, 3, 3))
+record("pad_replicate3d", lambda x: F.pad(x, (1, 1, 2, 0, 0, 1), mode="replicate"),
+       x=rn(2, 2, 2, 3, 2))
+record("pad_circular1d", lambda x: F.pad(x, (2, -1), mode="circular"), x=rn(2, 2, 5))
+record("pad_circular2d", lambda x: F.pad(x, (1, 2, 3, 0), mode="circular"), x=rn(1, 2, 3, 4))
+record("pad_circular3d", lambda x: F.pad(x, (1, 0, 2, 1, 1, 1), mode="circular"),
+       x=rn(1, 1, 2, 3, 4))
+# F.unfold and F.fold
+record("unfold", lambda x: F.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+       x=rn(2, 3, 5, 6))
+record("unfold_unbatched", lambda x: F.unfold(x, 2), x=rn(2, 3, 4))
+record("fold", lambda x: F.fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
+       x=rn(2, 12, 6))
+record("fold_unbatched", lambda x: F.fold(x, 4, 2, stride=2), x=rn(8, 4))
 
 
 def layer(case, module, x):
@@ -98,6 +119,13 @@ layer("Conv2d_same_nobias", nn.Conv2d(2, 4, (2, 3), padding="same", groups=2, bi
       rn(1, 2, 5, 6))
 layer("Conv1d", nn.Conv1d(2, 3, 3, dilation=2), rn(2, 2, 9))
 layer("Conv3d", nn.Conv3d(2, 2, 2, stride=(1, 1, 2)), rn(1, 2, 3, 4, 5))
+layer("Conv2d_reflect", nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="reflect"),
+      rn(2, 2, 5, 6))
+layer("Conv2d_replicate_same", nn.Conv2d(2, 2, (2, 3), padding="same", padding_mode="replicate"),
+      rn(1, 2, 4, 5))
+layer("Conv1d_circular", nn.Conv1d(2, 2, 3, padding=2, dilation=2, padding_mode="circular"),
+      rn(2, 2, 7))
+layer("Conv3d_circular", nn.Conv3d(1, 2, 3, padding=1, padding_mode="circular"), rn(1, 1, 3, 4, 4))
 layer("ConvTranspose2d", nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1),
       rn(2, 3, 4, 3))
 layer("ConvTranspose1d", nn.ConvTranspose1d(2, 4, 2, groups=2, bias=False), rn(2, 2, 5))

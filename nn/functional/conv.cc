@@ -159,4 +159,28 @@ Variable conv_transpose3d(const Variable& input, const Variable& weight, const V
                            3, "conv_transpose3d");
 }
 
+Variable unfold(const Variable& input, IntArrayRef kernel_size, IntArrayRef dilation,
+                IntArrayRef padding, IntArrayRef stride) {
+  TORCHLET_CHECK(input.dim() == 3 || input.dim() == 4,
+                 "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                 "non-zero dimensions for input, but got: ",
+                 shape_str(input.sizes()));
+  const Variable x = input.dim() == 3 ? input.unsqueeze(0) : input;
+  const Variable out = im2col(x, expand(kernel_size, 2), expand(dilation, 2),
+                              expand(padding, 2), expand(stride, 2));
+  return input.dim() == 3 ? out.squeeze(0) : out;
+}
+
+Variable fold(const Variable& input, IntArrayRef output_size, IntArrayRef kernel_size,
+              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  TORCHLET_CHECK(input.dim() == 2 || input.dim() == 3,
+                 "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                 "non-zero dimensions for input, but got: ",
+                 shape_str(input.sizes()));
+  const Variable x = input.dim() == 2 ? input.unsqueeze(0) : input;
+  const Variable out = col2im(x, expand(output_size, 2), expand(kernel_size, 2),
+                              expand(dilation, 2), expand(padding, 2), expand(stride, 2));
+  return input.dim() == 2 ? out.squeeze(0) : out;
+}
+
 }  // namespace torchlet::nn::functional

@@ -76,4 +76,15 @@ Variable conv_transpose3d(const Variable& input, const Variable& weight,
                           IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
                           int64_t groups = 1, IntArrayRef dilation = {1});
 
+/// The sliding blocks of input [N, C, H, W] or [C, H, W] as columns [N, C *
+/// kH * kW, L] or [C * kH * kW, L] (torch.nn.functional.unfold, im2col);
+/// each parameter one number or two.
+Variable unfold(const Variable& input, IntArrayRef kernel_size, IntArrayRef dilation = {1},
+                IntArrayRef padding = {0}, IntArrayRef stride = {1});
+/// The adjoint of unfold (torch.nn.functional.fold, col2im): columns [N, C *
+/// kH * kW, L] or [C * kH * kW, L] summed into [N, C, *output_size] or [C,
+/// *output_size].
+Variable fold(const Variable& input, IntArrayRef output_size, IntArrayRef kernel_size,
+              IntArrayRef dilation = {1}, IntArrayRef padding = {0}, IntArrayRef stride = {1});
+
 }  // namespace torchlet::nn::functional

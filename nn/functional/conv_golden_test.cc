@@ -1,4 +1,4 @@
-// The convolutions against PyTorch 1.13 in float32: output and every
+// The convolutions, unfold, fold and F.pad against PyTorch 1.13 in float32: output and every
 // input's gradient, from nn/functional/testdata/conv_golden.txt
 // (tools/gen_conv_golden.py stores the inputs, so each case is the same call
 // on the same values).
@@ -9,6 +9,7 @@
 
 #include "autograd/autograd.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/pad.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -139,6 +140,52 @@ TEST(ConvGoldenTest, ConvTranspose1dAnd3d) {
   GoldenCase c3("conv_transpose3d");
   const Variable x3 = c3.leaf("x");
   c3.check(F::conv_transpose3d(x3, c3.leaf("w"), Variable(), {1, 2, 2}, {0}, {0, 1, 0}));
+}
+
+TEST(ConvGoldenTest, UnfoldBatchedAndUnbatched) {
+  GoldenCase c("unfold");
+  c.check(F::unfold(c.leaf("x"), {2, 3}, {2, 1}, {1}, {1, 2}));
+  GoldenCase u("unfold_unbatched");
+  u.check(F::unfold(u.leaf("x"), {2}));
+}
+
+TEST(ConvGoldenTest, FoldBatchedAndUnbatched) {
+  GoldenCase c("fold");
+  c.check(F::fold(c.leaf("x"), {5, 6}, {2, 3}, {1, 2}, {1, 0}, {2, 1}));
+  GoldenCase u("fold_unbatched");
+  u.check(F::fold(u.leaf("x"), {4}, {2}, {1}, {0}, {2}));
+}
+
+TEST(PadGoldenTest, ConstantWithNegativeAmounts) {
+  GoldenCase c("pad_constant");
+  c.check(F::pad(c.leaf("x"), {1, 2, -1, 1}, "constant", 0.5));
+}
+
+TEST(PadGoldenTest, Reflect1d2d3d) {
+  GoldenCase c1("pad_reflect1d");
+  c1.check(F::pad(c1.leaf("x"), {2, 3}, "reflect"));
+  GoldenCase c2("pad_reflect2d");
+  c2.check(F::pad(c2.leaf("x"), {2, 1, 3, 0}, "reflect"));
+  GoldenCase c3("pad_reflect3d");
+  c3.check(F::pad(c3.leaf("x"), {1, 2, 0, 2, 1, 1}, "reflect"));
+}
+
+TEST(PadGoldenTest, Replicate1d2d3d) {
+  GoldenCase c1("pad_replicate1d");
+  c1.check(F::pad(c1.leaf("x"), {-1, 2}, "replicate"));
+  GoldenCase c2("pad_replicate2d");
+  c2.check(F::pad(c2.leaf("x"), {2, 0, 1, 3}, "replicate"));
+  GoldenCase c3("pad_replicate3d");
+  c3.check(F::pad(c3.leaf("x"), {1, 1, 2, 0, 0, 1}, "replicate"));
+}
+
+TEST(PadGoldenTest, Circular1d2d3d) {
+  GoldenCase c1("pad_circular1d");
+  c1.check(F::pad(c1.leaf("x"), {2, -1}, "circular"));
+  GoldenCase c2("pad_circular2d");
+  c2.check(F::pad(c2.leaf("x"), {1, 2, 3, 0}, "circular"));
+  GoldenCase c3("pad_circular3d");
+  c3.check(F::pad(c3.leaf("x"), {1, 0, 2, 1, 1, 1}, "circular"));
 }
 
 }  // namespace

@@ -122,6 +122,59 @@ TEST_F(ConvGradTest, DepthwiseAndTransposedSecondOrder) {
       {leaf({2, 2, 4}), leaf({2, 3, 3}), leaf({3})}));
 }
 
+TEST_F(ConvGradTest, UnfoldAndFoldToSecondOrder) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::unfold(v[0], {2, 3}, {2, 1}, {1}, {1, 2}); },
+      {leaf({2, 2, 4, 5})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::fold(v[0], {4, 5}, {2, 2}, {1}, {1}, {2}); },
+      {leaf({1, 8, 9})}));
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& v) { return F::unfold(v[0], {2}) * F::unfold(v[0], {2}); },
+      {leaf({1, 2, 3, 3})}));
+}
+
+TEST(ConvTest, FoldOfUnfoldCountsEachPixelsBlocks) {
+  const Variable x(ones({1, 1, 3, 3}));
+  const Variable counts = F::fold(F::unfold(x, {2}), {3, 3}, {2});
+  EXPECT_EQ(testing::values(counts.data()), (std::vector<double>{1, 2, 1, 2, 4, 2, 1, 2, 1}));
+}
+
+TEST(ConvTest, UnfoldChecksAreReported) {
+  const Variable x = float_input({2, 3, 5, 5});
+  EXPECT_THROW_MSG(F::unfold(float_input({1, 2, 3, 4, 5}), {2}),
+                   "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [1, 2, 3, 4, 5]");
+  EXPECT_THROW_MSG(F::unfold(x, {0}),
+                   "kernel size should be greater than zero, but got kernel_height: 0 "
+                   "kernel_width: 0");
+  EXPECT_THROW_MSG(F::unfold(x, {2}, {1}, {0}, {0}),
+                   "stride should be greater than zero, but got stride_height: 0 stride_width: 0");
+  EXPECT_THROW_MSG(F::unfold(x, {2}, {0}),
+                   "dilation should be greater than zero, but got dilation_height: 0 "
+                   "dilation_width: 0");
+  EXPECT_THROW_MSG(F::unfold(x, {2}, {1}, {-1}),
+                   "padding should be non-negative, but got pad_height: -1 pad_width: -1");
+  EXPECT_THROW_MSG(F::unfold(x, {7}),
+                   "Given input with spatial size (5, 5), kernel_size=(7, 7), dilation=(1, 1), "
+                   "padding=(0, 0), calculated shape of the array of sliding blocks as (-1, -1), "
+                   "but its components must be at least one.");
+  EXPECT_THROW_MSG(F::unfold(x, {2, 2, 2}), "It is expected kernel_size equals to 2, but got size 3");
+}
+
+TEST(ConvTest, FoldChecksAreReported) {
+  EXPECT_THROW_MSG(F::fold(float_input({2, 11, 20}), {5, 6}, {2}),
+                   "Expected size of input's dimension 1 to be divisible by the product of "
+                   "kernel_size, but got input.size(1)=11 and kernel_size=(2, 2).");
+  EXPECT_THROW_MSG(F::fold(float_input({2, 12, 21}), {5, 6}, {2}),
+                   "Given output_size=(5, 6), kernel_size=(2, 2), dilation=(1, 1), padding=(0, "
+                   "0), stride=(1, 1), expected size of input's dimension 2 to match the "
+                   "calculated number of sliding blocks 4 * 5 = 20, but got input.size(2)=21.");
+  EXPECT_THROW_MSG(F::fold(float_input({2, 12, 20, 1}), {5, 6}, {2}),
+                   "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size "
+                   "and non-zero dimensions for input, but got: [2, 12, 20, 1]");
+}
+
 TEST(ConvTest, OutputShapesFollowPyTorch) {
   EXPECT_EQ(F::conv2d(float_input({64, 1, 28, 28}), float_input({6, 1, 5, 5}), Variable(), {1}, 2)
                 .sizes(),

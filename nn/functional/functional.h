@@ -11,5 +11,6 @@
 #include "nn/functional/linear.h"         // IWYU pragma: export
 #include "nn/functional/loss.h"           // IWYU pragma: export
 #include "nn/functional/normalization.h"  // IWYU pragma: export
+#include "nn/functional/pad.h"            // IWYU pragma: export
 #include "nn/functional/pooling.h"        // IWYU pragma: export
 #include "nn/functional/upsampling.h"     // IWYU pragma: export

@@ -2,6 +2,8 @@
 // im2col + GEMM for the rest. See Note [Convolution algorithms].
 #include "tensor/cpu/conv_kernels.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -68,27 +70,34 @@ RowSpan valid_span(int64_t offset, int64_t stride, int64_t width, int64_t output
 
 bool in_range(int64_t i, int64_t size) { return i >= 0 && i < size; }
 
-// Calls fn(out_row_index, in_row_index, kw_offset) for every output row
-// (od, oh) and kernel tap (kd, kh) of one plane whose input row (id, ih)
-// exists; the offsets of kw are left to fn.
-template <typename F>
-void for_each_row_tap(const ConvGeometry& g, int64_t kd, int64_t kh, F&& fn) {
-  for (int64_t od = 0; od < g.output[0]; ++od) {
-    const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
-    if (!in_range(id, g.input[0])) continue;
-    for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-      const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
-      if (!in_range(ih, g.input[1])) continue;
-      fn((od * g.output[1] + oh) * g.output[2], (id * g.input[1] + ih) * g.input[2]);
-    }
-  }
-}
-
 int64_t kw_offset(const ConvGeometry& g, int64_t kw) {
   return kw * g.dilation[2] - g.padding[2];
 }
 
-// ---- im2col / col2im, one sample ----
+// ---- im2col / col2im over a block of output rows ----
+
+// The kernels' output rows are the (od, oh) pairs, O0 * O1 of them, each
+// output[2] long; a block of rows [row0, row1) is the columns [row0 *
+// output[2], row1 * output[2]) of the column matrix.
+int64_t output_rows(const ConvGeometry& g) { return g.output[0] * g.output[1]; }
+
+struct Tap {
+  int64_t kd, kh, kw;
+};
+
+Tap tap_of(const ConvGeometry& g, int64_t k) {
+  return {k / (g.kernel[1] * g.kernel[2]), k / g.kernel[2] % g.kernel[1], k % g.kernel[2]};
+}
+
+// The input row (id * I1 + ih) * I2 that output row j reads at tap (kd, kh),
+// or -1 where it lies in the padding.
+int64_t input_row(const ConvGeometry& g, int64_t j, const Tap& t) {
+  const int64_t od = j / g.output[1], oh = j % g.output[1];
+  const int64_t id = od * g.stride[0] - g.padding[0] + t.kd * g.dilation[0];
+  const int64_t ih = oh * g.stride[1] - g.padding[1] + t.kh * g.dilation[1];
+  if (!in_range(id, g.input[0]) || !in_range(ih, g.input[1])) return -1;
+  return (id * g.input[1] + ih) * g.input[2];
+}
 
 template <typename T>
 void im2col_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
@@ -105,26 +114,23 @@ void im2col_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
   std::fill(dst + span.end, dst + ow, T(0));
 }
 
-// Column rows [first, last) (channel-major: c, kd, kh, kw) of one sample.
+// Column rows [first, last) (c, kd, kh, kw) of one sample, for output rows
+// [row0, row1): col is [rows, (row1 - row0) * output[2]].
 template <typename T>
-void im2col_rows(T* col, const T* in, const ConvGeometry& g, int64_t first, int64_t last) {
-  const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int64_t last,
+                  int64_t row0, int64_t row1) {
+  const int64_t kvol = kernel_volume(g), ivol = input_volume(g), ow = g.output[2];
+  const int64_t width = (row1 - row0) * ow;
   for (int64_t r = first; r < last; ++r) {
-    const int64_t c = r / kvol, k = r % kvol;
-    const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
-                  kw = k % g.kernel[2];
-    T* row = col + r * lvol;
-    const T* plane = in + c * ivol;
-    for (int64_t od = 0; od < g.output[0]; ++od) {
-      const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
-      for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-        const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
-        T* dst = row + (od * g.output[1] + oh) * g.output[2];
-        if (in_range(id, g.input[0]) && in_range(ih, g.input[1])) {
-          im2col_row(dst, plane + (id * g.input[1] + ih) * g.input[2], g, kw);
-        } else {
-          std::fill(dst, dst + g.output[2], T(0));
-        }
+    const Tap t = tap_of(g, r % kvol);
+    const T* plane = in + r / kvol * ivol;
+    T* dst = col + (r - first) * width;
+    for (int64_t j = row0; j < row1; ++j, dst += ow) {
+      const int64_t src = input_row(g, j, t);
+      if (src >= 0) {
+        im2col_row(dst, plane + src, g, t.kw);
+      } else {
+        std::fill(dst, dst + ow, T(0));
       }
     }
   }
@@ -139,25 +145,25 @@ void col2im_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
   if (s == 1) {
     ArrayMap<T>(dst + span.begin + offset, n) += ConstArrayMap<T>(src + span.begin, n);
   } else {
-    T* to = dst + span.begin * s + offset;
-    for (int64_t i = 0; i < n; ++i) to[i * s] += src[span.begin + i];
+    StridedMap<T>(dst + span.begin * s + offset, n, Eigen::InnerStride<>(s)) +=
+        ConstArrayMap<T>(src + span.begin, n);
   }
 }
 
-// Channels [first, last) of one sample's input from its columns.
+// Adds the column block of channels [first, last) and output rows [row0,
+// row1) (laid out as im2col_block's) into one sample's input.
 template <typename T>
-void col2im_channels(T* in, const T* col, const ConvGeometry& g, int64_t first, int64_t last) {
-  const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  std::fill(in + first * ivol, in + last * ivol, T(0));
-  for (int64_t c = first; c < last; ++c) {
-    T* plane = in + c * ivol;
-    for (int64_t k = 0; k < kvol; ++k) {
-      const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
-                    kw = k % g.kernel[2];
-      const T* row = col + (c * kvol + k) * lvol;
-      for_each_row_tap(g, kd, kh, [&](int64_t out_row, int64_t in_row) {
-        col2im_row(plane + in_row, row + out_row, g, kw);
-      });
+void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int64_t last,
+                  int64_t row0, int64_t row1) {
+  const int64_t kvol = kernel_volume(g), ivol = input_volume(g), ow = g.output[2];
+  const int64_t width = (row1 - row0) * ow;
+  for (int64_t r = first * kvol; r < last * kvol; ++r) {
+    const Tap t = tap_of(g, r % kvol);
+    T* plane = in + r / kvol * ivol;
+    const T* src = col + (r - first * kvol) * width;
+    for (int64_t j = row0; j < row1; ++j, src += ow) {
+      const int64_t dst = input_row(g, j, t);
+      if (dst >= 0) col2im_row(plane + dst, src, g, t.kw);
     }
   }
 }
@@ -182,85 +188,133 @@ void over_batch(int64_t batch, const F& fn) {
 }
 
 template <typename T>
-GemmArgs gemm_args(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
-                   const T* b, int64_t b_row, int64_t b_col, T* c, int64_t ldc, double beta) {
-  return GemmArgs{m, n, k, a, a_row, a_col, b, b_row, b_col, c, ldc, 1.0, beta};
-}
-
-template <typename T>
-void run_gemm(const GemmArgs& args) {
-  gemm(args, std::is_same_v<T, double>);
+void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
+              const T* b, int64_t b_row, int64_t b_col, T* c, int64_t ldc, double beta) {
+  gemm(GemmArgs{m, n, k, a, a_row, a_col, b, b_row, b_col, c, ldc, 1.0, beta},
+       std::is_same_v<T, double>);
 }
 
 // ---- GEMM algorithms ----
 
+// Note [Column blocks]
+// A sample's whole column matrix is large (64 channels x 3x3 x 56x56 floats
+// is 7 MB): written by im2col, then read back by the GEMM, from memory. The
+// GEMM algorithms therefore build it a block of output rows at a time, each
+// block about kColumnBlockBytes, so it is still in cache when the GEMM
+// reads it. A pointwise convolution reads the input itself, in one block.
+constexpr int64_t kColumnBlockBytes = 1 << 19;
+
+struct GemmShape {
+  int64_t kvol, lvol, ivol, cin_g, cout_g;
+  bool pointwise;
+  int64_t block_rows;  // output rows per column block
+};
+
+template <typename T>
+GemmShape gemm_shape(const ConvGeometry& g) {
+  GemmShape s;
+  s.kvol = kernel_volume(g);
+  s.lvol = output_volume(g);
+  s.ivol = input_volume(g);
+  s.cin_g = g.in_channels / g.groups;
+  s.cout_g = g.out_channels / g.groups;
+  s.pointwise = conv_algorithm(g) == ConvAlgorithm::kPointwiseGemm;
+  const int64_t row_bytes =
+      std::max<int64_t>(1, g.in_channels * s.kvol * g.output[2] * static_cast<int64_t>(sizeof(T)));
+  s.block_rows = s.pointwise ? output_rows(g)
+                             : std::clamp<int64_t>(kColumnBlockBytes / row_bytes, 1, output_rows(g));
+  return s;
+}
+
+template <typename T>
+std::vector<T> column_buffer(const ConvGeometry& g, const GemmShape& s) {
+  return std::vector<T>(s.pointwise ? 0 : static_cast<size_t>(g.in_channels * s.kvol * s.block_rows * g.output[2]));
+}
+
+// Calls fn(row0, row1, col0, width) for each block of output rows.
+template <typename F>
+void for_each_block(const ConvGeometry& g, const GemmShape& s, F&& fn) {
+  const int64_t rows = output_rows(g);
+  for (int64_t row0 = 0; row0 < rows; row0 += s.block_rows) {
+    const int64_t row1 = std::min(rows, row0 + s.block_rows);
+    fn(row0, row1, row0 * g.output[2], (row1 - row0) * g.output[2]);
+  }
+}
+
 template <typename T>
 void gemm_forward(T* out, const T* in, const T* w, const T* bias, const ConvGeometry& g) {
-  const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
-  const bool pointwise = conv_algorithm(g) == ConvAlgorithm::kPointwiseGemm;
+  const GemmShape s = gemm_shape<T>(g);
+  const int64_t krows = s.cin_g * s.kvol;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(g.in_channels * kvol * lvol));
+    std::vector<T> col = column_buffer<T>(g, s);
     for (int64_t n = begin; n < end; ++n) {
-      const T* x = in + n * g.in_channels * ivol;
-      T* y = out + n * g.out_channels * lvol;
-      if (!pointwise) im2col_rows(col.data(), x, g, 0, g.in_channels * kvol);
-      const T* cols = pointwise ? x : col.data();
+      const T* x = in + n * g.in_channels * s.ivol;
+      T* y = out + n * g.out_channels * s.lvol;
       if (bias != nullptr) {
         for (int64_t oc = 0; oc < g.out_channels; ++oc) {
-          std::fill(y + oc * lvol, y + (oc + 1) * lvol, bias[oc]);
+          std::fill(y + oc * s.lvol, y + (oc + 1) * s.lvol, bias[oc]);
         }
       }
-      for (int64_t grp = 0; grp < g.groups; ++grp) {
-        run_gemm<T>(gemm_args<T>(cout_g, lvol, cin_g * kvol, w + grp * cout_g * cin_g * kvol,
-                                 cin_g * kvol, 1, cols + grp * cin_g * kvol * lvol, lvol, 1,
-                                 y + grp * cout_g * lvol, lvol, bias != nullptr ? 1.0 : 0.0));
-      }
+      for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        const T* cols = s.pointwise ? x : col.data();
+        const int64_t ld = s.pointwise ? s.lvol : width;
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+          run_gemm<T>(s.cout_g, width, krows, w + grp * s.cout_g * krows, krows, 1,
+                      cols + grp * krows * ld, ld, 1, y + grp * s.cout_g * s.lvol + col0, s.lvol,
+                      bias != nullptr ? 1.0 : 0.0);
+        }
+      });
     }
   });
 }
 
 template <typename T>
 void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGeometry& g) {
-  const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
-  const bool pointwise = conv_algorithm(g) == ConvAlgorithm::kPointwiseGemm;
+  const GemmShape s = gemm_shape<T>(g);
+  const int64_t krows = s.cin_g * s.kvol;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(g.in_channels * kvol * lvol));
+    std::vector<T> col = column_buffer<T>(g, s);
     for (int64_t n = begin; n < end; ++n) {
-      T* gx = grad_in + n * g.in_channels * ivol;
-      T* cols = pointwise ? gx : col.data();
-      for (int64_t grp = 0; grp < g.groups; ++grp) {
-        run_gemm<T>(gemm_args<T>(cin_g * kvol, lvol, cout_g, w + grp * cout_g * cin_g * kvol, 1,
-                                 cin_g * kvol, grad_out + (n * g.out_channels + grp * cout_g) * lvol,
-                                 lvol, 1, cols + grp * cin_g * kvol * lvol, lvol, 0.0));
-      }
-      if (!pointwise) col2im_channels(gx, cols, g, 0, g.in_channels);
+      T* gx = grad_in + n * g.in_channels * s.ivol;
+      const T* gy = grad_out + n * g.out_channels * s.lvol;
+      if (!s.pointwise) std::fill(gx, gx + g.in_channels * s.ivol, T(0));
+      for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
+        T* cols = s.pointwise ? gx : col.data();
+        const int64_t ld = s.pointwise ? s.lvol : width;
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+          run_gemm<T>(krows, width, s.cout_g, w + grp * s.cout_g * krows, 1, krows,
+                      gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1, cols + grp * krows * ld, ld,
+                      0.0);
+        }
+        if (!s.pointwise) col2im_block(gx, col.data(), g, 0, g.in_channels, row0, row1);
+      });
     }
   });
 }
 
 template <typename T>
 void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvGeometry& g) {
-  const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
-  const int64_t wsize = g.out_channels * cin_g * kvol;
-  const bool pointwise = conv_algorithm(g) == ConvAlgorithm::kPointwiseGemm;
+  const GemmShape s = gemm_shape<T>(g);
+  const int64_t krows = s.cin_g * s.kvol, wsize = g.out_channels * krows;
   std::fill(grad_w, grad_w + wsize, T(0));
   std::mutex sum_mutex;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(g.in_channels * kvol * lvol));
+    std::vector<T> col = column_buffer<T>(g, s);
     std::vector<T> partial(static_cast<size_t>(wsize), T(0));
     for (int64_t n = begin; n < end; ++n) {
-      const T* x = in + n * g.in_channels * ivol;
-      if (!pointwise) im2col_rows(col.data(), x, g, 0, g.in_channels * kvol);
-      const T* cols = pointwise ? x : col.data();
-      for (int64_t grp = 0; grp < g.groups; ++grp) {
-        run_gemm<T>(gemm_args<T>(cout_g, cin_g * kvol, lvol,
-                                 grad_out + (n * g.out_channels + grp * cout_g) * lvol, lvol, 1,
-                                 cols + grp * cin_g * kvol * lvol, 1, lvol,
-                                 partial.data() + grp * cout_g * cin_g * kvol, cin_g * kvol, 1.0));
-      }
+      const T* x = in + n * g.in_channels * s.ivol;
+      const T* gy = grad_out + n * g.out_channels * s.lvol;
+      for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        const T* cols = s.pointwise ? x : col.data();
+        const int64_t ld = s.pointwise ? s.lvol : width;
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+          run_gemm<T>(s.cout_g, krows, width, gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1,
+                      cols + grp * krows * ld, 1, ld, partial.data() + grp * s.cout_g * krows,
+                      krows, 1.0);
+        }
+      });
     }
     std::lock_guard<std::mutex> lock(sum_mutex);
     ArrayMap<T>(grad_w, wsize) += ConstArrayMap<T>(partial.data(), wsize);
@@ -269,47 +323,109 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
 
 // ---- direct algorithm (one input channel per output channel) ----
 
-// out_row[ow] += w * in_row[ow * stride + offset] over the valid ow.
+// Note [Padded planes]
+// The direct loops copy each input plane into a zero-bordered buffer of
+// (input + 2 * padding) per dim, once per plane (and once for all the
+// output channels that read it), so that the loops over kernel taps need
+// no bounds: every tap of every output reads inside the buffer. Gradients
+// of the input are accumulated into such a buffer and its interior copied
+// out.
+struct PaddedShape {
+  std::array<int64_t, 3> size;
+  int64_t volume() const { return size[0] * size[1] * size[2]; }
+};
+
+PaddedShape padded_shape(const ConvGeometry& g) {
+  PaddedShape p;
+  for (size_t d = 0; d < 3; ++d) p.size[d] = g.input[d] + 2 * g.padding[d];
+  return p;
+}
+
+// Copies plane [I0, I1, I2] into the interior of the padded buffer.
 template <typename T>
-void axpy_row(T* out_row, T w, const T* in_row, const ConvGeometry& g, int64_t kw) {
-  const int64_t offset = kw_offset(g, kw), s = g.stride[2];
-  const RowSpan span = valid_span(offset, s, g.input[2], g.output[2]);
-  const int64_t n = span.end - span.begin;
-  if (n <= 0) return;
-  const T* src = in_row + span.begin * s + offset;
-  if (s == 1) {
-    ArrayMap<T>(out_row + span.begin, n) += w * ConstArrayMap<T>(src, n);
-  } else {
-    ArrayMap<T>(out_row + span.begin, n) += w * StridedConstMap<T>(src, n, Eigen::InnerStride<>(s));
+void pad_plane(T* padded, const T* plane, const ConvGeometry& g, const PaddedShape& p) {
+  for (int64_t i = 0; i < g.input[0]; ++i) {
+    for (int64_t j = 0; j < g.input[1]; ++j) {
+      std::memcpy(padded + ((i + g.padding[0]) * p.size[1] + j + g.padding[1]) * p.size[2] +
+                      g.padding[2],
+                  plane + (i * g.input[1] + j) * g.input[2], sizeof(T) * g.input[2]);
+    }
   }
 }
 
-// in_row[ow * stride + offset] += w * out_row[ow] over the valid ow.
+// Copies the interior of the padded buffer into plane.
 template <typename T>
-void axpy_row_transposed(T* in_row, T w, const T* out_row, const ConvGeometry& g, int64_t kw) {
-  const int64_t offset = kw_offset(g, kw), s = g.stride[2];
-  const RowSpan span = valid_span(offset, s, g.input[2], g.output[2]);
-  const int64_t n = span.end - span.begin;
-  if (n <= 0) return;
-  T* dst = in_row + span.begin * s + offset;
-  if (s == 1) {
-    ArrayMap<T>(dst, n) += w * ConstArrayMap<T>(out_row + span.begin, n);
-  } else {
-    StridedMap<T>(dst, n, Eigen::InnerStride<>(s)) += w * ConstArrayMap<T>(out_row + span.begin, n);
+void unpad_plane(T* plane, const T* padded, const ConvGeometry& g, const PaddedShape& p) {
+  for (int64_t i = 0; i < g.input[0]; ++i) {
+    for (int64_t j = 0; j < g.input[1]; ++j) {
+      std::memcpy(plane + (i * g.input[1] + j) * g.input[2],
+                  padded + ((i + g.padding[0]) * p.size[1] + j + g.padding[1]) * p.size[2] +
+                      g.padding[2],
+                  sizeof(T) * g.input[2]);
+    }
   }
 }
 
-// sum over ow of out_row[ow] * in_row[ow * stride + offset].
+// The padded buffer's row that output row (od, oh) reads at tap (kd, kh).
+int64_t padded_row(const ConvGeometry& g, const PaddedShape& p, int64_t od, int64_t oh,
+                   int64_t kd, int64_t kh) {
+  return ((od * g.stride[0] + kd * g.dilation[0]) * p.size[1] + oh * g.stride[1] +
+          kh * g.dilation[1]) *
+         p.size[2];
+}
+
+// Note [AVX2 convolution rows]
+// The direct forward's inner loop: out[i] += sum over rows r and taps t of
+// w[r][t] * src_r[i + t * dilation], for a stride-1 width. With AVX2 and FMA
+// (checked once at run time; the default build targets baseline x86-64)
+// float rows keep 8 outputs in a register across all taps, one store per 8
+// outputs; otherwise each tap is one vectorized pass (Eigen).
+__attribute__((target("avx2,fma"))) void row_taps_avx2(float* out, const float* const* srcs,
+                                                       int64_t rows, const float* w, int64_t taps,
+                                                       int64_t dilation, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 acc = _mm256_loadu_ps(out + i);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* src = srcs[r] + i;
+      for (int64_t t = 0; t < taps; ++t) {
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(w[r * taps + t]), _mm256_loadu_ps(src + t * dilation),
+                              acc);
+      }
+    }
+    _mm256_storeu_ps(out + i, acc);
+  }
+  for (; i < n; ++i) {
+    float acc = out[i];
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t t = 0; t < taps; ++t) acc += w[r * taps + t] * srcs[r][i + t * dilation];
+    }
+    out[i] = acc;
+  }
+}
+
+bool has_avx2() {
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return supported;
+}
+
 template <typename T>
-T dot_row(const T* out_row, const T* in_row, const ConvGeometry& g, int64_t kw) {
-  const int64_t offset = kw_offset(g, kw), s = g.stride[2];
-  const RowSpan span = valid_span(offset, s, g.input[2], g.output[2]);
-  const int64_t n = span.end - span.begin;
-  if (n <= 0) return T(0);
-  const T* src = in_row + span.begin * s + offset;
-  const ConstArrayMap<T> o(out_row + span.begin, n);
-  if (s == 1) return (o * ConstArrayMap<T>(src, n)).sum();
-  return (o * StridedConstMap<T>(src, n, Eigen::InnerStride<>(s))).sum();
+void row_taps(T* out, const T* const* srcs, int64_t rows, const T* w, const ConvGeometry& g) {
+  const int64_t taps = g.kernel[2], dil = g.dilation[2], s = g.stride[2], n = g.output[2];
+  if constexpr (std::is_same_v<T, float>) {
+    if (s == 1 && has_avx2()) return row_taps_avx2(out, srcs, rows, w, taps, dil, n);
+  }
+  ArrayMap<T> o(out, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const T* src = srcs[r] + t * dil;
+      if (s == 1) {
+        o += w[r * taps + t] * ConstArrayMap<T>(src, n);
+      } else {
+        o += w[r * taps + t] * StridedConstMap<T>(src, n, Eigen::InnerStride<>(s));
+      }
+    }
+  }
 }
 
 // Calls fn(kd, kh, kw, k) for every kernel tap, k its flat index.
@@ -330,42 +446,77 @@ int64_t plane_grain(int64_t work_per_plane) {
 template <typename T>
 void direct_forward(T* out, const T* in, const T* w, const T* bias, const ConvGeometry& g) {
   const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const int64_t cout_g = g.out_channels / g.groups;
+  const int64_t cout_g = g.out_channels / g.groups, rows = g.kernel[0] * g.kernel[1];
+  const PaddedShape p = padded_shape(g);
   parallel_for(0, g.batch * g.out_channels, plane_grain(lvol * kvol), [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) {
-      const int64_t n = p / g.out_channels, oc = p % g.out_channels;
-      T* y = out + p * lvol;
-      const T* x = in + (n * g.in_channels + oc / cout_g) * ivol;
+    std::vector<T> padded(static_cast<size_t>(p.volume()), T(0));
+    std::vector<const T*> srcs(static_cast<size_t>(rows));
+    int64_t padded_plane = -1;
+    for (int64_t plane = b; plane < e; ++plane) {
+      const int64_t n = plane / g.out_channels, oc = plane % g.out_channels;
+      const int64_t in_plane = n * g.in_channels + oc / cout_g;
+      if (in_plane != padded_plane) {
+        pad_plane(padded.data(), in + in_plane * ivol, g, p);
+        padded_plane = in_plane;
+      }
+      T* y = out + plane * lvol;
       std::fill(y, y + lvol, bias != nullptr ? bias[oc] : T(0));
-      for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t k) {
-        const T wk = w[oc * kvol + k];
-        for_each_row_tap(g, kd, kh, [&](int64_t out_row, int64_t in_row) {
-          axpy_row(y + out_row, wk, x + in_row, g, kw);
-        });
-      });
+      for (int64_t od = 0; od < g.output[0]; ++od) {
+        for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              srcs[kd * g.kernel[1] + kh] = padded.data() + padded_row(g, p, od, oh, kd, kh);
+            }
+          }
+          row_taps(y + (od * g.output[1] + oh) * g.output[2], srcs.data(), rows, w + oc * kvol, g);
+        }
+      }
     }
   });
+}
+
+// dst[i * stride + t * dilation] += w[t] * src[i] over the taps t.
+template <typename T>
+void row_taps_transposed(T* dst, const T* src, const T* w, const ConvGeometry& g) {
+  const int64_t n = g.output[2], s = g.stride[2];
+  const ConstArrayMap<T> from(src, n);
+  for (int64_t t = 0; t < g.kernel[2]; ++t) {
+    T* to = dst + t * g.dilation[2];
+    if (s == 1) {
+      ArrayMap<T>(to, n) += w[t] * from;
+    } else {
+      StridedMap<T>(to, n, Eigen::InnerStride<>(s)) += w[t] * from;
+    }
+  }
 }
 
 template <typename T>
 void direct_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGeometry& g) {
   const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
   const int64_t cout_g = g.out_channels / g.groups;
+  const PaddedShape p = padded_shape(g);
   parallel_for(0, g.batch * g.in_channels, plane_grain(lvol * kvol * cout_g),
                [&](int64_t b, int64_t e) {
-                 for (int64_t p = b; p < e; ++p) {
-                   const int64_t n = p / g.in_channels, ic = p % g.in_channels;
-                   T* gx = grad_in + p * ivol;
-                   std::fill(gx, gx + ivol, T(0));
+                 std::vector<T> padded(static_cast<size_t>(p.volume()));
+                 for (int64_t plane = b; plane < e; ++plane) {
+                   const int64_t n = plane / g.in_channels, ic = plane % g.in_channels;
+                   std::fill(padded.begin(), padded.end(), T(0));
                    for (int64_t oc = ic * cout_g; oc < (ic + 1) * cout_g; ++oc) {
                      const T* gy = grad_out + (n * g.out_channels + oc) * lvol;
-                     for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t k) {
-                       const T wk = w[oc * kvol + k];
-                       for_each_row_tap(g, kd, kh, [&](int64_t out_row, int64_t in_row) {
-                         axpy_row_transposed(gx + in_row, wk, gy + out_row, g, kw);
-                       });
-                     });
+                     for (int64_t od = 0; od < g.output[0]; ++od) {
+                       for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+                         const T* row = gy + (od * g.output[1] + oh) * g.output[2];
+                         for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+                           for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                             row_taps_transposed(
+                                 padded.data() + padded_row(g, p, od, oh, kd, kh), row,
+                                 w + oc * kvol + (kd * g.kernel[1] + kh) * g.kernel[2], g);
+                           }
+                         }
+                       }
+                     }
                    }
+                   unpad_plane(grad_in + plane * ivol, padded.data(), g, p);
                  }
                });
 }
@@ -373,19 +524,26 @@ void direct_backward_input(T* grad_in, const T* grad_out, const T* w, const Conv
 template <typename T>
 void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvGeometry& g) {
   const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const int64_t cout_g = g.out_channels / g.groups;
+  const int64_t cout_g = g.out_channels / g.groups, n_out = g.output[2], s = g.stride[2];
+  const PaddedShape p = padded_shape(g);
   parallel_for(0, g.out_channels, plane_grain(g.batch * lvol * kvol), [&](int64_t b, int64_t e) {
+    std::vector<T> padded(static_cast<size_t>(p.volume()), T(0));
     for (int64_t oc = b; oc < e; ++oc) {
       T* gw = grad_w + oc * kvol;
       std::fill(gw, gw + kvol, T(0));
       for (int64_t n = 0; n < g.batch; ++n) {
+        pad_plane(padded.data(), in + (n * g.in_channels + oc / cout_g) * ivol, g, p);
         const T* gy = grad_out + (n * g.out_channels + oc) * lvol;
-        const T* x = in + (n * g.in_channels + oc / cout_g) * ivol;
-        for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t k) {
-          for_each_row_tap(g, kd, kh, [&](int64_t out_row, int64_t in_row) {
-            gw[k] += dot_row(gy + out_row, x + in_row, g, kw);
-          });
-        });
+        for (int64_t od = 0; od < g.output[0]; ++od) {
+          for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+            const ConstArrayMap<T> row(gy + (od * g.output[1] + oh) * n_out, n_out);
+            for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t k) {
+              const T* src = padded.data() + padded_row(g, p, od, oh, kd, kh) + kw * g.dilation[2];
+              gw[k] += s == 1 ? (row * ConstArrayMap<T>(src, n_out)).sum()
+                              : (row * StridedConstMap<T>(src, n_out, Eigen::InnerStride<>(s))).sum();
+            });
+          }
+        }
       }
     }
   });
@@ -467,8 +625,8 @@ void im2col(const Tensor& columns, const Tensor& input, const ConvGeometry& g) {
     parallel_for(0, g.batch * rows, plane_grain(lvol), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const int64_t n = r / rows, row = r % rows;
-        im2col_rows(col + n * rows * lvol, x + n * g.in_channels * input_volume(g), g, row,
-                    row + 1);
+        im2col_block(col + r * lvol, x + n * g.in_channels * input_volume(g), g, row, row + 1, 0,
+                     output_rows(g));
       }
     });
   });
@@ -479,15 +637,14 @@ void col2im(const Tensor& input, const Tensor& columns, const ConvGeometry& g) {
     using T = decltype(tag);
     T* x = mutable_data<T>(input);
     const T* col = data_or_null<T>(columns);
-    const int64_t rows = g.in_channels * kernel_volume(g), lvol = output_volume(g);
-    parallel_for(0, g.batch * g.in_channels, plane_grain(rows / std::max<int64_t>(g.in_channels, 1) * lvol),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t p = b; p < e; ++p) {
-                     const int64_t n = p / g.in_channels, c = p % g.in_channels;
-                     col2im_channels(x + n * g.in_channels * input_volume(g),
-                                     col + n * rows * lvol, g, c, c + 1);
-                   }
-                 });
+    const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+    parallel_for(0, g.batch * g.in_channels, plane_grain(kvol * lvol), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        std::fill(x + p * ivol, x + (p + 1) * ivol, 0);
+        col2im_block(x + (p - p % g.in_channels) * ivol, col + p * kvol * lvol, g,
+                     p % g.in_channels, p % g.in_channels + 1, 0, output_rows(g));
+      }
+    });
   });
 }
 

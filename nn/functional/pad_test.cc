@@ -1,0 +1,88 @@
+// F.pad's gradients against finite differences in float64, to first and
+// second order, its values on a small case, and its checks with PyTorch's
+// messages.
+#include "nn/functional/pad.h"
+
+#include <vector>
+
+#include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+namespace F = nn::functional;
+using testing::gradcheck;
+using testing::gradgradcheck;
+using testing::values;
+
+Variable leaf(std::vector<int64_t> shape) {
+  return Variable(randn(shape, TensorOptions(kFloat64)), true);
+}
+
+TEST(PadTest, EachModeFillsAsPyTorch) {
+  const Variable x(tensor({1.0, 2.0, 3.0}).view({1, 3}));
+  EXPECT_EQ(values(F::pad(x, {2, 2}, "reflect").data()),
+            (std::vector<double>{3, 2, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(values(F::pad(x, {2, 1}, "replicate").data()),
+            (std::vector<double>{1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(values(F::pad(Variable(x.data().view({1, 1, 3})), {2, 1}, "circular").data()),
+            (std::vector<double>{2, 3, 1, 2, 3, 1}));
+  EXPECT_EQ(values(F::pad(x, {1, -1}, "constant", 7).data()), (std::vector<double>{7, 1, 2}));
+  EXPECT_EQ(values(F::pad(x, {4, 0}, "replicate").data()),
+            (std::vector<double>{1, 1, 1, 1, 1, 2, 3}));
+}
+
+TEST(PadTest, GradientsOfEveryModeMatchFiniteDifferences) {
+  manual_seed(0);
+  EXPECT_TRUE(gradcheck([](const variable_list& v) { return F::pad(v[0], {1, 2, -1, 1}, "constant", 0.5); },
+                        {leaf({2, 3, 4})}));
+  EXPECT_TRUE(gradcheck([](const variable_list& v) { return F::pad(v[0], {2, 1, 3, 0}, "reflect"); },
+                        {leaf({1, 2, 4, 5})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::pad(v[0], {1, 1, 2, 0, 0, 1}, "replicate"); },
+      {leaf({2, 1, 2, 3, 2})}));
+  EXPECT_TRUE(gradcheck([](const variable_list& v) { return F::pad(v[0], {2, -1}, "circular"); },
+                        {leaf({2, 2, 5})}));
+}
+
+TEST(PadTest, SecondOrderGradients) {
+  manual_seed(1);
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& v) { return F::pad(v[0], {1, 2}, "reflect") * v[0].sum(); },
+      {leaf({2, 4})}));
+}
+
+TEST(PadTest, PaddingLengthIsChecked) {
+  const Variable x(randn({1, 2, 3, 4}));
+  EXPECT_THROW_MSG(F::pad(x, {1}), "Padding length must be divisible by 2");
+  EXPECT_THROW_MSG(F::pad(x, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}), "Padding length too large");
+  EXPECT_THROW_MSG(F::pad(x, {-3, -3}),
+                   "The input size 4, plus negative padding -3 and -3 resulted in a negative "
+                   "output size, which is invalid. Check dimension 3 of your input.");
+}
+
+TEST(PadTest, NonConstantModesAreChecked) {
+  const Variable x(randn({1, 2, 3, 4}));
+  EXPECT_THROW_MSG(F::pad(x, {1, 2}, "foo"), "Unrecognised padding mode foo");
+  EXPECT_THROW_MSG(F::pad(x, {1, 1}, "replicate", 1),
+                   "Padding mode \"replicate\" doesn't take in value argument");
+  EXPECT_THROW_MSG(F::pad(x, {1, 2}, "reflect"),
+                   "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+  EXPECT_THROW_MSG(F::pad(x, {1, 1, 3, 0}, "reflect"),
+                   "Argument #6: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (3, 0) at dimension 2 of input 4");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({2, 3, 4})), {4, 2}, "reflect"),
+                   "Argument #4: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (4, 2) at dimension 2 of input [2, 3, 4]");
+  EXPECT_THROW_MSG(F::pad(x, {5, 2, 1, 1}, "circular"),
+                   "Padding value causes wrapping around more than once.");
+  EXPECT_THROW_MSG(F::pad(x, {-4, 1, 0, 0}, "circular"),
+                   "Padding value causes wrapping around more than once.");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({2, 3, 4})), {1, 2, 1, 1}, "circular"),
+                   "Invalid padding size, expected 2 but got 4");
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -2,6 +2,7 @@
 // and reductions computed in float32 and rounded, against PyTorch 1.13
 // (tensor/testdata/half_golden.txt, written by tools/gen_half_golden.py).
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -40,6 +41,36 @@ TEST(HalfOpsTest, ToConvertsBetweenEveryPairOfDtypes) {
       EXPECT_EQ(values(out), expected) << from << " to " << to;
     }
   }
+}
+
+// Tensor conversions run vectorized (F16C where the CPU has it): they must
+// give Half(float) and float(Half) bit for bit, NaNs and tails included.
+template <typename T>
+void expect_tensor_conversions_match_scalar(DType dtype) {
+  std::vector<T> every(0x10000);
+  for (uint32_t i = 0; i < 0x10000; ++i) every[i] = T(static_cast<uint16_t>(i), typename T::FromBits());
+  const Tensor reduced = from_vector(every).slice(0, 3);  // an odd length, unaligned
+  const std::vector<float> widened = reduced.to(kFloat32).to_vector<float>();
+  std::vector<float> narrowing_inputs;
+  for (size_t i = 0; i < widened.size(); ++i) {
+    const float expected = every[i + 3];
+    ASSERT_EQ(std::memcmp(&widened[i], &expected, sizeof(float)), 0) << std::hex << i + 3;
+    // The value, the midpoint towards the next one, and a float ulp either side.
+    const float next = every[(i + 4) % 0x10000];
+    const float mid = static_cast<float>((static_cast<double>(expected) + next) / 2);
+    for (float f : {expected, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)}) {
+      narrowing_inputs.push_back(f);
+    }
+  }
+  const std::vector<T> narrowed = from_vector(narrowing_inputs).to(dtype).template to_vector<T>();
+  for (size_t i = 0; i < narrowed.size(); ++i) {
+    ASSERT_EQ(narrowed[i].x, T(narrowing_inputs[i]).x) << narrowing_inputs[i];
+  }
+}
+
+TEST(HalfOpsTest, TensorConversionsMatchScalarConversionsBitForBit) {
+  expect_tensor_conversions_match_scalar<Half>(kFloat16);
+  expect_tensor_conversions_match_scalar<BFloat16>(kBFloat16);
 }
 
 TEST(HalfOpsTest, CopyIntoStridedHalfRoundsEachElement) {

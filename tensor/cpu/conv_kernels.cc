@@ -521,6 +521,9 @@ void direct_backward_input(T* grad_in, const T* grad_out, const T* w, const Conv
                });
 }
 
+// Each tap's products are summed elementwise along the row (one vectorized
+// pass per tap, no reduction inside the loops); each tap's row of partial
+// sums is reduced once per output channel.
 template <typename T>
 void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvGeometry& g) {
   const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
@@ -528,9 +531,9 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
   const PaddedShape p = padded_shape(g);
   parallel_for(0, g.out_channels, plane_grain(g.batch * lvol * kvol), [&](int64_t b, int64_t e) {
     std::vector<T> padded(static_cast<size_t>(p.volume()), T(0));
+    std::vector<T> sums(static_cast<size_t>(kvol * n_out));
     for (int64_t oc = b; oc < e; ++oc) {
-      T* gw = grad_w + oc * kvol;
-      std::fill(gw, gw + kvol, T(0));
+      std::fill(sums.begin(), sums.end(), T(0));
       for (int64_t n = 0; n < g.batch; ++n) {
         pad_plane(padded.data(), in + (n * g.in_channels + oc / cout_g) * ivol, g, p);
         const T* gy = grad_out + (n * g.out_channels + oc) * lvol;
@@ -539,11 +542,18 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
             const ConstArrayMap<T> row(gy + (od * g.output[1] + oh) * n_out, n_out);
             for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t k) {
               const T* src = padded.data() + padded_row(g, p, od, oh, kd, kh) + kw * g.dilation[2];
-              gw[k] += s == 1 ? (row * ConstArrayMap<T>(src, n_out)).sum()
-                              : (row * StridedConstMap<T>(src, n_out, Eigen::InnerStride<>(s))).sum();
+              ArrayMap<T> sum(sums.data() + k * n_out, n_out);
+              if (s == 1) {
+                sum += row * ConstArrayMap<T>(src, n_out);
+              } else {
+                sum += row * StridedConstMap<T>(src, n_out, Eigen::InnerStride<>(s));
+              }
             });
           }
         }
+      }
+      for (int64_t k = 0; k < kvol; ++k) {
+        grad_w[oc * kvol + k] = ConstArrayMap<T>(sums.data() + k * n_out, n_out).sum();
       }
     }
   });

@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/half_convert.h"
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
 #include "tensor/factories.h"
@@ -18,12 +19,26 @@ void convert(const StridedLoop& loop) {
   });
 }
 
+// `convert` with contiguous runs handed to a bulk (vectorized) conversion.
+template <typename Out, typename In>
+void convert_bulk(const StridedLoop& loop, void (*bulk)(const In*, Out*, int64_t)) {
+  for_each_run(loop, [bulk](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      return bulk(reinterpret_cast<const In*>(d[1]), reinterpret_cast<Out*>(d[0]), n);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<Out*>(d[0] + i * s[0]) =
+          static_cast<Out>(*reinterpret_cast<const In*>(d[1] + i * s[1]));
+    }
+  });
+}
+
 // Between float32 and float16 or bfloat16, one side each.
 void convert_reduced(const StridedLoop& loop, DType dst, DType src) {
-  if (dst == kFloat16) return convert<Half, float>(loop);
-  if (dst == kBFloat16) return convert<BFloat16, float>(loop);
-  if (src == kFloat16) return convert<float, Half>(loop);
-  convert<float, BFloat16>(loop);
+  if (dst == kFloat16) return convert_bulk<Half, float>(loop, float_to_half);
+  if (dst == kBFloat16) return convert_bulk<BFloat16, float>(loop, float_to_bfloat16);
+  if (src == kFloat16) return convert_bulk<float, Half>(loop, half_to_float);
+  convert_bulk<float, BFloat16>(loop, bfloat16_to_float);
 }
 
 }  // namespace

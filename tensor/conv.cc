@@ -30,6 +30,8 @@ std::string tensor_type_name(DType dtype) {
     case kInt32: return "torch.IntTensor";
     case kUInt8: return "torch.ByteTensor";
     case kBool: return "torch.BoolTensor";
+    case kFloat16: return "torch.HalfTensor";
+    case kBFloat16: return "torch.BFloat16Tensor";
   }
   return "?";
 }
@@ -43,6 +45,8 @@ const char* c_type_name(DType dtype) {
     case kInt32: return "int";
     case kUInt8: return "unsigned char";
     case kBool: return "bool";
+    case kFloat16: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
   }
   return "?";
 }

@@ -9,19 +9,6 @@
 namespace torchlet {
 namespace {
 
-// PyTorch's name of a dtype in messages ("Float", "Long").
-const char* scalar_type_name(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    default: return dtype_name(dtype);
-  }
-}
-
 // A per-channel operand: [C] elements (any shape, as PyTorch), input's
 // dtype and device.
 void check_channel_operand(const Tensor& input, const Tensor& t, const char* name) {

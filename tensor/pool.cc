@@ -14,17 +14,6 @@
 namespace torchlet {
 namespace {
 
-// PyTorch's name of a non-floating dtype in "not implemented" messages.
-const char* scalar_type_name(DType dtype) {
-  switch (dtype) {
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    default: return "Float";
-  }
-}
-
 // Note [1-D pools are 2-D pools]
 // PyTorch computes max_pool1d (with indices) and avg_pool1d as 2-D pools
 // over an input unsqueezed to height 1, and its messages show that 2-D

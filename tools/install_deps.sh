@@ -12,6 +12,7 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   zlib1g-dev
+  libpng-dev          # PNG images (examples/image_filters)
   nlohmann-json3-dev  # the safetensors header (nn/serialize)
   clang               # the safetensors loader fuzzer (tools/fuzz_safetensors.sh)
   libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for clang's -fsanitize=fuzzer

@@ -1,0 +1,74 @@
+#include "examples/training.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "autograd/grad_mode.h"
+#include "tensor/factories.h"
+
+namespace torchlet::examples {
+
+std::shared_ptr<data::TensorDataset> load_fashion_mnist(const std::string& root, bool train,
+                                                        int64_t limit) {
+  const data::FashionMNIST raw(root, train);
+  Tensor images = raw.data();
+  Tensor targets = raw.targets();
+  if (limit > 0 && limit < images.size(0)) {
+    images = images.narrow(0, 0, limit);
+    targets = targets.narrow(0, 0, limit);
+  }
+  images = images.to(kFloat).div_(255).sub_(kFashionMNISTMean).div_(kFashionMNISTStd);
+  return std::make_shared<data::TensorDataset>(images.unsqueeze(1).contiguous(),
+                                               targets.contiguous());
+}
+
+std::string resolve(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+std::string default_logdir() {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof(stamp), "runs/%Y%m%d-%H%M%S", std::localtime(&now));
+  return stamp;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double accuracy(const std::function<Variable(const Variable&)>& forward, Loader& test) {
+  NoGradGuard no_grad;
+  int64_t correct = 0, seen = 0;
+  for (const data::Example& batch : test) {
+    const Tensor predicted = forward(Variable(batch.data)).data().argmax(1);
+    correct += predicted.eq(batch.target.to(predicted.device())).sum().item<int64_t>();
+    seen += batch.target.numel();
+  }
+  return 100.0 * correct / seen;
+}
+
+ProgressBar::ProgressBar(int epoch, int64_t total)
+    : epoch_(epoch), total_(total), tty_(isatty(2)) {}
+
+void ProgressBar::update(int64_t done, double loss, double accuracy, int64_t examples,
+                         double seconds) {
+  if (!tty_ && done < total_) return;
+  const int width = 30;
+  const int filled = static_cast<int>(width * done / total_);
+  const double rate = examples / seconds;
+  const double left = seconds / done * (total_ - done);
+  std::fprintf(stderr, "%sepoch %d [%s%s] %lld/%lld loss %.4f acc %.2f%% %.0f ex/s %.1f s left%s",
+               tty_ ? "\r\033[K" : "", epoch_, std::string(filled, '#').c_str(),
+               std::string(width - filled, '.').c_str(), static_cast<long long>(done),
+               static_cast<long long>(total_), loss, accuracy, rate, left,
+               done == total_ ? "\n" : "");
+  std::fflush(stderr);
+}
+
+}  // namespace torchlet::examples

@@ -1,0 +1,59 @@
+#pragma once
+
+// What the Fashion-MNIST examples share: loading a normalized split, the
+// progress bar, test accuracy and paths typed under `bazel run`.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "autograd/variable.h"
+#include "nn/data/data.h"
+
+namespace torchlet::examples {
+
+using Clock = std::chrono::steady_clock;
+using Loader = data::DataLoader<data::Example>;
+
+/// Fashion-MNIST's mean and standard deviation over the training images
+/// scaled to [0, 1] (the reference recipe's Normalize).
+constexpr double kFashionMNISTMean = 0.2860;
+constexpr double kFashionMNISTStd = 0.3530;
+
+/// A split of Fashion-MNIST as [N, 1, 28, 28] float images scaled to [0, 1]
+/// and normalized, with int64 targets. `limit` > 0 keeps the first `limit`
+/// examples.
+std::shared_ptr<data::TensorDataset> load_fashion_mnist(const std::string& root, bool train,
+                                                        int64_t limit = 0);
+
+/// Under `bazel run` the program runs inside the runfiles tree; relative paths
+/// the user typed mean the directory they typed them in.
+std::string resolve(const std::string& path);
+
+/// "runs/<date>-<time>": the default TensorBoard log directory.
+std::string default_logdir();
+
+double seconds_since(Clock::time_point start);
+
+/// The percentage of `test`'s examples whose arg-max of `forward` is the
+/// target, computed without gradients.
+double accuracy(const std::function<Variable(const Variable&)>& forward, Loader& test);
+
+/// The training pass's progress on stderr: redrawn in place on a terminal,
+/// one line at the end of the epoch otherwise.
+class ProgressBar {
+ public:
+  ProgressBar(int epoch, int64_t total);
+  /// `done` of `total` batches; the mean loss, accuracy (percent) and
+  /// examples seen so far this epoch.
+  void update(int64_t done, double loss, double accuracy, int64_t examples, double seconds);
+
+ private:
+  int epoch_;
+  int64_t total_;
+  bool tty_;
+};
+
+}  // namespace torchlet::examples

@@ -1,7 +1,6 @@
 #pragma once
 
-// Free-function forms of the differentiable ops (torch.* on Variables), and
-// the helpers every training loop needs.
+// Free-function forms of the differentiable ops (torch.* on Variables).
 
 #include <vector>
 
@@ -28,12 +27,5 @@ Variable stack(const std::vector<Variable>& tensors, int64_t dim = 0);
 Variable where(const Tensor& condition, const Variable& a, const Variable& b);
 Variable softmax(const Variable& x, int64_t dim);
 Variable log_softmax(const Variable& x, int64_t dim);
-
-/// Scales the gradients of `parameters` so that their joint `norm_type`-norm
-/// is at most `max_norm`; returns the norm before clipping.
-double clip_grad_norm_(const std::vector<Variable>& parameters, double max_norm,
-                       double norm_type = 2);
-/// Clamps every gradient of `parameters` into [-clip_value, clip_value].
-void clip_grad_value_(const std::vector<Variable>& parameters, double clip_value);
 
 }  // namespace torchlet

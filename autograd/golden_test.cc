@@ -8,76 +8,22 @@
 #include <vector>
 
 #include "autograd/autograd.h"
+#include "autograd/golden_case.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("autograd/testdata/autograd_golden.txt"));
-  return *cases;
-}
-
-const Tensor& stored(const std::string& name) {
-  const auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden entry " << name;
-    static const Tensor missing = zeros({0}, kFloat64);
-    return missing;
-  }
-  return it->second;
-}
-
-// One expression's case in the fixture: its float inputs as leaves requiring
-// grad, index and mask inputs as tensors.
-class GoldenCase {
+// A case of autograd/testdata/autograd_golden.txt, compared in float64.
+class AutogradCase : public testing::GoldenCase {
  public:
-  explicit GoldenCase(std::string name) : name_(std::move(name)) {}
-
-  Variable leaf(const std::string& input) {
-    leaves_.emplace_back(input, Variable(stored(name_ + ".in." + input).clone(), true));
-    return leaves_.back().second;
-  }
-  Tensor index(const std::string& input) const {
-    return stored(name_ + ".in." + input).to(kInt64);
-  }
-  Tensor mask(const std::string& input) const { return stored(name_ + ".in." + input).to(kBool); }
-
-  // Compares `out` and the gradients of every leaf (seeded with the stored
-  // output gradient when `out` is not a scalar) with PyTorch's.
-  void check(const Variable& out) const {
-    SCOPED_TRACE(name_);
-    EXPECT_TRUE(testing::all_close(out.data(), stored(name_ + ".out"), kRtol, kAtol)) << "output";
-    variable_list inputs, seed;
-    for (const auto& [input, v] : leaves_) inputs.push_back(v);
-    if (out.dim() > 0) seed.push_back(Variable(stored(name_ + ".cot")));
-    const variable_list grads = autograd::grad({out}, inputs, seed);
-    size_t checked = 0;
-    for (size_t i = 0; i < leaves_.size(); ++i) {
-      const std::string key = name_ + ".grad." + leaves_[i].first;
-      if (golden().count(key) == 0) continue;
-      ++checked;
-      EXPECT_TRUE(testing::all_close(grads[i].data(), stored(key), kRtol, kAtol))
-          << "gradient of " << leaves_[i].first;
-    }
-    // Every gradient PyTorch recorded is compared.
-    size_t expected = 0;
-    const std::string prefix = name_ + ".grad.";
-    for (const auto& [key, value] : golden()) expected += key.rfind(prefix, 0) == 0 ? 1 : 0;
-    EXPECT_EQ(checked, expected);
-    EXPECT_GT(checked, 0u);
-  }
-
- private:
-  static constexpr double kRtol = 1e-10;
-  static constexpr double kAtol = 1e-12;
-  std::string name_;
-  std::vector<std::pair<std::string, Variable>> leaves_;
+  explicit AutogradCase(std::string name)
+      : GoldenCase(testing::golden_file("autograd/testdata/autograd_golden.txt"), std::move(name),
+                   kFloat64, {1e-10, 1e-12}) {}
 };
 
 TEST(AutogradGoldenTest, MlpWithTanhLogSoftmaxAndGatheredNllLoss) {
-  GoldenCase c("mlp");
+  AutogradCase c("mlp");
   const Variable x = c.leaf("x"), w1 = c.leaf("w1"), b1 = c.leaf("b1"), w2 = c.leaf("w2"),
                  b2 = c.leaf("b2");
   const Tensor target = c.index("target");
@@ -87,14 +33,14 @@ TEST(AutogradGoldenTest, MlpWithTanhLogSoftmaxAndGatheredNllLoss) {
 }
 
 TEST(AutogradGoldenTest, ScaledDotProductAttention) {
-  GoldenCase c("attention");
+  AutogradCase c("attention");
   const Variable q = c.leaf("q"), k = c.leaf("k"), v = c.leaf("v");
   const double scale = std::sqrt(static_cast<double>(q.size(1)));
   c.check(matmul((matmul(q, k.t()) / scale).softmax(1), v));
 }
 
 TEST(AutogradGoldenTest, LayerNormFromMeanVarAndSqrt) {
-  GoldenCase c("layer_norm");
+  AutogradCase c("layer_norm");
   const Variable x = c.leaf("x"), gamma = c.leaf("gamma"), beta = c.leaf("beta");
   const Variable mu = x.mean({-1}, true);
   const Variable var = x.var({-1}, /*unbiased=*/false, /*keepdim=*/true);
@@ -102,21 +48,21 @@ TEST(AutogradGoldenTest, LayerNormFromMeanVarAndSqrt) {
 }
 
 TEST(AutogradGoldenTest, ClampedCumsumThroughLogsumexp) {
-  GoldenCase c("logsumexp_cumsum_clamp");
+  AutogradCase c("logsumexp_cumsum_clamp");
   const Variable x = c.leaf("x");
   const Variable y = x.cumsum(1).clamp(-1.0, 1.5);
   c.check(y.logsumexp({1}) * y.exp().mean({0}).sum());
 }
 
 TEST(AutogradGoldenTest, BroadcastMulDivPowThroughExpandPermuteTranspose) {
-  GoldenCase c("broadcast_views");
+  AutogradCase c("broadcast_views");
   const Variable a = c.leaf("a"), b = c.leaf("b"), cc = c.leaf("c"), e = c.leaf("e");
   const Variable base = (a.expand({2, 3, 4}) * b).sigmoid() / (1.0 + cc.t().unsqueeze(-1).pow(2.0));
   c.check(base.pow(e).permute({2, 0, 1}).transpose(1, 2));
 }
 
 TEST(AutogradGoldenTest, LossFromMaxTopkSortAndMin) {
-  GoldenCase c("max_topk_sort");
+  AutogradCase c("max_topk_sort");
   const Variable x = c.leaf("x"), w = c.leaf("w");
   const Variable top = std::get<0>(x.topk(2, 1));
   const Variable ranked = std::get<0>(x.sort(0, /*descending=*/true));
@@ -126,7 +72,7 @@ TEST(AutogradGoldenTest, LossFromMaxTopkSortAndMin) {
 }
 
 TEST(AutogradGoldenTest, IndexSelectGatherScatterAddMaskedFillChain) {
-  GoldenCase c("index_chain");
+  AutogradCase c("index_chain");
   const Variable x = c.leaf("x"), src = c.leaf("src");
   const Variable picked = x.index_select(0, c.index("rows")).gather(1, c.index("cols"));
   const Variable spread = x.scatter_add(0, c.index("dest"), src * picked.narrow(0, 0, 2));
@@ -134,14 +80,14 @@ TEST(AutogradGoldenTest, IndexSelectGatherScatterAddMaskedFillChain) {
 }
 
 TEST(AutogradGoldenTest, GeluGatedBySigmoidThroughWhere) {
-  GoldenCase c("gelu_sigmoid_where");
+  AutogradCase c("gelu_sigmoid_where");
   const Variable x = c.leaf("x"), y = c.leaf("y");
   const Variable a = x.gelu(), b = y.sigmoid(), t = y.gelu("tanh");
   c.check(where(x.data().gt(0), a * b, t - b * x));
 }
 
 TEST(AutogradGoldenTest, GradientPenaltyDifferentiatesAGradient) {
-  GoldenCase c("gradient_penalty");
+  AutogradCase c("gradient_penalty");
   const Variable x = c.leaf("x"), w = c.leaf("w");
   const Variable y = matmul(x, w).tanh().pow(2.0).sum();
   const Variable g = autograd::grad({y}, {x}, {}, true, /*create_graph=*/true)[0];
@@ -149,7 +95,7 @@ TEST(AutogradGoldenTest, GradientPenaltyDifferentiatesAGradient) {
 }
 
 TEST(AutogradGoldenTest, PenaltyThroughProdWithAZeroMaskedSelectAndStd) {
-  GoldenCase c("prod_masked_select_penalty");
+  AutogradCase c("prod_masked_select_penalty");
   const Variable x = c.leaf("x");
   ASSERT_EQ(x.data().eq(0).sum().item<int64_t>(), 1);  // the selected zero prod must handle
   const Variable y = x.masked_select(c.mask("mask")).prod() + x.std({1}).sum();
@@ -158,38 +104,38 @@ TEST(AutogradGoldenTest, PenaltyThroughProdWithAZeroMaskedSelectAndStd) {
 }
 
 TEST(AutogradGoldenTest, DivisionFamilyWithTensorAndNumberDivisors) {
-  GoldenCase c("division_family");
+  AutogradCase c("division_family");
   const Variable a = c.leaf("a"), b = c.leaf("b");
   c.check(a.remainder(b) + a.fmod(b) * a + a.atan2(b) * b + a.remainder(0.7) + a.fmod(-0.9));
 }
 
 TEST(AutogradGoldenTest, RoundingHasZeroGradientAndFracOne) {
-  GoldenCase c("rounding");
+  AutogradCase c("rounding");
   const Variable x = c.leaf("x");
   const Variable whole = x.floor() + x.ceil() + x.round() + x.trunc() + x.round(1);
   c.check(whole * x + x.frac() * x.exp());
 }
 
 TEST(AutogradGoldenTest, NanToNumPassesGradientOnlyWhereFinite) {
-  GoldenCase c("nan_to_num");
+  AutogradCase c("nan_to_num");
   const Variable x = c.leaf("x"), w = c.leaf("w");
   c.check(x.nan_to_num(1.0, 2.0, -3.0) * w);
 }
 
 TEST(AutogradGoldenTest, NormGradientAtZeroElementsAndZeroNorm) {
-  GoldenCase c("norm_edges");
+  AutogradCase c("norm_edges");
   const Variable x = c.leaf("x");
   c.check(x.norm(1.5, {1}) + x.norm(0.5, {1}) + x.norm(0, {1}) + x.norm(3, {1}));
 }
 
 TEST(AutogradGoldenTest, PowGradientsAtZeroBase) {
-  GoldenCase c("pow_zero_base");
+  AutogradCase c("pow_zero_base");
   const Variable a = c.leaf("a"), b = c.leaf("b");
   c.check(a.pow(b));
 }
 
 TEST(AutogradGoldenTest, MaxAndMinGradientGoesToTheNans) {
-  GoldenCase c("max_min_nan");
+  AutogradCase c("max_min_nan");
   const Variable x = c.leaf("x");
   c.check(x.max() * 2.0 + x.min() * 3.0);
 }

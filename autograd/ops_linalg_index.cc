@@ -1,9 +1,6 @@
 // Differentiable matrix products, index ops and joining.
-#include <cmath>
-#include <limits>
 
 #include "autograd/functions.h"
-#include "autograd/grad_mode.h"
 #include "autograd/op_helpers.h"
 
 namespace torchlet {
@@ -306,42 +303,5 @@ Variable where(const Tensor& condition, const Variable& a, const Variable& b) {
 }
 Variable softmax(const Variable& x, int64_t dim) { return x.softmax(dim); }
 Variable log_softmax(const Variable& x, int64_t dim) { return x.log_softmax(dim); }
-
-// ---- Gradient clipping ------------------------------------------------------------------------
-
-double clip_grad_norm_(const std::vector<Variable>& parameters, double max_norm,
-                       double norm_type) {
-  NoGradGuard no_grad;
-  double total = 0;
-  const bool inf = std::isinf(norm_type);
-  for (const Variable& p : parameters) {
-    const Variable g = p.grad();
-    if (!g.defined()) continue;
-    const double n = g.data().norm(norm_type).item<double>();
-    total = inf ? std::max(total, n) : total + std::pow(n, norm_type);
-  }
-  if (!inf) total = std::pow(total, 1.0 / norm_type);
-  const double coef = max_norm / (total + 1e-6);
-  if (coef < 1) {
-    for (const Variable& p : parameters) {
-      const Variable g = p.grad();
-      if (g.defined()) {
-        Tensor t = g.data();
-        t.mul_(coef);
-      }
-    }
-  }
-  return total;
-}
-
-void clip_grad_value_(const std::vector<Variable>& parameters, double clip_value) {
-  for (const Variable& p : parameters) {
-    const Variable g = p.grad();
-    if (g.defined()) {
-      Tensor t = g.data();
-      t.clamp_(-clip_value, clip_value);
-    }
-  }
-}
 
 }  // namespace torchlet

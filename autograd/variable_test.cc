@@ -115,18 +115,6 @@ TEST(VariableTest, RegisterHookNeedsRequiresGrad) {
                    "cannot register a hook on a tensor that doesn't require gradient");
 }
 
-TEST(VariableTest, ClipGradNormScalesAllGradients) {
-  Variable a(zeros({2}), true), b(zeros({1}), true);
-  a.set_grad(Variable(tensor({3.0f, 0.0f})));
-  b.set_grad(Variable(tensor({4.0f})));
-  EXPECT_NEAR(clip_grad_norm_({a, b}, 1.0), 5.0, 1e-6);
-  EXPECT_NEAR(a.grad().data().norm().item<double>() * a.grad().data().norm().item<double>() +
-                  b.grad().item<double>() * b.grad().item<double>(),
-              1.0, 1e-5);
-  clip_grad_value_({a}, 0.1);
-  EXPECT_NEAR(a.grad().data().max().item<double>(), 0.1, 1e-7);
-}
-
 // ---- rebind -------------------------------------------------------------------------
 
 Variable leaf(std::initializer_list<double> v, bool requires_grad = true) {

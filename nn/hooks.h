@@ -85,6 +85,9 @@ class HookList {
   ~HookList();
 
   RemovableHandle add(ErasedHook hook);
+  /// Makes this list one with `other`: hooks added to or removed from
+  /// either are seen by both (DataParallel's replicas share the original's).
+  void share(const HookList& other) { state_ = other.state_; }
   /// The hooks at this moment, in registration order.
   std::shared_ptr<const Entries> snapshot() const;
   bool empty() const;

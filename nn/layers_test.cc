@@ -3,6 +3,7 @@
 
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
+#include "nn/module_golden.h"
 #include "nn/nn.h"
 #include "tensor/test_util.h"
 
@@ -141,6 +142,53 @@ TEST(LayersTest, LayerGradientsPassGradcheck) {
   EXPECT_TRUE(
       gradcheck([](const variable_list& in) { return LogSoftmax(0)(in[0]); }, {leaf({2, 3})}));
   EXPECT_TRUE(gradcheck([](const variable_list& in) { return Flatten()(in[0]); }, {leaf({2, 3, 2})}));
+}
+
+TEST(BilinearTest, OutputAndGradientsMatchPyTorch) {
+  testing::ModuleCase golden("bilinear");
+  Bilinear layer(2, 3, 4);
+  layer->to(kFloat64);
+  golden.bind("weight", layer->weight);
+  golden.bind("bias", layer->bias);
+  const Variable x1 = golden.leaf("x1");
+  golden.check(layer(x1, golden.leaf("x2")));
+}
+
+TEST(BilinearTest, ReprsMatchPyTorch) {
+  EXPECT_EQ(printed(Bilinear(2, 3, 4)), testing::pytorch_repr("bilinear_default"));
+  EXPECT_EQ(printed(Bilinear(2, 3, 4, false)), testing::pytorch_repr("bilinear_no_bias"));
+}
+
+TEST(BilinearTest, StartsUniformWithinOneOverSqrtIn1Features) {
+  manual_seed(0);
+  Bilinear layer(16, 3, 200);
+  const double bound = 0.25;
+  for (const Tensor& t : {layer->weight.data(), layer->bias.data()}) {
+    EXPECT_LE(t.abs().max().item<double>(), bound);
+    EXPECT_GT(t.abs().max().item<double>(), 0.95 * bound);
+  }
+  EXPECT_EQ(layer->weight.sizes(), IntArrayRef({200, 16, 3}));
+  EXPECT_FALSE(Bilinear(2, 3, 4, false)->bias.defined());
+}
+
+TEST(BilinearTest, PassesGradcheckInInputsWeightAndBias) {
+  Bilinear layer(2, 3, 2);
+  EXPECT_TRUE(gradcheck(
+      [&](const variable_list& in) {
+        layer->weight = Parameter(in[2]);
+        layer->bias = Parameter(in[3]);
+        return layer->forward(in[0], in[1]);
+      },
+      {leaf({4, 2}), leaf({4, 3}), leaf({2, 2, 3}), leaf({2})}));
+}
+
+TEST(BilinearTest, MismatchedInputIsRefused) {
+  Bilinear layer(2, 3, 4);
+  EXPECT_THROW_MSG(layer(Variable(zeros({5, 2})), Variable(zeros({5, 4}))),
+                   "bilinear(): input2 size does not match weight size: got 4 but expected 3");
+  EXPECT_THROW_MSG(Bilinear(2, -3, 4),
+                   "Bilinear: in1_features, in2_features and out_features must be non-negative, "
+                   "got 2, -3 and 4");
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 
 #include <cmath>
 
-#include "autograd/functions.h"
+#include "nn/functional/linear.h"
 #include "nn/init.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 
@@ -29,20 +30,49 @@ void LinearImpl::reset_parameters() {
 }
 
 Variable LinearImpl::forward(const Variable& input) {
-  TORCHLET_CHECK(input.dim() >= 1 && input.size(-1) == in_features_,
-                 "mat1 and mat2 shapes cannot be multiplied (",
-                 input.dim() >= 1 ? input.numel() / std::max<int64_t>(input.size(-1), 1) : 1, "x",
-                 input.dim() >= 1 ? input.size(-1) : input.numel(), " and ", in_features_, "x",
-                 out_features_, ")");
-  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
-  Variable output = matmul(input, weight.t());
-  return bias.defined() ? output + bias : output;
+  return functional::linear(input, weight, bias);
 }
 
 std::string LinearImpl::extra_repr() const {
   return "in_features=" + std::to_string(in_features_) +
          ", out_features=" + std::to_string(out_features_) +
-         ", bias=" + (bias.defined() ? "True" : "False");
+         ", bias=" + detail::bool_repr(bias.defined());
+}
+
+BilinearImpl::BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features,
+                           bool bias)
+    : in1_features_(in1_features),
+      in2_features_(in2_features),
+      out_features_(out_features),
+      has_bias_(bias) {
+  TORCHLET_CHECK(in1_features >= 0 && in2_features >= 0 && out_features >= 0,
+                 "Bilinear: in1_features, in2_features and out_features must be non-negative, "
+                 "got ", in1_features, ", ", in2_features, " and ", out_features);
+  reset();
+}
+
+void BilinearImpl::reset() {
+  weight = register_parameter("weight", empty({out_features_, in1_features_, in2_features_}));
+  bias = register_parameter("bias", has_bias_ ? empty({out_features_}) : Tensor());
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  const double bound =
+      in1_features_ > 0 ? 1 / std::sqrt(static_cast<double>(in1_features_)) : 0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Variable BilinearImpl::forward(const Variable& input1, const Variable& input2) {
+  return functional::bilinear(input1, input2, weight, bias);
+}
+
+std::string BilinearImpl::extra_repr() const {
+  return "in1_features=" + std::to_string(in1_features_) +
+         ", in2_features=" + std::to_string(in2_features_) +
+         ", out_features=" + std::to_string(out_features_) +
+         ", bias=" + detail::bool_repr(bias.defined());
 }
 
 }  // namespace torchlet::nn

@@ -42,4 +42,29 @@ class LinearImpl : public Cloneable<LinearImpl> {
 };
 TORCHLET_MODULE(Linear);
 
+/// y[..., k] = x1 W[k] x2ᵀ + b[k] over the last dimensions (torch.nn.Bilinear).
+/// Weight [out_features, in1_features, in2_features] and bias
+/// [out_features] start as PyTorch's: uniform on ±1/sqrt(in1_features).
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features,
+               bool bias = true);
+  void reset() override;
+  /// Draws new weights and bias (PyTorch's reset_parameters).
+  void reset_parameters();
+  Variable forward(const Variable& input1, const Variable& input2);
+  std::string extra_repr() const override;
+
+  Parameter weight;
+  /// Undefined when constructed with bias = false.
+  Parameter bias;
+
+ private:
+  int64_t in1_features_;
+  int64_t in2_features_;
+  int64_t out_features_;
+  bool has_bias_;
+};
+TORCHLET_MODULE(Bilinear);
+
 }  // namespace torchlet::nn

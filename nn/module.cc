@@ -131,6 +131,12 @@ RemovableHandle Module::register_full_backward_hook(BackwardHook hook) {
   return backward_hooks_.add(std::move(erased));
 }
 
+void Module::share_hooks(const Module& source) {
+  forward_pre_hooks_.share(source.forward_pre_hooks_);
+  forward_hooks_.share(source.forward_hooks_);
+  backward_hooks_.share(source.backward_hooks_);
+}
+
 // ---- Lookup --------------------------------------------------------------------
 
 const Variable* Module::find_parameter(const std::string& name) const {

@@ -187,6 +187,10 @@ class Module : public std::enable_shared_from_this<Module> {
   const detail::HookList& forward_pre_hooks() const { return forward_pre_hooks_; }
   const detail::HookList& forward_hooks() const { return forward_hooks_; }
   const detail::HookList& backward_hooks() const { return backward_hooks_; }
+  /// Makes this module's hook lists the very lists of `source` (not
+  /// copies), so hooks registered on `source` later run here too. For
+  /// replicas (DataParallel), which run the original's hooks.
+  void share_hooks(const Module& source);
   bool has_hooks() const {
     return !forward_pre_hooks_.empty() || !forward_hooks_.empty() || !backward_hooks_.empty();
   }

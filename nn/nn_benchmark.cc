@@ -21,6 +21,20 @@ void BM_LinearFwdBwd(benchmark::State& state) {
 }
 BENCHMARK(BM_LinearFwdBwd)->UseRealTime();
 
+// Cross-entropy of 128 x 1000 logits at random classes, forward and backward.
+void BM_CrossEntropyFwdBwd(benchmark::State& state) {
+  manual_seed(0);
+  CrossEntropyLoss loss;
+  Variable logits(randn({128, 1000}), true);
+  const Variable target(randint(0, 1000, {128}));
+  for (auto _ : state) {
+    logits.set_grad(Variable());
+    loss(logits, target).backward();
+    benchmark::DoNotOptimize(logits.grad().data().data_ptr());
+  }
+}
+BENCHMARK(BM_CrossEntropyFwdBwd)->UseRealTime();
+
 // One SGD training step as the anchor's TrainSteps times it: zero_grad,
 // forward, cross-entropy, backward, step.
 void train_steps(benchmark::State& state, Sequential& net, const Variable& x, const Variable& y,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograd/autograd.h"
+#include "autograd/golden_case.h"
 #include "nn/functional/functional.h"
 #include "tensor/test_util.h"
 
@@ -15,73 +16,21 @@ namespace {
 
 namespace F = nn::functional;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/functional/testdata/functional_golden.txt"));
-  return *cases;
-}
-
-const Tensor& stored(const std::string& name) {
-  const auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden entry " << name;
-    static const Tensor missing = zeros({0});
-    return missing;
-  }
-  return it->second;
-}
-
-// One case of the fixture: float inputs as float32 leaves requiring grad,
-// index inputs as int64 Variables, constants as float32 Variables.
-class GoldenCase {
+// A case of nn/functional/testdata/functional_golden.txt, compared in float32.
+class FunctionalCase : public testing::GoldenCase {
  public:
-  explicit GoldenCase(std::string name) : name_(std::move(name)) {}
-
-  Variable leaf(const std::string& input) {
-    leaves_.emplace_back(input, Variable(stored(name_ + ".in." + input).to(kFloat32), true));
-    return leaves_.back().second;
-  }
-  Variable index(const std::string& input) const {
-    return Variable(stored(name_ + ".in." + input).to(kInt64));
-  }
+  explicit FunctionalCase(std::string name)
+      : GoldenCase(testing::golden_file("nn/functional/testdata/functional_golden.txt"),
+                   std::move(name), kFloat32, {1e-4, 1e-5}) {}
+  /// Index and constant inputs as the Variables the functional ops take.
+  Variable index(const std::string& input) const { return Variable(GoldenCase::index(input)); }
   Variable constant(const std::string& input) const {
-    return Variable(stored(name_ + ".in." + input).to(kFloat32));
+    return Variable(GoldenCase::constant(input));
   }
-
-  // Compares `out` and every leaf's gradient (seeded with the stored output
-  // gradient when `out` is not a scalar) with PyTorch's.
-  void check(const Variable& out) const {
-    SCOPED_TRACE(name_);
-    EXPECT_EQ(out.dtype(), kFloat32);
-    EXPECT_TRUE(testing::all_close(out.data(), stored(name_ + ".out"), kRtol, kAtol)) << "output";
-    variable_list inputs, seed;
-    for (const auto& [input, v] : leaves_) inputs.push_back(v);
-    if (out.dim() > 0) seed.push_back(Variable(stored(name_ + ".cot").to(kFloat32)));
-    const variable_list grads = autograd::grad({out}, inputs, seed);
-    size_t checked = 0;
-    for (size_t i = 0; i < leaves_.size(); ++i) {
-      const std::string key = name_ + ".grad." + leaves_[i].first;
-      if (golden().count(key) == 0) continue;
-      ++checked;
-      EXPECT_TRUE(testing::all_close(grads[i].data(), stored(key), kRtol, kAtol))
-          << "gradient of " << leaves_[i].first;
-    }
-    size_t expected = 0;
-    const std::string prefix = name_ + ".grad.";
-    for (const auto& [key, value] : golden()) expected += key.rfind(prefix, 0) == 0 ? 1 : 0;
-    EXPECT_EQ(checked, expected);
-    EXPECT_GT(checked, 0u);
-  }
-
- private:
-  static constexpr double kRtol = 1e-4;
-  static constexpr double kAtol = 1e-5;
-  std::string name_;
-  std::vector<std::pair<std::string, Variable>> leaves_;
 };
 
 void check_unary(const std::string& name, Variable (*fn)(const Variable&)) {
-  GoldenCase c(name);
+  FunctionalCase c(name);
   c.check(fn(c.leaf("x")));
 }
 
@@ -106,58 +55,57 @@ TEST(FunctionalGoldenTest, ActivationsMatchAtRandomAndEdgePoints) {
 
 TEST(FunctionalGoldenTest, PreluPerChannelAndShared) {
   for (const std::string name : {"prelu", "prelu_scalar"}) {
-    GoldenCase c(name);
+    FunctionalCase c(name);
     const Variable x = c.leaf("x");
     c.check(F::prelu(x, c.leaf("w")));
   }
 }
 
 TEST(FunctionalGoldenTest, LinearWithBiasAndNdWithout) {
-  GoldenCase with_bias("linear");
+  FunctionalCase with_bias("linear");
   const Variable x = with_bias.leaf("x"), w = with_bias.leaf("w");
   with_bias.check(F::linear(x, w, with_bias.leaf("b")));
-  GoldenCase nd("linear_nd");
+  FunctionalCase nd("linear_nd");
   const Variable x3 = nd.leaf("x");
   nd.check(F::linear(x3, nd.leaf("w")));
 }
 
 TEST(FunctionalGoldenTest, BilinearOverBatchDims) {
-  GoldenCase c("bilinear");
+  FunctionalCase c("bilinear");
   const Variable x1 = c.leaf("x1"), x2 = c.leaf("x2"), w = c.leaf("w");
   c.check(F::bilinear(x1, x2, w, c.leaf("b")));
 }
 
 TEST(FunctionalGoldenTest, LayerNormAffineAndPlain) {
-  GoldenCase affine("layer_norm");
+  FunctionalCase affine("layer_norm");
   const Variable x = affine.leaf("x"), w = affine.leaf("w");
   affine.check(F::layer_norm(x, {3, 4}, w, affine.leaf("b"), 1e-5));
-  GoldenCase plain("layer_norm_plain");
+  FunctionalCase plain("layer_norm_plain");
   plain.check(F::layer_norm(plain.leaf("x"), {5}, Variable(), Variable(), 1e-3));
 }
 
 TEST(FunctionalGoldenTest, EmbeddingPaddingRowGetsNoGradient) {
-  GoldenCase c("embedding_padding");
+  FunctionalCase c("embedding_padding");
   const Variable w = c.leaf("w");
   c.check(F::embedding(c.index("idx").data(), w, 2));
 }
 
 TEST(FunctionalGoldenTest, EmbeddingScaleGradByFreq) {
-  GoldenCase c("embedding_freq");
+  FunctionalCase c("embedding_freq");
   const Variable w = c.leaf("w");
   c.check(F::embedding(c.index("idx").data(), w, std::nullopt, std::nullopt, 2.0, true));
 }
 
 TEST(FunctionalGoldenTest, EmbeddingMaxNormRenormalizesReferencedRowsInPlace) {
-  GoldenCase c("embedding_max_norm");
+  FunctionalCase c("embedding_max_norm");
   const Variable w = c.constant("w");
-  F::embedding(Variable(stored("embedding_padding.in.idx").to(kInt64)).data(), w, std::nullopt,
-               1.5);
-  EXPECT_TRUE(testing::all_close(w.data(), stored("embedding_max_norm.renormed"), 1e-5, 1e-6));
+  F::embedding(FunctionalCase("embedding_padding").index("idx").data(), w, std::nullopt, 1.5);
+  EXPECT_TRUE(testing::all_close(w.data(), c.stored("renormed"), 1e-5, 1e-6));
 }
 
 void check_regression(const std::string& loss) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c(loss + "_" + reduction);
+    FunctionalCase c(loss + "_" + reduction);
     const Variable x = c.leaf("x"), y = c.leaf("y");
     if (loss == "mse") c.check(F::mse_loss(x, y, reduction));
     if (loss == "l1") c.check(F::l1_loss(x, y, reduction));
@@ -183,81 +131,81 @@ TEST(FunctionalGoldenTest, BinaryCrossEntropyWithLogitsWeightAndPosWeight) {
 }
 
 TEST(FunctionalGoldenTest, SmoothL1WithBetaZeroIsL1) {
-  GoldenCase c("smooth_l1_beta0");
+  FunctionalCase c("smooth_l1_beta0");
   const Variable x = c.leaf("x");
   c.check(F::smooth_l1_loss(x, c.leaf("y"), "mean", 0.0));
 }
 
 TEST(FunctionalGoldenTest, KlDivBatchmeanAndLogTarget) {
-  GoldenCase batchmean("kl_div_batchmean");
+  FunctionalCase batchmean("kl_div_batchmean");
   const Variable x = batchmean.leaf("x");
   batchmean.check(F::kl_div(x, batchmean.leaf("y"), "batchmean"));
-  GoldenCase log_target("kl_div_log_target");
+  FunctionalCase log_target("kl_div_log_target");
   const Variable lx = log_target.leaf("x");
   log_target.check(F::kl_div(lx, log_target.leaf("y"), "sum", true));
 }
 
 TEST(FunctionalGoldenTest, BinaryCrossEntropyWithLogitsPlain) {
-  GoldenCase c("bce_logits_plain");
+  FunctionalCase c("bce_logits_plain");
   const Variable x = c.leaf("x");
   c.check(F::binary_cross_entropy_with_logits(x, c.leaf("y")));
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyClassIndices) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_" + reduction);
+    FunctionalCase c("ce_" + reduction);
     c.check(F::cross_entropy(c.leaf("x"), c.index("t"), Variable(), -100, reduction));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyWeightAndIgnoredTargets) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_weight_ignore_" + reduction);
+    FunctionalCase c("ce_weight_ignore_" + reduction);
     c.check(F::cross_entropy(c.leaf("x"), c.index("t"), c.constant("w"), -100, reduction));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyLabelSmoothingWithWeight) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_smoothing_" + reduction);
+    FunctionalCase c("ce_smoothing_" + reduction);
     c.check(F::cross_entropy(c.leaf("x"), c.index("t"), c.constant("w"), -100, reduction, 0.2));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyLabelSmoothingWithoutWeight) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_smoothing_plain_" + reduction);
+    FunctionalCase c("ce_smoothing_plain_" + reduction);
     c.check(F::cross_entropy(c.leaf("x"), c.index("t"), Variable(), -100, reduction, 0.3));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropySpatialInput) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_nd_" + reduction);
+    FunctionalCase c("ce_nd_" + reduction);
     c.check(F::cross_entropy(c.leaf("x"), c.index("t"), Variable(), -100, reduction));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyClassProbabilities) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("ce_probs_" + reduction);
+    FunctionalCase c("ce_probs_" + reduction);
     const Variable x = c.leaf("x");
     c.check(F::cross_entropy(x, c.leaf("p"), c.constant("w"), -100, reduction, 0.1));
   }
 }
 
 TEST(FunctionalGoldenTest, CrossEntropyCustomIgnoreIndexAndUnbatched) {
-  GoldenCase ignore("ce_ignore_index_1");
+  FunctionalCase ignore("ce_ignore_index_1");
   ignore.check(F::cross_entropy(ignore.leaf("x"), ignore.index("t"), Variable(), 1));
-  GoldenCase unbatched("ce_unbatched");
+  FunctionalCase unbatched("ce_unbatched");
   unbatched.check(F::cross_entropy(unbatched.leaf("x"), unbatched.index("t")));
 }
 
 TEST(FunctionalGoldenTest, NllLossWeightIgnoreAndSpatial) {
   for (const std::string reduction : {"none", "mean", "sum"}) {
-    GoldenCase c("nll_" + reduction);
+    FunctionalCase c("nll_" + reduction);
     c.check(F::nll_loss(c.leaf("x"), c.index("t"), c.constant("w"), -100, reduction));
-    GoldenCase nd("nll_nd_" + reduction);
+    FunctionalCase nd("nll_nd_" + reduction);
     nd.check(F::nll_loss(nd.leaf("x"), nd.index("t"), Variable(), 0, reduction));
   }
 }

@@ -1,5 +1,7 @@
 #include "nn/functional/linear.h"
 
+#include <algorithm>
+
 #include "autograd/functions.h"
 
 namespace torchlet::nn::functional {
@@ -29,9 +31,21 @@ void check_bilinear(const Variable& input1, const Variable& input2, const Variab
                  weight.size(0));
 }
 
+/// PyTorch's message for an input whose last dim is not weight's in_features,
+/// naming the operands as the matrix product sees them: input flattened to
+/// 2-D, and weight transposed.
+void check_linear(const Variable& input, const Variable& weight) {
+  if (weight.dim() != 2 || (input.dim() >= 1 && input.size(-1) == weight.size(1))) return;
+  const int64_t cols = input.dim() >= 1 ? input.size(-1) : input.numel();
+  const int64_t rows = input.dim() >= 1 ? input.numel() / std::max<int64_t>(cols, 1) : 1;
+  TORCHLET_CHECK(false, "mat1 and mat2 shapes cannot be multiplied (", rows, "x", cols, " and ",
+                 weight.size(1), "x", weight.size(0), ")");
+}
+
 }  // namespace
 
 Variable linear(const Variable& input, const Variable& weight, const Variable& bias) {
+  check_linear(input, weight);
   if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
   const Variable out = input.matmul(weight.t());
   return bias.defined() ? out + bias : out;

@@ -1,0 +1,285 @@
+// Convolutions' gradients against finite differences in float64, to first
+// and second order, their shapes and their checks with PyTorch's messages.
+#include "nn/functional/conv.h"
+
+#include <vector>
+
+#include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+namespace F = nn::functional;
+using testing::gradcheck;
+using testing::gradgradcheck;
+
+Variable leaf(std::vector<int64_t> shape) {
+  return Variable(randn(shape, TensorOptions(kFloat64)), true);
+}
+
+Variable float_input(std::vector<int64_t> shape) { return Variable(randn(shape)); }
+
+class ConvGradTest : public ::testing::Test {
+ protected:
+  void SetUp() override { manual_seed(0); }
+};
+
+TEST_F(ConvGradTest, Conv2dPlainWithBias) {
+  EXPECT_TRUE(gradcheck([](const variable_list& v) { return F::conv2d(v[0], v[1], v[2]); },
+                        {leaf({2, 3, 5, 4}), leaf({2, 3, 3, 2}), leaf({2})}));
+}
+
+TEST_F(ConvGradTest, Conv2dStridedPaddedDilatedAsymmetricKernel) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], v[2], {2, 3}, {1, 2}, {2, 1}); },
+      {leaf({2, 2, 7, 8}), leaf({3, 2, 2, 3}), leaf({3})}));
+}
+
+TEST_F(ConvGradTest, Conv2dGroups) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], v[2], {1}, 1, {1}, 2); },
+      {leaf({2, 4, 4, 5}), leaf({6, 2, 3, 3}), leaf({6})}));
+}
+
+TEST_F(ConvGradTest, Conv2dDepthwiseStridedWithMultiplier) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], v[2], {2}, 1, {1}, 3); },
+      {leaf({2, 3, 7, 6}), leaf({6, 1, 3, 3}), leaf({6})}));
+}
+
+TEST_F(ConvGradTest, Conv2dPointwiseBatchOne) {
+  EXPECT_TRUE(gradcheck([](const variable_list& v) { return F::conv2d(v[0], v[1]); },
+                        {leaf({1, 3, 3, 4}), leaf({2, 3, 1, 1})}));
+}
+
+TEST_F(ConvGradTest, Conv2dUnbatchedAndSamePadding) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], v[2], {1}, "same", {1, 2}); },
+      {leaf({2, 5, 6}), leaf({2, 2, 4, 3}), leaf({2})}));
+}
+
+TEST_F(ConvGradTest, Conv1dStridedAndSame) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv1d(v[0], v[1], v[2], {2}, 1); },
+      {leaf({2, 3, 9}), leaf({4, 3, 3}), leaf({4})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv1d(v[0], v[1], Variable(), {1}, "same"); },
+      {leaf({1, 2, 7}), leaf({3, 2, 4})}));
+}
+
+TEST_F(ConvGradTest, Conv3dStridedPaddedAndDepthwise) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv3d(v[0], v[1], v[2], {1, 2, 1}, {1, 0, 1}); },
+      {leaf({2, 2, 3, 5, 4}), leaf({2, 2, 2, 3, 2}), leaf({2})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv3d(v[0], v[1], Variable(), {1}, 1, {1, 2, 1}, 2); },
+      {leaf({1, 2, 3, 4, 5}), leaf({2, 1, 2, 2, 3})}));
+}
+
+TEST_F(ConvGradTest, ConvTranspose2dStridedOutputPaddingGroupsDilation) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) {
+        return F::conv_transpose2d(v[0], v[1], v[2], {2, 3}, {1, 0}, {1, 2}, 2, {2, 1});
+      },
+      {leaf({2, 4, 3, 4}), leaf({4, 2, 3, 2}), leaf({4})}));
+}
+
+TEST_F(ConvGradTest, ConvTranspose1dAnd3d) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) { return F::conv_transpose1d(v[0], v[1], v[2], {3}, {2}); },
+      {leaf({2, 3, 5}), leaf({3, 2, 4}), leaf({2})}));
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) {
+        return F::conv_transpose3d(v[0], v[1], Variable(), {1, 2, 2}, {0}, {0, 1, 0});
+      },
+      {leaf({1, 2, 2, 3, 2}), leaf({2, 3, 2, 2, 3})}));
+}
+
+TEST_F(ConvGradTest, OutputPaddingBeyondStrideWithinDilation) {
+  EXPECT_TRUE(gradcheck(
+      [](const variable_list& v) {
+        return F::conv_transpose2d(v[0], v[1], Variable(), {1}, {0}, {1}, 1, {2});
+      },
+      {leaf({1, 2, 3, 3}), leaf({2, 2, 2, 2})}));
+}
+
+TEST_F(ConvGradTest, Conv2dSecondOrder) {
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], v[2], {2}, 1, {1}, 2); },
+      {leaf({2, 4, 5, 4}), leaf({4, 2, 3, 2}), leaf({4})}));
+}
+
+TEST_F(ConvGradTest, DepthwiseAndTransposedSecondOrder) {
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& v) { return F::conv2d(v[0], v[1], Variable(), {1}, 1, {1}, 2); },
+      {leaf({1, 2, 4, 4}), leaf({4, 1, 2, 3})}));
+  EXPECT_TRUE(gradgradcheck(
+      [](const variable_list& v) {
+        return F::conv_transpose1d(v[0], v[1], v[2], {2}, {1}, {1});
+      },
+      {leaf({2, 2, 4}), leaf({2, 3, 3}), leaf({3})}));
+}
+
+TEST(ConvTest, OutputShapesFollowPyTorch) {
+  EXPECT_EQ(F::conv2d(float_input({64, 1, 28, 28}), float_input({6, 1, 5, 5}), Variable(), {1}, 2)
+                .sizes(),
+            IntArrayRef({64, 6, 28, 28}));
+  EXPECT_EQ(F::conv2d(float_input({2, 3, 9, 8}), float_input({4, 3, 3, 3}), Variable(), {2}, 1)
+                .sizes(),
+            IntArrayRef({2, 4, 5, 4}));
+  EXPECT_EQ(F::conv2d(float_input({3, 8, 8}), float_input({6, 3, 3, 3})).sizes(),
+            IntArrayRef({6, 6, 6}));
+  EXPECT_EQ(F::conv_transpose2d(float_input({3, 8, 8}), float_input({3, 2, 3, 3})).sizes(),
+            IntArrayRef({2, 10, 10}));
+  EXPECT_EQ(F::conv2d(float_input({0, 3, 8, 8}), float_input({6, 3, 3, 3})).sizes(),
+            IntArrayRef({0, 6, 6, 6}));
+}
+
+TEST(ConvTest, Float32AgreesWithFloat64) {
+  manual_seed(1);
+  const Variable x = float_input({4, 8, 12, 11}), w = float_input({16, 8, 3, 3});
+  const Variable b = float_input({16});
+  const Variable out = F::conv2d(x, w, b, {1}, 1);
+  const Variable ref = F::conv2d(Variable(x.data().to(kFloat64)), Variable(w.data().to(kFloat64)),
+                                 Variable(b.data().to(kFloat64)), {1}, 1);
+  EXPECT_TRUE(testing::all_close(out.data(), ref.data().to(kFloat32), 1e-4, 1e-4));
+}
+
+TEST(ConvTest, BatchedSamplesMatchOneByOne) {
+  manual_seed(2);
+  const Variable x = float_input({5, 4, 7, 7}), w = float_input({6, 4, 3, 3});
+  const Variable out = F::conv2d(x, w, Variable(), {1}, 1);
+  for (int64_t n = 0; n < 5; ++n) {
+    const Variable one = F::conv2d(Variable(x.data().select(0, n)), w, Variable(), {1}, 1);
+    EXPECT_TRUE(testing::all_close(out.data().select(0, n), one.data(), 1e-5, 1e-5));
+  }
+}
+
+TEST(ConvTest, NonContiguousInputIsRead) {
+  manual_seed(3);
+  const Tensor base = randn({2, 6, 5, 3});
+  const Variable x(base.permute({0, 1, 3, 2}));
+  const Variable w = float_input({2, 6, 2, 2});
+  EXPECT_TRUE(testing::all_close(F::conv2d(x, w).data(),
+                                 F::conv2d(Variable(x.data().contiguous()), w).data()));
+}
+
+TEST(ConvTest, WrongInputRankNamesTheOp) {
+  EXPECT_THROW_MSG(F::conv2d(float_input({1, 28, 28, 1, 1}), float_input({6, 1, 5, 5})),
+                   "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of "
+                   "size: [1, 28, 28, 1, 1]");
+  EXPECT_THROW_MSG(F::conv1d(float_input({2, 3, 8, 8}), float_input({6, 3, 3})),
+                   "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of "
+                   "size: [2, 3, 8, 8]");
+  EXPECT_THROW_MSG(F::conv_transpose2d(float_input({1, 3, 8, 8, 8}), float_input({3, 2, 3, 3})),
+                   "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got "
+                   "input of size: [1, 3, 8, 8, 8]");
+}
+
+TEST(ConvTest, ChannelMismatchIsReported) {
+  EXPECT_THROW_MSG(F::conv2d(float_input({64, 3, 28, 28}), float_input({6, 1, 5, 5})),
+                   "Given groups=1, weight of size [6, 1, 5, 5], expected input[64, 3, 28, 28] to "
+                   "have 1 channels, but got 3 channels instead");
+  EXPECT_THROW_MSG(F::conv_transpose2d(float_input({2, 3, 8, 8}), float_input({4, 2, 3, 3})),
+                   "Given transposed=1, weight of size [4, 2, 3, 3], expected input[2, 3, 8, 8] "
+                   "to have 4 channels, but got 3 channels instead");
+}
+
+TEST(ConvTest, KernelLargerThanPaddedInputIsReported) {
+  EXPECT_THROW_MSG(F::conv2d(float_input({1, 1, 2, 2}), float_input({6, 1, 5, 5})),
+                   "Calculated padded input size per channel: (2 x 2). Kernel size: (5 x 5). "
+                   "Kernel size can't be greater than actual input size");
+}
+
+TEST(ConvTest, TransposedOutputTooSmallIsReported) {
+  EXPECT_THROW_MSG(F::conv_transpose2d(float_input({1, 3, 1, 1}), float_input({3, 3, 3, 3}),
+                                       Variable(), {1}, {2}),
+                   "Given input size per channel: (1 x 1). Calculated output size per channel: "
+                   "(-1 x -1). Output size is too small");
+}
+
+TEST(ConvTest, BadParametersAreReported) {
+  const Variable x = float_input({2, 3, 8, 8}), w = float_input({6, 3, 3, 3});
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {0}), "non-positive stride is not supported");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1}, -1), "negative padding is not supported");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1}, 0, {0}),
+                   "non-positive dilation is not supported");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1}, 0, {1}, 0),
+                   "non-positive groups is not supported");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1, 1, 1}),
+                   "expected stride to be a single integer value or a list of 2 values to match "
+                   "the convolution dimensions, but got stride=[1, 1, 1]");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1}, {1, 2, 3}),
+                   "expected padding to be a single integer value or a list of 2 values to match "
+                   "the convolution dimensions, but got padding=[1, 2, 3]");
+  EXPECT_THROW_MSG(F::conv_transpose2d(x, float_input({3, 2, 3, 3}), Variable(), {2}, {0}, {-1}),
+                   "negative output_padding is not supported");
+}
+
+TEST(ConvTest, WeightShapeErrorsAreReported) {
+  const Variable x = float_input({2, 3, 8, 8});
+  EXPECT_THROW_MSG(F::conv1d(float_input({2, 3, 8}), float_input({6, 3})),
+                   "weight should have at least three dimensions");
+  EXPECT_THROW_MSG(F::conv2d(x, float_input({6, 1, 3, 3}), Variable(), {1}, 0, {1}, 4),
+                   "Given groups=4, expected weight to be divisible by 4 at dimension 0, but got "
+                   "weight of size [[6, 1, 3, 3]] instead");
+  EXPECT_THROW_MSG(F::conv2d(x, float_input({0, 3, 3, 3})),
+                   "Given groups=1, expected weight to be at least 1 at dimension 0, but got "
+                   "weight of size [0, 3, 3, 3] instead");
+  EXPECT_THROW_MSG(F::conv3d(float_input({1, 3, 8, 8, 8}), float_input({6, 3, 3, 3})),
+                   "Expected 4-dimensional input for 4-dimensional weight [6, 3, 3, 3], but got "
+                   "5-dimensional input of size [1, 3, 8, 8, 8] instead");
+}
+
+TEST(ConvTest, BiasShapeErrorsAreReported) {
+  const Variable x = float_input({2, 3, 8, 8});
+  EXPECT_THROW_MSG(F::conv2d(x, float_input({6, 3, 3, 3}), float_input({5})),
+                   "Given weight of size [6, 3, 3, 3], expected bias to be 1-dimensional with 6 "
+                   "elements, but got bias of size [5] instead");
+  EXPECT_THROW_MSG(F::conv_transpose2d(x, float_input({3, 2, 3, 3}), float_input({3})),
+                   "Given transposed=1, weight of size [3, 2, 3, 3], expected bias to be "
+                   "1-dimensional with 2 elements, but got bias of size [3] instead");
+}
+
+TEST(ConvTest, DtypeMismatchesAreReported) {
+  const Variable x = float_input({2, 3, 8, 8});
+  EXPECT_THROW_MSG(F::conv2d(x, Variable(randn({6, 3, 3, 3}, TensorOptions(kFloat64)))),
+                   "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be "
+                   "the same");
+  EXPECT_THROW_MSG(F::conv2d(x, float_input({6, 3, 3, 3}),
+                             Variable(randn({6}, TensorOptions(kFloat64)))),
+                   "Input type (float) and bias type (double) should be the same");
+  EXPECT_THROW_MSG(F::conv2d(Variable(ones({1, 1, 3, 3}, TensorOptions(kInt64))),
+                             Variable(ones({1, 1, 1, 1}, TensorOptions(kInt64)))),
+                   "convolution: expected a floating-point input, got int64");
+}
+
+TEST(ConvTest, PaddingStringsAreChecked) {
+  const Variable x = float_input({2, 3, 8, 8}), w = float_input({6, 3, 3, 3});
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {2}, "same"),
+                   "padding='same' is not supported for strided convolutions");
+  EXPECT_THROW_MSG(F::conv2d(x, w, Variable(), {1}, "foo"), "Invalid padding string: 'foo'");
+  EXPECT_EQ(F::conv2d(x, w, Variable(), {1}, "valid").sizes(), IntArrayRef({2, 6, 6, 6}));
+  EXPECT_EQ(F::conv2d(x, w, Variable(), {1}, "same").sizes(), IntArrayRef({2, 6, 8, 8}));
+}
+
+TEST(ConvTest, OutputPaddingMustFitStrideOrDilation) {
+  EXPECT_THROW_MSG(F::conv_transpose2d(float_input({2, 3, 8, 8}), float_input({3, 2, 3, 3}),
+                                       Variable(), {2}, {0}, {2}),
+                   "output padding must be smaller than either stride or dilation, but got "
+                   "output_padding_height: 2 output_padding_width: 2 stride_height: 2 "
+                   "stride_width: 2 dilation_height: 1 dilation_width: 1");
+}
+
+TEST(ConvTest, MixedDevicesAreReported) {
+  set_cpu_device_count(2);
+  const Variable x(randn({1, 1, 4, 4}, Device(kCPU, 1)));
+  EXPECT_THROW_MSG(F::conv2d(x, float_input({1, 1, 3, 3})),
+                   "Expected all tensors to be on the same device");
+  set_cpu_device_count(1);
+}
+
+}  // namespace
+}  // namespace torchlet

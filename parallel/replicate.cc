@@ -1,0 +1,179 @@
+#include "parallel/replicate.h"
+
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "autograd/grad_mode.h"
+#include "parallel/comm.h"
+#include "parallel/functions.h"
+
+namespace torchlet::parallel {
+namespace {
+
+/// What a set of replicas was built for (Note [Kept replicas]).
+struct SlotKey {
+  const VariableImpl* impl = nullptr;
+  SizeVec sizes;
+  DType dtype = kFloat32;
+  Device device;
+  bool is_buffer = false;
+
+  bool operator==(const SlotKey& o) const {
+    return impl == o.impl && sizes == o.sizes && dtype == o.dtype && device == o.device &&
+           is_buffer == o.is_buffer;
+  }
+};
+
+struct Key {
+  std::vector<Device> devices;
+  std::vector<const nn::Module*> modules;
+  std::vector<SlotKey> slots;
+
+  bool operator==(const Key& o) const {
+    return devices == o.devices && modules == o.modules && slots == o.slots;
+  }
+};
+
+/// One module's kept replicas.
+struct Replicas {
+  std::weak_ptr<nn::Module> owner;
+  Key key;
+  std::vector<std::shared_ptr<nn::Module>> modules;        // one per device
+  std::vector<std::vector<nn::Module*>> submodules;        // [device][module]
+  std::vector<std::vector<Variable>> slots;                // [device][slot]
+  std::mutex mutex;
+};
+
+Key key_of(const std::vector<std::shared_ptr<nn::Module>>& modules,
+           const std::vector<nn::Slot>& slots, const std::vector<Device>& devices) {
+  Key key;
+  key.devices = devices;
+  key.modules.reserve(modules.size());
+  for (const auto& m : modules) key.modules.push_back(m.get());
+  key.slots.reserve(slots.size());
+  for (const nn::Slot& s : slots) {
+    const Tensor& data = s.variable.data();
+    key.slots.push_back(SlotKey{s.variable.impl(), SizeVec(data.sizes().begin(), data.sizes().end()),
+                                data.dtype(), data.device(), s.is_buffer});
+  }
+  return key;
+}
+
+/// The kept replicas of `module` (created empty on first use). Entries of
+/// modules that no longer exist are dropped whenever one is created.
+std::shared_ptr<Replicas> replicas_of(const std::shared_ptr<nn::Module>& module) {
+  static std::mutex mutex;
+  static auto* registry = new std::unordered_map<const nn::Module*, std::shared_ptr<Replicas>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<Replicas>& entry = (*registry)[module.get()];
+  if (entry != nullptr && entry->owner.lock() == module) return entry;
+  for (auto it = registry->begin(); it != registry->end();) {
+    it = it->second != nullptr && it->second->owner.expired() ? registry->erase(it) : std::next(it);
+  }
+  std::shared_ptr<Replicas>& fresh = (*registry)[module.get()];
+  fresh = std::make_shared<Replicas>();
+  fresh->owner = module;
+  return fresh;
+}
+
+void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
+  NoGradGuard no_grad;
+  r.modules.clear();
+  r.submodules.clear();
+  r.slots.clear();
+  const std::vector<std::shared_ptr<nn::Module>> originals = module.modules();
+  for (Device device : devices) {
+    std::shared_ptr<nn::Module> replica = module.clone(device);
+    replica->zero_grad(/*set_to_none=*/true);
+    const std::vector<std::shared_ptr<nn::Module>> mine = replica->modules();
+    TORCHLET_INTERNAL_ASSERT(mine.size() == originals.size(), "replicate: clone() of ",
+                             module.name(), " has a different module tree");
+    r.submodules.emplace_back();
+    for (size_t i = 0; i < mine.size(); ++i) {
+      mine[i]->share_hooks(*originals[i]);
+      r.submodules.back().push_back(mine[i].get());
+    }
+    r.slots.emplace_back();
+    for (nn::Slot& s : replica->slots()) r.slots.back().push_back(std::move(s.variable));
+    r.modules.push_back(std::move(replica));
+  }
+}
+
+/// Each device's copies of `tensors` as Variables (plain leaves).
+std::vector<variable_list> copies(const std::vector<Tensor>& tensors,
+                                  const std::vector<Device>& devices) {
+  std::vector<variable_list> out;
+  for (std::vector<Tensor>& on_device : comm::broadcast_coalesced(tensors, devices)) {
+    out.emplace_back();
+    for (Tensor& t : on_device) out.back().emplace_back(std::move(t));
+  }
+  return out;
+}
+
+/// Re-binds every replica's slots to the broadcast of `slots`.
+void rebind(Replicas& r, const std::vector<nn::Slot>& slots, const std::vector<Device>& devices,
+            bool detach) {
+  std::vector<size_t> tracked, plain;
+  variable_list tracked_vars;
+  std::vector<Tensor> plain_data;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const Variable& v = slots[i].variable;
+    if (!detach && (!slots[i].is_buffer || v.requires_grad())) {
+      tracked.push_back(i);
+      tracked_vars.push_back(v);
+    } else {
+      plain.push_back(i);
+      plain_data.push_back(v.data());
+    }
+  }
+  if (!tracked.empty()) {
+    const variable_list outs = Broadcast::apply(devices, tracked_vars);
+    for (size_t d = 0; d < devices.size(); ++d) {
+      for (size_t k = 0; k < tracked.size(); ++k) {
+        r.slots[d][tracked[k]].rebind(outs[d * tracked.size() + k]);
+      }
+    }
+  }
+  if (!plain.empty()) {
+    const std::vector<variable_list> outs = copies(plain_data, devices);
+    for (size_t d = 0; d < devices.size(); ++d) {
+      for (size_t k = 0; k < plain.size(); ++k) r.slots[d][plain[k]].rebind(outs[d][k]);
+    }
+  }
+}
+
+/// Gives every replica module the training flag of its original.
+void mirror_training(Replicas& r, const std::vector<std::shared_ptr<nn::Module>>& originals) {
+  for (const std::vector<nn::Module*>& mine : r.submodules) {
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (mine[i]->is_training() != originals[i]->is_training()) {
+        mine[i]->train(originals[i]->is_training());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
+                                                   const std::vector<Device>& devices,
+                                                   bool detach) {
+  TORCHLET_CHECK(module != nullptr, "replicate: the module is null");
+  TORCHLET_CHECK(!devices.empty(), "replicate: Expected at least one device");
+  for (Device device : devices) check_device_exists(device, "replicate");
+  const std::vector<std::shared_ptr<nn::Module>> originals = module->modules();
+  const std::vector<nn::Slot> slots = module->slots();
+  std::shared_ptr<Replicas> r = replicas_of(module);
+  std::lock_guard<std::mutex> lock(r->mutex);
+  Key key = key_of(originals, slots, devices);
+  if (r->modules.empty() || !(key == r->key)) {
+    build(*r, *module, devices);
+    r->key = std::move(key);
+  }
+  rebind(*r, slots, devices, detach);
+  mirror_training(*r, originals);
+  return r->modules;
+}
+
+}  // namespace torchlet::parallel

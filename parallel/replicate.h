@@ -1,0 +1,75 @@
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "nn/module_holder.h"
+
+namespace torchlet::parallel {
+
+// Note [Kept replicas]
+// ~~~~~~~~~~~~~~~~~~~~
+// PyTorch's replicate() builds new module objects on every call. torchlet
+// builds each device's replica once, with clone(device), and keeps it (one
+// set per module and device list, held for as long as the module lives).
+// Each call then only re-binds every registered slot of every replica
+// (Note [Registered slots]) to fresh broadcast outputs with
+// Variable::rebind(), mirrors each submodule's training flag, and returns
+// the kept replicas: one coalesced copy of the parameters and buffers per
+// device, no constructor or initializer run. The replicas are rebuilt when
+// the module's structure, devices, or any slot's identity, shape, dtype or
+// device changed since they were built (a set_data() with a new shape, a
+// new submodule, to()). Building them draws from the random generator, as
+// clone() does.
+//
+// What a replica's slot is bound to:
+// - parameters and buffers that require grad: outputs of Broadcast, so the
+//   replica's parameters are non-leaves whose gradients are reduce-added
+//   (coalesced) into the original's grad() by backward; under NoGradGuard
+//   (`detach`) plain copies instead;
+// - other buffers: plain copies.
+// On devices[0] the outputs share storage with the original's tensors, so
+// in-place updates there (BatchNorm's running statistics) are kept; those on
+// other replicas are lost, as in PyTorch. Replicas share nothing with one
+// another. Each replica's modules share their hook lists with the
+// original's (Module::share_hooks), so a hook runs once per replica.
+//
+// Because a re-bind changes what every handle of a replica's Variables
+// sees, the replicas returned by one call are valid until the next call for
+// the same module: graphs recorded through them stay valid (Note [Saved
+// variables are snapshots]), but a forward through them must not overlap a
+// later replicate() of that module.
+
+/// Replicas of `module` on `devices` (PyTorch's replicate): kept across
+/// calls and re-bound to the module's current parameters and buffers on
+/// each call (Note [Kept replicas]). With `detach`, the replicas are not
+/// connected to the original by autograd.
+std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
+                                                   const std::vector<Device>& devices,
+                                                   bool detach = false);
+
+/// replicate() of a module of class M, returning its replicas as M.
+template <typename M>
+std::vector<std::shared_ptr<M>> replicate(const std::shared_ptr<M>& module,
+                                          const std::vector<Device>& devices,
+                                          bool detach = false) {
+  std::vector<std::shared_ptr<M>> out;
+  for (auto& replica : replicate(std::static_pointer_cast<nn::Module>(module), devices, detach)) {
+    auto typed = std::dynamic_pointer_cast<M>(replica);
+    TORCHLET_CHECK(typed != nullptr, "replicate: clone() of ", module->name(),
+                   " returned a module of another class");
+    out.push_back(std::move(typed));
+  }
+  return out;
+}
+
+/// replicate() of a holder's module.
+template <typename M>
+std::vector<std::shared_ptr<M>> replicate(const nn::ModuleHolder<M>& module,
+                                          const std::vector<Device>& devices,
+                                          bool detach = false) {
+  return replicate(module.ptr(), devices, detach);
+}
+
+}  // namespace torchlet::parallel

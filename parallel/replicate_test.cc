@@ -1,0 +1,162 @@
+// replicate(): kept replicas re-bound on every call (Note [Kept replicas]),
+// on 2, 3 and 4 CPU devices.
+#include "parallel/replicate.h"
+
+#include "parallel/testing.h"
+#include "tensor/test_util.h"
+
+namespace torchlet::parallel {
+namespace {
+
+using ::torchlet::testing::all_close;
+using testing::BufferNet;
+using testing::leaf;
+
+class ReplicateTest : public testing::OnDevices {};
+
+TEST_P(ReplicateTest, ReplicasLiveOnTheirDevicesWithTheModulesValues) {
+  nn::Linear fc(3, 2);
+  const auto replicas = replicate(fc, devices());
+  ASSERT_EQ(replicas.size(), devices().size());
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    EXPECT_EQ(replicas[d]->weight.device(), devices()[d]);
+    EXPECT_TRUE(all_close(replicas[d]->weight.data().to(Device(kCPU, 0)), fc->weight.data()));
+    EXPECT_NE(replicas[d].get(), fc.get());
+  }
+}
+
+TEST_P(ReplicateTest, FirstReplicaSharesStorageOthersShareNothing) {
+  BufferNet net;
+  const auto replicas = replicate(net, devices());
+  EXPECT_TRUE(replicas[0]->fc->weight.data().shares_storage(net->fc->weight.data()));
+  EXPECT_TRUE(replicas[0]->running.data().shares_storage(net->running.data()));
+  for (size_t a = 1; a < replicas.size(); ++a) {
+    EXPECT_FALSE(replicas[a]->fc->weight.data().shares_storage(net->fc->weight.data()));
+    for (size_t b = 0; b < a; ++b) {
+      EXPECT_FALSE(replicas[a]->running.data().shares_storage(replicas[b]->running.data()));
+    }
+  }
+}
+
+TEST_P(ReplicateTest, ReplicasAreKeptAcrossCalls) {
+  nn::Linear fc(3, 2);
+  const auto first = replicate(fc, devices());
+  const auto second = replicate(fc, devices());
+  for (size_t d = 0; d < first.size(); ++d) {
+    EXPECT_EQ(first[d].get(), second[d].get());
+    EXPECT_TRUE(first[d]->weight.is_same(second[d]->weight));
+  }
+}
+
+TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
+  nn::Linear fc(3, 2);
+  replicate(fc, devices());
+  {
+    NoGradGuard no_grad;
+    Tensor w = fc->weight.data();
+    w.fill_(0.25);
+  }
+  const auto replicas = replicate(fc, devices());
+  EXPECT_TRUE(all_close(replicas.back()->weight.data().to(Device(kCPU, 0)), full({2, 3}, 0.25)));
+}
+
+TEST_P(ReplicateTest, AShapeChangeRebuildsTheReplicas) {
+  nn::Linear fc(3, 2);
+  const auto first = replicate(fc, devices());
+  fc->weight.set_data(zeros({4, 3}));
+  const auto second = replicate(fc, devices());
+  EXPECT_NE(first[1].get(), second[1].get());
+  EXPECT_EQ(second[1]->weight.sizes(), IntArrayRef({4, 3}));
+}
+
+TEST_P(ReplicateTest, ADeviceListChangeRebuildsTheReplicas) {
+  nn::Linear fc(3, 2);
+  const auto first = replicate(fc, devices());
+  const auto fewer = replicate(fc, {devices()[0], devices()[1]});
+  EXPECT_EQ(fewer.size(), 2u);
+  EXPECT_THROW_MSG(replicate(fc, {devices()[1], devices()[0]}),
+                   "All tensors must be on devices[0]: cpu:1, but tensor 0 is on cpu:0");
+  fc->to(devices()[1]);
+  const auto reversed = replicate(fc, {devices()[1], devices()[0]});
+  EXPECT_EQ(reversed[0]->weight.device(), devices()[1]);
+  EXPECT_EQ(reversed[1]->weight.device(), devices()[0]);
+}
+
+TEST_P(ReplicateTest, ReplicaParametersAreConnectedByBroadcast) {
+  nn::Linear fc(3, 2);
+  const auto replicas = replicate(fc, devices());
+  EXPECT_FALSE(replicas[1]->weight.is_leaf());
+  EXPECT_EQ(replicas[1]->weight.grad_fn()->name(), "BroadcastBackward");
+  Variable loss;
+  for (const auto& r : replicas) {
+    const Variable x(ones({1, 3}).to(r->weight.device()));
+    const Variable term = r->forward(x).sum().to(Device(kCPU, 0));
+    loss = loss.defined() ? loss + term : term;
+  }
+  loss.backward();
+  EXPECT_TRUE(all_close(fc->weight.grad().data(), full({2, 3}, double(count()))));
+  EXPECT_TRUE(all_close(fc->bias.grad().data(), full({2}, double(count()))));
+}
+
+TEST_P(ReplicateTest, DetachedReplicasAreNotConnected) {
+  nn::Linear fc(3, 2);
+  const auto replicas = replicate(fc, devices(), /*detach=*/true);
+  for (const auto& r : replicas) {
+    EXPECT_FALSE(r->weight.requires_grad());
+    EXPECT_TRUE(r->weight.is_leaf());
+  }
+  EXPECT_TRUE(replicas[0]->weight.data().shares_storage(fc->weight.data()));
+}
+
+TEST_P(ReplicateTest, BuffersAreCopiedWithoutGrad) {
+  BufferNet net;
+  const auto replicas = replicate(net, devices());
+  EXPECT_FALSE(replicas[1]->running.requires_grad());
+  EXPECT_EQ(replicas[1]->running.device(), devices()[1]);
+}
+
+TEST_P(ReplicateTest, ReplicaParametersAreItsOwn) {
+  BufferNet net;
+  const auto replicas = replicate(net, devices());
+  const std::vector<Variable> params = replicas[1]->parameters();
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_TRUE(params[0].is_same(replicas[1]->fc->weight));
+  EXPECT_EQ(params[0].device(), devices()[1]);
+}
+
+TEST_P(ReplicateTest, TrainingFlagsAreMirroredEachCall) {
+  BufferNet net;
+  replicate(net, devices());
+  net->fc->eval();
+  auto replicas = replicate(net, devices());
+  EXPECT_TRUE(replicas[1]->is_training());
+  EXPECT_FALSE(replicas[1]->fc->is_training());
+  net->eval();
+  replicas = replicate(net, devices());
+  EXPECT_FALSE(replicas.back()->is_training());
+}
+
+TEST_P(ReplicateTest, HooksOfTheOriginalRunInEveryReplica) {
+  nn::Linear fc(3, 2);
+  replicate(fc, devices());
+  std::atomic<int> calls{0};
+  fc->register_forward_hook(
+      [&calls](nn::Module&, const Variable&, Variable&) { calls.fetch_add(1); });
+  for (const auto& r : replicate(fc, devices())) {
+    nn::call(*r, Variable(ones({1, 3}).to(r->weight.device())));
+  }
+  EXPECT_EQ(calls.load(), count());
+}
+
+TEST_P(ReplicateTest, RejectsNoDevicesAndMissingDevices) {
+  nn::Linear fc(3, 2);
+  EXPECT_THROW_MSG(replicate(fc, {}), "replicate: Expected at least one device");
+  EXPECT_THROW_MSG(replicate(fc, {Device(kCPU, count())}),
+                   "replicate: device cpu:" + std::to_string(count()) + " does not exist");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ReplicateTest, ::testing::Values(2, 3, 4),
+                         ::testing::PrintToStringParamName());
+
+}  // namespace
+}  // namespace torchlet::parallel

@@ -1,17 +1,16 @@
 // Differentiable forms of the normalization kernels. See Note [Fused
 // backward, composite double backward] in autograd/ops_nn.cc.
-#include "autograd/norm_ops.h"
-
 #include <vector>
 
 #include "autograd/grad_mode.h"
+#include "autograd/norm_ops.h"
 #include "autograd/op_helpers.h"
 #include "tensor/norm.h"
 
 namespace torchlet {
 
-using autograd::FunctionNode;
 using autograd::constant;
+using autograd::FunctionNode;
 
 namespace {
 
@@ -61,10 +60,10 @@ variable_list batch_norm_grad_formula(FunctionNode& n, const Variable& g) {
 variable_list batch_norm_backward_formula(FunctionNode& n, const variable_list& grads) {
   if (is_grad_enabled()) return batch_norm_grad_formula(n, grads[0]);
   const bool has_weight = n.ints[kHasWeight] != 0;
-  const BatchNormBackward b = batch_norm_backward(
-      grads[0].data(), n.var(0).data(), has_weight ? n.var(1).data() : Tensor(), n.tensors[0],
-      n.tensors[1], n.ints[kTraining] != 0,
-      {n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2)});
+  const BatchNormBackward b =
+      batch_norm_backward(grads[0].data(), n.var(0).data(), has_weight ? n.var(1).data() : Tensor(),
+                          n.tensors[0], n.tensors[1], n.ints[kTraining] != 0,
+                          {n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2)});
   const auto wrap = [](const Tensor& t) { return t.defined() ? constant(t) : Variable(); };
   return {wrap(b.grad_input), wrap(b.grad_weight), wrap(b.grad_bias)};
 }
@@ -74,9 +73,9 @@ variable_list batch_norm_backward_formula(FunctionNode& n, const variable_list& 
 Variable batch_norm(const Variable& input, const Variable& weight, const Variable& bias,
                     const Tensor& running_mean, const Tensor& running_var, bool training,
                     double momentum, double eps) {
-  BatchNormForward f = batch_norm_forward(
-      input.data(), weight.defined() ? weight.data() : Tensor(),
-      bias.defined() ? bias.data() : Tensor(), running_mean, running_var, training, momentum, eps);
+  BatchNormForward f = batch_norm_forward(input.data(), weight.defined() ? weight.data() : Tensor(),
+                                          bias.defined() ? bias.data() : Tensor(), running_mean,
+                                          running_var, training, momentum, eps);
   return autograd::record("NativeBatchNormBackward0", batch_norm_backward_formula,
                           {&input, &weight, &bias}, std::move(f.output), [&](FunctionNode& n) {
                             n.saved.emplace_back(input, false);

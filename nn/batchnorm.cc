@@ -2,13 +2,18 @@
 
 #include "nn/functional/batchnorm.h"
 #include "nn/normalization.h"  // the instance norm layers NormImplBase is instantiated for
-#include "nn/python_repr.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 namespace {
 
 // A handle to v's data that in-place ops write through.
 Tensor data_of(const Variable& v) { return v.data(); }
+
+// PyTorch prints momentum None as `None`.
+std::string momentum_repr(const std::optional<double>& momentum) {
+  return momentum ? detail::float_repr(*momentum) : "None";
+}
 
 }  // namespace
 
@@ -27,8 +32,8 @@ void NormImplBase<Derived>::reset() {
   const bool track = options_.track_running_stats();
   running_mean = this->register_buffer("running_mean", track ? zeros({c}) : Tensor());
   running_var = this->register_buffer("running_var", track ? ones({c}) : Tensor());
-  num_batches_tracked = this->register_buffer(
-      "num_batches_tracked", track ? zeros({}, TensorOptions(kInt64)) : Tensor());
+  num_batches_tracked = this->register_buffer("num_batches_tracked",
+                                              track ? zeros({}, TensorOptions(kInt64)) : Tensor());
   reset_parameters();
 }
 
@@ -50,10 +55,10 @@ void NormImplBase<Derived>::reset_parameters() {
 
 template <typename Derived>
 std::string NormImplBase<Derived>::extra_repr() const {
-  return std::to_string(options_.num_features()) + ", eps=" + python_float_repr(options_.eps()) +
-         ", momentum=" + python_float_repr(options_.momentum()) +
-         ", affine=" + python_bool_repr(options_.affine()) +
-         ", track_running_stats=" + python_bool_repr(options_.track_running_stats());
+  return std::to_string(options_.num_features()) + ", eps=" + detail::float_repr(options_.eps()) +
+         ", momentum=" + momentum_repr(options_.momentum()) +
+         ", affine=" + detail::bool_repr(options_.affine()) +
+         ", track_running_stats=" + detail::bool_repr(options_.track_running_stats());
 }
 
 // PyTorch's _BatchNorm.forward: a training step counts the batch (in place,
@@ -87,8 +92,8 @@ template class BatchNormImplBase<BatchNorm2dImpl>;
 template class BatchNormImplBase<BatchNorm3dImpl>;
 
 void BatchNorm1dImpl::check_input_dim(const Variable& input) const {
-  TORCHLET_CHECK(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ",
-                 input.dim(), "D input)");
+  TORCHLET_CHECK(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ", input.dim(),
+                 "D input)");
 }
 
 void BatchNorm2dImpl::check_input_dim(const Variable& input) const {

@@ -8,6 +8,7 @@
 
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
+#include "nn/options.h"
 
 namespace torchlet::nn {
 
@@ -17,21 +18,11 @@ namespace torchlet::nn {
 struct BatchNormOptions {
   /// `num_features` (C) is required, as in PyTorch.
   BatchNormOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT: implicit
-  BatchNormOptions& eps(double v) { eps_ = v; return *this; }
-  BatchNormOptions& momentum(std::optional<double> v) { momentum_ = v; return *this; }
-  BatchNormOptions& affine(bool v) { affine_ = v; return *this; }
-  BatchNormOptions& track_running_stats(bool v) { track_running_stats_ = v; return *this; }
-  int64_t num_features() const { return num_features_; }
-  double eps() const { return eps_; }
-  std::optional<double> momentum() const { return momentum_; }
-  bool affine() const { return affine_; }
-  bool track_running_stats() const { return track_running_stats_; }
-
-  int64_t num_features_;
-  double eps_ = 1e-5;
-  std::optional<double> momentum_ = 0.1;
-  bool affine_ = true;
-  bool track_running_stats_ = true;
+  TORCHLET_ARG(int64_t, num_features);
+  TORCHLET_ARG(double, eps) = 1e-5;
+  TORCHLET_ARG(std::optional<double>, momentum) = 0.1;
+  TORCHLET_ARG(bool, affine) = true;
+  TORCHLET_ARG(bool, track_running_stats) = true;
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;

@@ -25,8 +25,8 @@ std::string printed(const T& value) {
 }
 
 const std::map<std::string, Tensor>& golden() {
-  static const auto* cases =
-      new std::map<std::string, Tensor>(testing::load_golden("nn/testdata/norm_modules_golden.txt"));
+  static const auto* cases = new std::map<std::string, Tensor>(
+      testing::load_golden("nn/testdata/norm_modules_golden.txt"));
   return *cases;
 }
 

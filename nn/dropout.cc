@@ -1,7 +1,7 @@
 #include "nn/dropout.h"
 
 #include "nn/functional/dropout.h"
-#include "nn/python_repr.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 
@@ -13,7 +13,8 @@ DropoutImplBase<Derived>::DropoutImplBase(const DropoutOptions& options) : optio
 
 template <typename Derived>
 std::string DropoutImplBase<Derived>::extra_repr() const {
-  return "p=" + python_float_repr(options_.p()) + ", inplace=" + python_bool_repr(options_.inplace());
+  return "p=" + detail::float_repr(options_.p()) +
+         ", inplace=" + detail::bool_repr(options_.inplace());
 }
 
 template class DropoutImplBase<DropoutImpl>;

@@ -8,19 +8,15 @@
 
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
+#include "nn/options.h"
 
 namespace torchlet::nn {
 
 /// The arguments of every dropout layer, with their defaults.
 struct DropoutOptions {
   DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit
-  DropoutOptions& p(double v) { p_ = v; return *this; }
-  DropoutOptions& inplace(bool v) { inplace_ = v; return *this; }
-  double p() const { return p_; }
-  bool inplace() const { return inplace_; }
-
-  double p_;
-  bool inplace_ = false;
+  TORCHLET_ARG(double, p);
+  TORCHLET_ARG(bool, inplace) = false;
 };
 
 /// What the dropout layers share (PyTorch's _DropoutNd): the options,

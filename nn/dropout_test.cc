@@ -18,7 +18,8 @@ std::string printed(const T& value) {
 
 TEST(DropoutModuleTest, ReprsMatchPyTorch) {
   EXPECT_EQ(printed(Dropout()), "Dropout(p=0.5, inplace=False)");
-  EXPECT_EQ(printed(Dropout2d(DropoutOptions(0.2).inplace(true))), "Dropout2d(p=0.2, inplace=True)");
+  EXPECT_EQ(printed(Dropout2d(DropoutOptions(0.2).inplace(true))),
+            "Dropout2d(p=0.2, inplace=True)");
   EXPECT_EQ(printed(Dropout3d()), "Dropout3d(p=0.5, inplace=False)");
   EXPECT_EQ(printed(AlphaDropout(0.1)), "AlphaDropout(p=0.1, inplace=False)");
   EXPECT_EQ(printed(FeatureAlphaDropout()), "FeatureAlphaDropout(p=0.5, inplace=False)");
@@ -63,7 +64,8 @@ TEST(DropoutModuleTest, InplaceOptionWritesTheInput) {
 
 TEST(DropoutModuleTest, ProbabilityOutsideZeroToOneIsAnError) {
   EXPECT_THROW_MSG(Dropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
-  EXPECT_THROW_MSG(AlphaDropout(-0.5), "dropout probability has to be between 0 and 1, but got -0.5");
+  EXPECT_THROW_MSG(AlphaDropout(-0.5),
+                   "dropout probability has to be between 0 and 1, but got -0.5");
 }
 
 TEST(DropoutModuleTest, HasNoParametersNorBuffers) {

@@ -1,7 +1,7 @@
 #include "nn/normalization.h"
 
 #include "nn/functional/batchnorm.h"
-#include "nn/python_repr.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 
@@ -25,18 +25,18 @@ template class InstanceNormImplBase<InstanceNorm2dImpl>;
 template class InstanceNormImplBase<InstanceNorm3dImpl>;
 
 void InstanceNorm1dImpl::check_input_dim(const Variable& input) const {
-  TORCHLET_CHECK(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ",
-                 input.dim(), "D input)");
+  TORCHLET_CHECK(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ", input.dim(),
+                 "D input)");
 }
 
 void InstanceNorm2dImpl::check_input_dim(const Variable& input) const {
-  TORCHLET_CHECK(input.dim() == 3 || input.dim() == 4, "expected 3D or 4D input (got ",
-                 input.dim(), "D input)");
+  TORCHLET_CHECK(input.dim() == 3 || input.dim() == 4, "expected 3D or 4D input (got ", input.dim(),
+                 "D input)");
 }
 
 void InstanceNorm3dImpl::check_input_dim(const Variable& input) const {
-  TORCHLET_CHECK(input.dim() == 4 || input.dim() == 5, "expected 4D or 5D input (got ",
-                 input.dim(), "D input)");
+  TORCHLET_CHECK(input.dim() == 4 || input.dim() == 5, "expected 4D or 5D input (got ", input.dim(),
+                 "D input)");
 }
 
 GroupNormImpl::GroupNormImpl(int64_t num_groups, int64_t num_channels)
@@ -68,18 +68,19 @@ Variable GroupNormImpl::forward(const Variable& input) {
 
 std::string GroupNormImpl::extra_repr() const {
   return std::to_string(options_.num_groups()) + ", " + std::to_string(options_.num_channels()) +
-         ", eps=" + python_float_repr(options_.eps()) +
-         ", affine=" + python_bool_repr(options_.affine());
+         ", eps=" + detail::float_repr(options_.eps()) +
+         ", affine=" + detail::bool_repr(options_.affine());
 }
 
 Variable LocalResponseNormImpl::forward(const Variable& input) {
-  return functional::local_response_norm(input, options_.size(), options_.alpha(),
-                                         options_.beta(), options_.k());
+  return functional::local_response_norm(input, options_.size(), options_.alpha(), options_.beta(),
+                                         options_.k());
 }
 
 std::string LocalResponseNormImpl::extra_repr() const {
-  return std::to_string(options_.size()) + ", alpha=" + python_float_repr(options_.alpha()) +
-         ", beta=" + python_float_repr(options_.beta()) + ", k=" + python_float_repr(options_.k());
+  return std::to_string(options_.size()) + ", alpha=" + detail::float_repr(options_.alpha()) +
+         ", beta=" + detail::float_repr(options_.beta()) +
+         ", k=" + detail::float_repr(options_.k());
 }
 
 }  // namespace torchlet::nn

@@ -9,6 +9,7 @@
 #include "nn/batchnorm.h"
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
+#include "nn/options.h"
 
 namespace torchlet::nn {
 
@@ -37,8 +38,7 @@ class InstanceNormImplBase : public NormImplBase<Derived> {
       : NormImplBase<Derived>(InstanceNormOptions(num_features)) {}
   /// Options built from InstanceNormOptions(num_features) (the setters
   /// return the BatchNormOptions base).
-  explicit InstanceNormImplBase(const BatchNormOptions& options)
-      : NormImplBase<Derived>(options) {}
+  explicit InstanceNormImplBase(const BatchNormOptions& options) : NormImplBase<Derived>(options) {}
   Variable forward(const Variable& input);
 
  protected:
@@ -84,17 +84,10 @@ TORCHLET_MODULE(InstanceNorm3d);
 struct GroupNormOptions {
   GroupNormOptions(int64_t num_groups, int64_t num_channels)
       : num_groups_(num_groups), num_channels_(num_channels) {}
-  GroupNormOptions& eps(double v) { eps_ = v; return *this; }
-  GroupNormOptions& affine(bool v) { affine_ = v; return *this; }
-  int64_t num_groups() const { return num_groups_; }
-  int64_t num_channels() const { return num_channels_; }
-  double eps() const { return eps_; }
-  bool affine() const { return affine_; }
-
-  int64_t num_groups_;
-  int64_t num_channels_;
-  double eps_ = 1e-5;
-  bool affine_ = true;
+  TORCHLET_ARG(int64_t, num_groups);
+  TORCHLET_ARG(int64_t, num_channels);
+  TORCHLET_ARG(double, eps) = 1e-5;
+  TORCHLET_ARG(bool, affine) = true;
 };
 
 /// Group norm (torch.nn.GroupNorm): the channels of each sample of [N, C, *]
@@ -123,18 +116,10 @@ TORCHLET_MODULE(GroupNorm);
 /// The arguments of torch.nn.LocalResponseNorm, with their defaults.
 struct LocalResponseNormOptions {
   LocalResponseNormOptions(int64_t size) : size_(size) {}  // NOLINT: implicit
-  LocalResponseNormOptions& alpha(double v) { alpha_ = v; return *this; }
-  LocalResponseNormOptions& beta(double v) { beta_ = v; return *this; }
-  LocalResponseNormOptions& k(double v) { k_ = v; return *this; }
-  int64_t size() const { return size_; }
-  double alpha() const { return alpha_; }
-  double beta() const { return beta_; }
-  double k() const { return k_; }
-
-  int64_t size_;
-  double alpha_ = 1e-4;
-  double beta_ = 0.75;
-  double k_ = 1.0;
+  TORCHLET_ARG(int64_t, size);
+  TORCHLET_ARG(double, alpha) = 1e-4;
+  TORCHLET_ARG(double, beta) = 0.75;
+  TORCHLET_ARG(double, k) = 1.0;
 };
 
 /// Local response norm across channels (torch.nn.LocalResponseNorm; see

@@ -24,8 +24,8 @@ std::string printed(const T& value) {
 }
 
 const std::map<std::string, Tensor>& golden() {
-  static const auto* cases =
-      new std::map<std::string, Tensor>(testing::load_golden("nn/testdata/norm_modules_golden.txt"));
+  static const auto* cases = new std::map<std::string, Tensor>(
+      testing::load_golden("nn/testdata/norm_modules_golden.txt"));
   return *cases;
 }
 
@@ -74,9 +74,10 @@ TEST(InstanceNormModuleTest, DefaultsHaveNoParametersNorBuffers) {
 TEST(InstanceNormModuleTest, ReprsMatchPyTorch) {
   EXPECT_EQ(printed(InstanceNorm2d(3)),
             "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)");
-  EXPECT_EQ(printed(InstanceNorm1d(InstanceNorm1dOptions(3).affine(true).track_running_stats(true)
-                                       .momentum(std::nullopt))),
-            "InstanceNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)");
+  EXPECT_EQ(
+      printed(InstanceNorm1d(
+          InstanceNorm1dOptions(3).affine(true).track_running_stats(true).momentum(std::nullopt))),
+      "InstanceNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)");
 }
 
 TEST(InstanceNormModuleTest, StateDictKeysMatchPyTorch) {
@@ -89,7 +90,8 @@ TEST(InstanceNormModuleTest, StateDictKeysMatchPyTorch) {
 TEST(InstanceNormModuleTest, WrongRankIsAnError) {
   EXPECT_THROW_MSG(InstanceNorm1d(3)(Variable(randn({2, 3, 4, 5}))),
                    "expected 2D or 3D input (got 4D input)");
-  EXPECT_THROW_MSG(InstanceNorm2d(3)(Variable(randn({5}))), "expected 3D or 4D input (got 1D input)");
+  EXPECT_THROW_MSG(InstanceNorm2d(3)(Variable(randn({5}))),
+                   "expected 3D or 4D input (got 1D input)");
   EXPECT_THROW_MSG(InstanceNorm3d(3)(Variable(randn({2, 3, 4}))),
                    "expected 4D or 5D input (got 3D input)");
 }
@@ -132,8 +134,7 @@ TEST(GroupNormModuleTest, ChannelsNotDivisibleByGroupsIsAnError) {
 TEST(LocalResponseNormModuleTest, ForwardIsTheFunctional) {
   LocalResponseNorm norm(LocalResponseNormOptions(3).alpha(0.5).beta(0.6).k(1.5));
   const Variable x(randn({2, 5, 3}));
-  EXPECT_TRUE(
-      all_close(norm(x).data(), F::local_response_norm(x, 3, 0.5, 0.6, 1.5).data()));
+  EXPECT_TRUE(all_close(norm(x).data(), F::local_response_norm(x, 3, 0.5, 0.6, 1.5).data()));
 }
 
 TEST(LocalResponseNormModuleTest, ReprsMatchPyTorch) {

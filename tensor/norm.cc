@@ -99,9 +99,9 @@ BatchNormBackward batch_norm_backward(const Tensor& grad_out, const Tensor& inpu
   if (output_mask[1]) b.grad_weight = empty({channels}, options);
   if (output_mask[2]) b.grad_bias = empty({channels}, options);
   cpu::batch_norm_backward_channels(
-      b.grad_input.defined() ? channel_layout(b.grad_input) : Tensor(), b.grad_weight,
-      b.grad_bias, channel_layout(grad_out.to(input.dtype()).expand(input.sizes())),
-      channel_layout(input), flat(mean), flat(invstd), flat(weight), training);
+      b.grad_input.defined() ? channel_layout(b.grad_input) : Tensor(), b.grad_weight, b.grad_bias,
+      channel_layout(grad_out.to(input.dtype()).expand(input.sizes())), channel_layout(input),
+      flat(mean), flat(invstd), flat(weight), training);
   return b;
 }
 

@@ -12,7 +12,8 @@ namespace {
 void verify_batch_size(const Variable& input) {
   int64_t values = input.size(0);
   for (int64_t d = 2; d < input.dim(); ++d) values *= input.size(d);
-  TORCHLET_CHECK(values != 1, "Expected more than 1 value per channel when training, got input size ",
+  TORCHLET_CHECK(values != 1,
+                 "Expected more than 1 value per channel when training, got input size ",
                  shape_str(input.sizes()));
 }
 
@@ -97,11 +98,13 @@ Variable group_norm(const Variable& input, int64_t num_groups, const Variable& w
     values *= input.size(d);
     spatial *= input.size(d);
   }
-  TORCHLET_CHECK(values != 1, "Expected more than 1 value per channel when training, got input size ",
+  TORCHLET_CHECK(values != 1,
+                 "Expected more than 1 value per channel when training, got input size ",
                  shape_str(verified));
   TORCHLET_CHECK(c % num_groups == 0,
                  "Expected number of channels in input to be divisible by num_groups, but got "
-                 "input of shape ", shape_str(input.sizes()), " and num_groups=", num_groups);
+                 "input of shape ",
+                 shape_str(input.sizes()), " and num_groups=", num_groups);
   for (const auto& [v, name] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
     TORCHLET_CHECK(!v->defined() || (v->dim() == 1 && v->numel() == c), "Expected ", name,
                    " to be a vector of size equal to the number of channels in input, but got ",
@@ -109,8 +112,8 @@ Variable group_norm(const Variable& input, int64_t num_groups, const Variable& w
                    " and input of shape ", shape_str(input.sizes()));
   }
   const Variable normalized =
-      torchlet::batch_norm(input.reshape({1, n * num_groups, c / num_groups * spatial}), Variable(), Variable(),
-                           Tensor(), Tensor(), true, 0.0, eps)
+      torchlet::batch_norm(input.reshape({1, n * num_groups, c / num_groups * spatial}), Variable(),
+                           Variable(), Tensor(), Tensor(), true, 0.0, eps)
           .view(input.sizes());
   const SizeVec shape = channel_shape(input.dim(), c);
   const Variable scaled = weight.defined() ? normalized * weight.view(shape) : normalized;
@@ -131,8 +134,7 @@ Variable local_response_norm(const Variable& input, int64_t size, double alpha, 
     shape[1] = count;
     return Variable(zeros(shape, TensorOptions(input.dtype()).device(input.device())));
   };
-  const Variable padded =
-      cat({zero_channels(size / 2), squares, zero_channels((size - 1) / 2)}, 1);
+  const Variable padded = cat({zero_channels(size / 2), squares, zero_channels((size - 1) / 2)}, 1);
   Variable window_sum = padded.narrow(1, 0, channels);
   for (int64_t i = 1; i < size; ++i) window_sum = window_sum + padded.narrow(1, i, channels);
   const Variable div = (window_sum * (alpha / static_cast<double>(size)) + k).pow(beta);

@@ -18,8 +18,8 @@ namespace torchlet::nn::functional {
 /// is an error, as in PyTorch.
 Variable batch_norm(const Variable& input, const Variable& running_mean,
                     const Variable& running_var, const Variable& weight = Variable(),
-                    const Variable& bias = Variable(), bool training = false,
-                    double momentum = 0.1, double eps = 1e-5);
+                    const Variable& bias = Variable(), bool training = false, double momentum = 0.1,
+                    double eps = 1e-5);
 
 /// Normalizes each channel of each sample of input [N, C, *] over its own
 /// values (batch_norm of input viewed as [1, N * C, *]), then scales by

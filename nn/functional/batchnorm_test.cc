@@ -64,18 +64,17 @@ TEST_P(BatchNormGoldenTest, OutputGradientsAndRunningStatsMatchPyTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    PyTorch, BatchNormGoldenTest,
-    ::testing::Values(GoldenCase{"bn_train_1d", true, 0.1, 1e-5},
-                      GoldenCase{"bn_train_1d_len", true, 0.1, 1e-5},
-                      GoldenCase{"bn_train_2d", true, 0.1, 1e-5},
-                      GoldenCase{"bn_train_3d", true, 0.3, 1e-3},
-                      GoldenCase{"bn_train_no_affine", true, 0.1, 1e-5},
-                      GoldenCase{"bn_train_no_stats", true, 0.1, 1e-5},
-                      GoldenCase{"bn_eval_1d", false, 0.1, 1e-5},
-                      GoldenCase{"bn_eval_2d", false, 0.1, 1e-5},
-                      GoldenCase{"bn_eval_3d_no_affine", false, 0.1, 1e-5}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(PyTorch, BatchNormGoldenTest,
+                         ::testing::Values(GoldenCase{"bn_train_1d", true, 0.1, 1e-5},
+                                           GoldenCase{"bn_train_1d_len", true, 0.1, 1e-5},
+                                           GoldenCase{"bn_train_2d", true, 0.1, 1e-5},
+                                           GoldenCase{"bn_train_3d", true, 0.3, 1e-3},
+                                           GoldenCase{"bn_train_no_affine", true, 0.1, 1e-5},
+                                           GoldenCase{"bn_train_no_stats", true, 0.1, 1e-5},
+                                           GoldenCase{"bn_eval_1d", false, 0.1, 1e-5},
+                                           GoldenCase{"bn_eval_2d", false, 0.1, 1e-5},
+                                           GoldenCase{"bn_eval_3d_no_affine", false, 0.1, 1e-5}),
+                         [](const auto& info) { return info.param.name; });
 
 // ---- Finite differences ---------------------------------------------------
 
@@ -100,8 +99,8 @@ class BatchNormGradcheckTest : public ::testing::TestWithParam<GradCase> {
     const Tensor var = rand({channels}, kFloat64).add(0.5);
     return [=](const variable_list& v) {
       const Variable rm(mean.clone()), rv(var.clone());
-      return F::batch_norm(v[0], rm, rv, c.affine ? v[1] : Variable(),
-                           c.affine ? v[2] : Variable(), c.training, 0.1, 1e-5);
+      return F::batch_norm(v[0], rm, rv, c.affine ? v[1] : Variable(), c.affine ? v[2] : Variable(),
+                           c.training, 0.1, 1e-5);
     };
   }
   variable_list inputs() const {
@@ -199,7 +198,8 @@ TEST(BatchNormTest, LargeMeanKeepsFloatVarianceAccurate) {
 
 TEST(BatchNormTest, EmptyBatchGivesEmptyOutputAndKeepsRunningStats) {
   const Variable rm(zeros({3})), rv(ones({3}));
-  const Variable out = F::batch_norm(Variable(zeros({0, 3, 2})), rm, rv, Variable(), Variable(), true);
+  const Variable out =
+      F::batch_norm(Variable(zeros({0, 3, 2})), rm, rv, Variable(), Variable(), true);
   EXPECT_EQ(shape_str(out.sizes()), "[0, 3, 2]");
   EXPECT_TRUE(all_close(rm.data(), zeros({3})));
   EXPECT_TRUE(all_close(rv.data(), ones({3})));
@@ -208,9 +208,9 @@ TEST(BatchNormTest, EmptyBatchGivesEmptyOutputAndKeepsRunningStats) {
 // ---- Errors -----------------------------------------------------------------
 
 TEST(BatchNormErrorTest, OneValuePerChannelInTrainingIsAnError) {
-  EXPECT_THROW_MSG(F::batch_norm(Variable(randn({1, 3})), Variable(), Variable(), Variable(),
-                                 Variable(), true),
-                   "Expected more than 1 value per channel when training, got input size [1, 3]");
+  EXPECT_THROW_MSG(
+      F::batch_norm(Variable(randn({1, 3})), Variable(), Variable(), Variable(), Variable(), true),
+      "Expected more than 1 value per channel when training, got input size [1, 3]");
 }
 
 TEST(BatchNormErrorTest, EvalWithoutRunningStatsIsAnError) {
@@ -245,17 +245,17 @@ TEST(BatchNormErrorTest, IntegerInputIsAnError) {
 }
 
 TEST(BatchNormErrorTest, OneDimensionalInputIsAnError) {
-  EXPECT_THROW_MSG(F::batch_norm(Variable(randn({3})), Variable(), Variable(), Variable(),
-                                 Variable(), true),
-                   "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  EXPECT_THROW_MSG(
+      F::batch_norm(Variable(randn({3})), Variable(), Variable(), Variable(), Variable(), true),
+      "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
 }
 
 TEST(BatchNormErrorTest, ExpandedRunningStatIsAnError) {
   const Variable rm(zeros({1}).expand({3}));
-  EXPECT_THROW_MSG(F::batch_norm(Variable(randn({2, 3})), rm, Variable(), Variable(), Variable(),
-                                 true),
-                   "more than one element of the written-to tensor refers to a single memory "
-                   "location");
+  EXPECT_THROW_MSG(
+      F::batch_norm(Variable(randn({2, 3})), rm, Variable(), Variable(), Variable(), true),
+      "more than one element of the written-to tensor refers to a single memory "
+      "location");
 }
 
 // ---- Instance, group and local response norm ---------------------------------
@@ -302,21 +302,21 @@ Variable arg(const Args& a, const std::string& name) {
 
 TEST_F(NormGoldenTest, InstanceNormMatchesPyTorch) {
   check("in_train", [](const Args& a) {
-    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"),
-                            arg(a, "w"), arg(a, "b"), true, 0.2);
+    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"), arg(a, "w"),
+                            arg(a, "b"), true, 0.2);
   });
   check("in_plain_2d", [](const Args& a) { return F::instance_norm(arg(a, "x")); });
   check("in_eval_3d", [](const Args& a) {
-    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"),
-                            Variable(), Variable(), false);
+    return F::instance_norm(arg(a, "x"), arg(a, "running_mean"), arg(a, "running_var"), Variable(),
+                            Variable(), false);
   });
 }
 
 TEST_F(NormGoldenTest, GroupNormMatchesPyTorch) {
-  check("gn", [](const Args& a) { return F::group_norm(arg(a, "x"), 2, arg(a, "w"), arg(a, "b")); });
-  check("gn_plain_1d", [](const Args& a) {
-    return F::group_norm(arg(a, "x"), 3, Variable(), Variable(), 1e-3);
-  });
+  check("gn",
+        [](const Args& a) { return F::group_norm(arg(a, "x"), 2, arg(a, "w"), arg(a, "b")); });
+  check("gn_plain_1d",
+        [](const Args& a) { return F::group_norm(arg(a, "x"), 3, Variable(), Variable(), 1e-3); });
   check("gn_one_group", [](const Args& a) { return F::group_norm(arg(a, "x"), 1, arg(a, "w")); });
 }
 
@@ -365,25 +365,28 @@ INSTANTIATE_TEST_SUITE_P(
                                          v[2]);
                },
                {{2, 3, 5}, {3}, {3}}},
-        OpCase{"instance_norm_2d", [](const variable_list& v) { return F::instance_norm(v[0]); },
+        OpCase{"instance_norm_2d",
+               [](const variable_list& v) { return F::instance_norm(v[0]); },
                {{2, 2, 3, 3}}},
         OpCase{"instance_norm_eval",
                [](const variable_list& v) {
-                 return F::instance_norm(v[0], fresh_stats(2, 0.5), fresh_stats(2, 2.0), v[1],
-                                         v[2], false);
+                 return F::instance_norm(v[0], fresh_stats(2, 0.5), fresh_stats(2, 2.0), v[1], v[2],
+                                         false);
                },
                {{2, 2, 3, 1, 2}, {2}, {2}}},
         OpCase{"group_norm_affine",
                [](const variable_list& v) { return F::group_norm(v[0], 2, v[1], v[2]); },
                {{2, 4, 3}, {4}, {4}}},
-        OpCase{"group_norm_3d", [](const variable_list& v) { return F::group_norm(v[0], 3); },
+        OpCase{"group_norm_3d",
+               [](const variable_list& v) { return F::group_norm(v[0], 3); },
                {{2, 3, 2, 1, 3}}},
         OpCase{"local_response_norm_3d",
                [](const variable_list& v) { return F::local_response_norm(v[0], 3, 0.5); },
                {{2, 4, 3}}},
-        OpCase{"local_response_norm_4d",
-               [](const variable_list& v) { return F::local_response_norm(v[0], 2, 0.3, 0.6, 1.5); },
-               {{2, 3, 2, 3}}}),
+        OpCase{
+            "local_response_norm_4d",
+            [](const variable_list& v) { return F::local_response_norm(v[0], 2, 0.3, 0.6, 1.5); },
+            {{2, 3, 2, 3}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(InstanceNormTest, RunningStatsAverageOverTheBatchInPlace) {
@@ -402,8 +405,8 @@ TEST(InstanceNormErrorTest, OneSpatialElementIsAnError) {
 }
 
 TEST(InstanceNormErrorTest, RunningStatsAreNeededWithoutInputStats) {
-  EXPECT_THROW_MSG(F::instance_norm(Variable(randn({2, 3, 4})), Variable(), Variable(),
-                                    Variable(), Variable(), false),
+  EXPECT_THROW_MSG(F::instance_norm(Variable(randn({2, 3, 4})), Variable(), Variable(), Variable(),
+                                    Variable(), false),
                    "Expected running_mean and running_var to be defined when use_input_stats is "
                    "false");
 }
@@ -424,8 +427,9 @@ TEST(GroupNormErrorTest, WeightOfWrongSizeIsAnError) {
 }
 
 TEST(GroupNormErrorTest, OneValuePerGroupIsAnError) {
-  EXPECT_THROW_MSG(F::group_norm(Variable(randn({1, 4, 1})), 4),
-                   "Expected more than 1 value per channel when training, got input size [1, 4, 1]");
+  EXPECT_THROW_MSG(
+      F::group_norm(Variable(randn({1, 4, 1})), 4),
+      "Expected more than 1 value per channel when training, got input size [1, 4, 1]");
 }
 
 TEST(GroupNormErrorTest, NonPositiveGroupCountIsAnError) {

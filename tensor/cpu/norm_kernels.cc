@@ -2,11 +2,10 @@
 // channel a few vectorized Eigen passes over its runs of elements.
 #include "tensor/cpu/norm_kernels.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <utility>
-
-#include <Eigen/Core>
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/parallel.h"
@@ -27,9 +26,7 @@ struct Layout {
   int64_t count() const { return n * s; }
 };
 
-Layout layout_of(const Tensor& input) {
-  return {input.size(0), input.size(1), input.size(2)};
-}
+Layout layout_of(const Tensor& input) { return {input.size(0), input.size(1), input.size(2)}; }
 
 // Calls fn(offset, length, stride) for each run of channel c.
 template <typename F>
@@ -116,8 +113,7 @@ std::pair<double, double> channel_grad_sums(const T* g, const T* x, const Layout
 
 // dx = a * g + b * x + k, with a, b, k the channel's coefficients.
 template <typename T>
-void affine_grad_channel(T* dx, const T* g, const T* x, const Layout& l, int64_t c, T a, T b,
-                         T k) {
+void affine_grad_channel(T* dx, const T* g, const T* x, const Layout& l, int64_t c, T a, T b, T k) {
   for_each_run(l, c, [&](int64_t o, int64_t length, auto stride) {
     auto out = run(dx + o, length, stride);
     if (b == T(0)) {

@@ -9,6 +9,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/gradcheck.h"
+#include "tensor/executor.h"
 #include "nn/optim/optim.h"
 #include "parallel/testing.h"
 #include "tensor/test_util.h"
@@ -295,6 +296,47 @@ TEST_P(DataParallelTest, HooksRunOncePerReplicaOnItsDevice) {
   dp(leaf({3 * count(), 3}));
   std::sort(seen.begin(), seen.end(), [](Device a, Device b) { return a.index < b.index; });
   EXPECT_EQ(seen, devices());
+}
+
+/// forward(x) = x * 2, recording where the gradient of its output is
+/// computed: the device current there and whether that device's executor
+/// ran it.
+class BackwardProbeImpl : public nn::Cloneable<BackwardProbeImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& x) {
+    Variable y = x * 2;
+    y.register_hook([this](const Variable& grad) {
+      std::lock_guard<std::mutex> lock(*mutex);
+      seen->emplace_back(current_device(),
+                         device_executor(current_device()).is_current_thread());
+      return grad;
+    });
+    std::lock_guard<std::mutex> lock(*mutex);
+    outputs->push_back(y);  // a hook runs while its Variable lives
+    return y;
+  }
+  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
+  std::shared_ptr<variable_list> outputs = std::make_shared<variable_list>();
+  std::shared_ptr<std::vector<std::pair<Device, bool>>> seen =
+      std::make_shared<std::vector<std::pair<Device, bool>>>();
+};
+TORCHLET_MODULE(BackwardProbe);
+
+TEST_P(DataParallelTest, EachReplicasBackwardRunsOnItsDevice) {
+  BackwardProbe probe;
+  DataParallel dp(probe, device_ids());
+  dp(leaf({2 * count(), 3})).sum().backward();
+  std::vector<std::pair<Device, bool>> seen = *probe->seen;
+  std::sort(seen.begin(), seen.end(),
+            [](const auto& a, const auto& b) { return a.first.index < b.first.index; });
+  ASSERT_EQ(seen.size(), devices().size());
+  for (size_t d = 0; d < seen.size(); ++d) {
+    EXPECT_EQ(seen[d].first, devices()[d]);
+    // Device 0's nodes run on the thread that called backward, every other
+    // device's on its own executor.
+    EXPECT_EQ(seen[d].second, d != 0);
+  }
 }
 
 TEST_P(DataParallelTest, StateDictIsPrefixedAndLoadsIntoTheBareModule) {

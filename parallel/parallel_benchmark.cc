@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "benchmark/benchmark.h"
+#include "examples/lenet.h"
 #include "nn/functional/functional.h"
 #include "nn/optim/optim.h"
 #include "parallel/parallel.h"
@@ -19,11 +20,8 @@ namespace {
 
 constexpr int64_t kBatch = 256;
 
-/// The model every benchmark here trains: 784-512-256-10 ReLU MLP.
-nn::Sequential make_model() {
-  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 256),
-                        nn::ReLU(), nn::Linear(256, 10));
-}
+/// The model every benchmark here trains: LeNet-5.
+nn::Sequential make_model() { return examples::make_lenet(); }
 
 Variable batch() { return Variable(randn({kBatch, 1, 28, 28})); }
 Variable targets() { return Variable(randint(0, 10, {kBatch})); }
@@ -65,7 +63,7 @@ void train_steps(benchmark::State& state, Model& model, const std::vector<Variab
       benchmark::Counter(static_cast<double>(kBatch * state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_DataParallelMlpStep(benchmark::State& state) {
+void BM_DataParallelLenetStep(benchmark::State& state) {
   manual_seed(0);
   const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
   nn::Sequential net = make_model();
@@ -73,10 +71,10 @@ void BM_DataParallelMlpStep(benchmark::State& state) {
   train_steps(state, dp, net->parameters());
   set_cpu_device_count(1);
 }
-BENCHMARK(BM_DataParallelMlpStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DataParallelLenetStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The plain module on one device that uses both cores for intra-op threads.
-void BM_PlainMlpStepTwoThreads(benchmark::State& state) {
+void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
   manual_seed(0);
   set_cpu_device_count(1);
   set_num_threads(2);
@@ -84,11 +82,11 @@ void BM_PlainMlpStepTwoThreads(benchmark::State& state) {
   train_steps(state, net, net->parameters());
   set_num_threads(0);
 }
-BENCHMARK(BM_PlainMlpStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The /2 step taken apart: the share of its wall time spent in scatter,
 // replicate and gather (counters overhead_share and replicate_share).
-void BM_DataParallelMlpStepBreakdown(benchmark::State& state) {
+void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
   using Clock = std::chrono::steady_clock;
   manual_seed(0);
   setup_devices(2);
@@ -120,7 +118,7 @@ void BM_DataParallelMlpStepBreakdown(benchmark::State& state) {
   state.counters["replicate_share"] = static_cast<double>(replicating.count()) / total.count();
   set_cpu_device_count(1);
 }
-BENCHMARK(BM_DataParallelMlpStepBreakdown)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DataParallelLenetStepBreakdown)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // replicate() of the model onto 2 devices, kept replicas re-bound.
 void BM_DataParallelReplicate(benchmark::State& state) {

@@ -56,8 +56,12 @@ TEST_P(BatchNormGoldenTest, OutputGradientsAndRunningStatsMatchPyTorch) {
 
   EXPECT_TRUE(all_close(out.data(), stored(c.name + ".out"), 1e-4, 1e-5));
   EXPECT_TRUE(all_close(x.grad().data(), stored(c.name + ".grad.x"), 1e-4, 1e-5));
-  if (w.defined()) EXPECT_TRUE(all_close(w.grad().data(), stored(c.name + ".grad.w"), 1e-4, 1e-5));
-  if (b.defined()) EXPECT_TRUE(all_close(b.grad().data(), stored(c.name + ".grad.b"), 1e-4, 1e-5));
+  if (w.defined()) {
+    EXPECT_TRUE(all_close(w.grad().data(), stored(c.name + ".grad.w"), 1e-4, 1e-5));
+  }
+  if (b.defined()) {
+    EXPECT_TRUE(all_close(b.grad().data(), stored(c.name + ".grad.b"), 1e-4, 1e-5));
+  }
   if (rm.defined()) {
     EXPECT_TRUE(all_close(rm.data(), stored(c.name + ".running_mean"), 1e-5, 1e-6));
     EXPECT_TRUE(all_close(rv.data(), stored(c.name + ".running_var"), 1e-5, 1e-6));

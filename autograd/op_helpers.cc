@@ -34,8 +34,10 @@ Variable snapshot(const Variable& self, bool copy_data) {
 
 void adopt_history(const Variable& self, const Variable& result) {
   VariableImpl& impl = *self.impl();
-  impl.grad_fn = result.grad_fn();
-  impl.output_nr = result.output_nr();
+  // Another thread may be reading this history (Variable::grad_fn, is_leaf):
+  // the write goes through the history lock.
+  const Edge history = read_history(*result.impl());
+  write_history(impl, history.fn, history.input_nr);
   impl.requires_grad = impl.requires_grad || result.requires_grad();
 }
 

@@ -53,9 +53,6 @@ using examples::Loader;
 
 namespace {
 
-constexpr char kModelPrefix[] = "model.";
-constexpr char kOptimizerPrefix[] = "optimizer.";
-
 nn::Sequential make_model(const std::string& name) {
   if (name == "lenet") return examples::make_lenet();
   TORCHLET_CHECK(name == "mlp", "--model must be lenet or mlp, got \"", name, "\"");
@@ -108,34 +105,20 @@ struct TrainingState {
   double best = -1;
 };
 
-void save_state(const std::string& path, nn::Module& model, const optim::Optimizer& optimizer,
-                const TrainingState& state) {
-  StateDict all;
-  for (const auto& [key, value] : model.state_dict()) all.insert(kModelPrefix + key, value);
-  for (const auto& [key, value] : optimizer.state_dict()) {
-    all.insert(kOptimizerPrefix + key, value);
-  }
+void save_state(const std::string& path, const nn::Module& model,
+                const optim::Optimizer& optimizer, const TrainingState& state) {
   char best[32];
   std::snprintf(best, sizeof(best), "%.17g", state.best);
-  save(all, path, {{"epoch", std::to_string(state.epoch)}, {"best_accuracy", best}});
-}
-
-StateDict with_prefix(const StateDict& all, const std::string& prefix) {
-  StateDict out;
-  for (const auto& [key, value] : all) {
-    if (key.compare(0, prefix.size(), prefix) == 0) out.insert(key.substr(prefix.size()), value);
-  }
-  return out;
+  examples::save_training_state(path, model, optimizer,
+                                {{"epoch", std::to_string(state.epoch)}, {"best_accuracy", best}});
 }
 
 TrainingState load_state(const std::string& path, nn::Module& model, optim::Optimizer& optimizer) {
-  const StateDict all = load(path);
-  const SafetensorsMetadata metadata = load_metadata(path);
-  TORCHLET_CHECK(metadata.count("epoch") && metadata.count("best_accuracy"), "--resume: ", path,
+  const SafetensorsMetadata progress = load_metadata(path);
+  TORCHLET_CHECK(progress.count("epoch") && progress.count("best_accuracy"), "--resume: ", path,
                  " is not a training state written by this example (no epoch in its metadata)");
-  model.load_state_dict(with_prefix(all, kModelPrefix));
-  optimizer.load_state_dict(with_prefix(all, kOptimizerPrefix));
-  return {std::stoi(metadata.at("epoch")), std::stod(metadata.at("best_accuracy"))};
+  examples::load_training_state(path, model, optimizer);
+  return {std::stoi(progress.at("epoch")), std::stod(progress.at("best_accuracy"))};
 }
 
 void train() {

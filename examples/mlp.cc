@@ -7,20 +7,17 @@
 //   bazel run //examples:mlp -- --epochs=3 --logdir=runs/mlp
 //   bazel run //examples:mlp -- --epochs=5 --resume   # two more epochs
 //   tensorboard --logdir runs
-#include <unistd.h>
-
-#include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <exception>
-#include <memory>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "examples/lenet.h"
+#include "examples/training.h"
 #include "nn/data/data.h"
 #include "nn/functional/functional.h"
 #include "nn/nn.h"
@@ -46,64 +43,8 @@ namespace F = nn::functional;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using Loader = data::DataLoader<data::Example>;
-
-nn::Sequential make_model() {
-  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512),
-                        nn::ReLU(), nn::Linear(512, 10));
-}
-
-// Scales the images to [0, 1] and normalizes them once, for the whole split.
-std::shared_ptr<data::TensorDataset> load_split(const std::string& root, bool train) {
-  const data::FashionMNIST raw(root, train);
-  const Tensor images = raw.data().to(kFloat).div_(255).sub_(0.2860).div_(0.3530);
-  return std::make_shared<data::TensorDataset>(images, raw.targets());
-}
-
-// Under `bazel run` the program runs inside the runfiles tree; relative paths
-// the user typed mean the directory they typed them in.
-std::string resolve(const std::string& path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
-  return std::string(cwd) + "/" + path;
-}
-
-std::string default_logdir() {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof(stamp), "runs/%Y%m%d-%H%M%S", std::localtime(&now));
-  return stamp;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The training pass's progress on stderr: redrawn in place on a terminal,
-// one line at the end of the epoch otherwise.
-class ProgressBar {
- public:
-  ProgressBar(int epoch, int64_t total) : epoch_(epoch), total_(total), tty_(isatty(2)) {}
-
-  void update(int64_t done, double loss, int64_t examples, double seconds) {
-    if (!tty_ && done < total_) return;
-    const int width = 30;
-    const int filled = static_cast<int>(width * done / total_);
-    const double rate = examples / seconds;
-    const double left = seconds / done * (total_ - done);
-    std::fprintf(stderr, "%sepoch %d [%s%s] %lld/%lld loss %.4f %.0f ex/s %.1f s left%s",
-                 tty_ ? "\r\033[K" : "", epoch_, std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), static_cast<long long>(done),
-                 static_cast<long long>(total_), loss, rate, left, done == total_ ? "\n" : "");
-    std::fflush(stderr);
-  }
-
- private:
-  int epoch_;
-  int64_t total_;
-  bool tty_;
-};
+using examples::Clock;
+using examples::Loader;
 
 // Note [Resuming training]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -116,35 +57,18 @@ class ProgressBar {
 // training loader's shuffling generator, seeded by --seed, is brought to
 // where it was by drawing the orders of the epochs already done.
 
-constexpr const char* kModelPrefix = "model.";
-constexpr const char* kOptimizerPrefix = "optimizer.";
-
 struct Progress {
   int epochs_done = 0;
   int64_t step = 0;
-  double best = -1;
+  double best = 0;
 };
 
 void save_state(const nn::Sequential& model, const optim::Optimizer& optimizer,
                 const Progress& progress, const std::string& path) {
-  StateDict state;
-  for (const auto& [name, value] : model->state_dict()) state.insert(kModelPrefix + name, value);
-  for (const auto& [name, value] : optimizer.state_dict()) {
-    state.insert(kOptimizerPrefix + name, value);
-  }
-  save(state, path,
-       {{"epochs_done", std::to_string(progress.epochs_done)},
-        {"step", std::to_string(progress.step)},
-        {"best", absl::StrFormat("%.17g", progress.best)}});
-}
-
-// The entries of `state` under `prefix`, without it.
-StateDict with_prefix(const StateDict& state, const std::string& prefix) {
-  StateDict out;
-  for (const auto& [name, value] : state) {
-    if (name.rfind(prefix, 0) == 0) out.insert(name.substr(prefix.size()), value);
-  }
-  return out;
+  examples::save_training_state(path, *model, optimizer,
+                                {{"epochs_done", std::to_string(progress.epochs_done)},
+                                 {"step", std::to_string(progress.step)},
+                                 {"best", absl::StrFormat("%.17g", progress.best)}});
 }
 
 const std::string& metadata_entry(const SafetensorsMetadata& metadata, const std::string& key,
@@ -164,36 +88,29 @@ Progress load_state(nn::Sequential& model, optim::Optimizer& optimizer,
       absl::SimpleAtoi(metadata_entry(metadata, "step", path), &progress.step) &&
       absl::SimpleAtod(metadata_entry(metadata, "best", path), &progress.best);
   TORCHLET_CHECK(parsed, "--resume: ", path, " has malformed progress metadata");
-  const StateDict state = load(path);
-  model->load_state_dict(with_prefix(state, kModelPrefix));
-  optimizer.load_state_dict(with_prefix(state, kOptimizerPrefix));
+  examples::load_training_state(path, *model, optimizer);
   return progress;
 }
 
 double accuracy(nn::Sequential& model, Loader& test) {
-  NoGradGuard no_grad;
   model->eval();
-  int64_t correct = 0, seen = 0;
-  for (const data::Example& batch : test) {
-    const Tensor predicted = model->forward(Variable(batch.data)).argmax(1);
-    correct += predicted.eq(batch.target).sum().item<int64_t>();
-    seen += batch.target.numel();
-  }
+  const double percent =
+      examples::accuracy([&model](const Variable& x) { return model->forward(x); }, test);
   model->train();
-  return 100.0 * correct / seen;
+  return percent;
 }
 
 void train_and_reload() {
   TORCHLET_CHECK(absl::GetFlag(FLAGS_epochs) >= 1, "--epochs must be at least 1, got ",
                  absl::GetFlag(FLAGS_epochs));
-  const std::string checkpoint = resolve(absl::GetFlag(FLAGS_checkpoint));
-  const std::string state = resolve(absl::GetFlag(FLAGS_state));
+  const std::string checkpoint = examples::resolve(absl::GetFlag(FLAGS_checkpoint));
+  const std::string state = examples::resolve(absl::GetFlag(FLAGS_state));
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
-  SummaryWriter writer(resolve(logdir.empty() ? default_logdir() : logdir));
+  SummaryWriter writer(examples::resolve(logdir.empty() ? examples::default_logdir() : logdir));
 
   manual_seed(absl::GetFlag(FLAGS_seed));
-  const auto train_set = load_split(absl::GetFlag(FLAGS_data), /*train=*/true);
-  const auto test_set = load_split(absl::GetFlag(FLAGS_data), /*train=*/false);
+  const auto train_set = examples::load_fashion_mnist(absl::GetFlag(FLAGS_data), /*train=*/true);
+  const auto test_set = examples::load_fashion_mnist(absl::GetFlag(FLAGS_data), /*train=*/false);
   data::DataLoaderOptions train_options;
   train_options.batch_size = absl::GetFlag(FLAGS_batch_size);
   train_options.shuffle = true;
@@ -203,7 +120,7 @@ void train_and_reload() {
   Loader train(train_set, train_options);
   Loader test(test_set, test_options);
 
-  nn::Sequential model = make_model();
+  nn::Sequential model = examples::make_mlp();
   const double lr = absl::GetFlag(FLAGS_lr);
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(lr).momentum(0.9));
 
@@ -220,29 +137,31 @@ void train_and_reload() {
   double& best = progress.best;
   int64_t& step = progress.step;
   for (int epoch = progress.epochs_done + 1; epoch <= absl::GetFlag(FLAGS_epochs); ++epoch) {
-    ProgressBar bar(epoch, train.size());
+    examples::ProgressBar bar(epoch, train.size());
     const Clock::time_point start = Clock::now();
     double loss_sum = 0;
-    int64_t batches = 0, examples = 0;
+    int64_t batches = 0, seen = 0, correct = 0;
     for (const data::Example& batch : train) {
       optimizer.zero_grad();
-      const Variable loss = F::cross_entropy(model->forward(Variable(batch.data)),
-                                             Variable(batch.target));
+      const Variable output = model->forward(Variable(batch.data));
+      const Variable loss = F::cross_entropy(output, Variable(batch.target));
       loss.backward();
       optimizer.step();
       loss_sum += loss.item<double>();
-      examples += batch.target.numel();
+      seen += batch.target.numel();
+      correct += output.data().argmax(1).eq(batch.target).sum().item<int64_t>();
       ++batches;
       if (++step % 100 == 0) writer.add_scalar("loss/train", loss.item<double>(), step);
-      bar.update(batches, loss_sum / batches, examples, seconds_since(start));
+      bar.update(batches, loss_sum / batches, 100.0 * correct / seen, seen,
+                 examples::seconds_since(start));
     }
-    const double seconds = seconds_since(start);
+    const double seconds = examples::seconds_since(start);
     const double test_accuracy = accuracy(model, test);
     std::printf("epoch %d: train %.1f s, test accuracy %.2f%%\n", epoch, seconds, test_accuracy);
     std::fflush(stdout);
     writer.add_scalar("accuracy/test", test_accuracy, epoch);
     writer.add_scalar("lr", lr, epoch);
-    writer.add_scalar("examples_per_s", examples / seconds, epoch);
+    writer.add_scalar("examples_per_s", seen / seconds, epoch);
     if (test_accuracy > best) {
       best = test_accuracy;
       save(model->state_dict(), checkpoint);
@@ -251,7 +170,7 @@ void train_and_reload() {
     save_state(model, optimizer, progress, state);
   }
 
-  nn::Sequential reloaded = make_model();
+  nn::Sequential reloaded = examples::make_mlp();
   reloaded->load_state_dict(load(checkpoint));
   std::printf("best test accuracy %.2f%%, reloaded from %s: %.2f%%\n", best, checkpoint.c_str(),
               accuracy(reloaded, test));

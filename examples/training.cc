@@ -53,6 +53,41 @@ double accuracy(const std::function<Variable(const Variable&)>& forward, Loader&
   return 100.0 * correct / seen;
 }
 
+namespace {
+
+constexpr char kModelPrefix[] = "model.";
+constexpr char kOptimizerPrefix[] = "optimizer.";
+
+// The entries of `all` under `prefix`, without it.
+StateDict with_prefix(const StateDict& all, const std::string& prefix) {
+  StateDict out;
+  for (const auto& [key, value] : all) {
+    if (key.compare(0, prefix.size(), prefix) == 0) out.insert(key.substr(prefix.size()), value);
+  }
+  return out;
+}
+
+}  // namespace
+
+void save_training_state(const std::string& path, const nn::Module& model,
+                         const optim::Optimizer& optimizer, const SafetensorsMetadata& progress) {
+  StateDict all;
+  for (const auto& [key, value] : model.state_dict()) all.insert(kModelPrefix + key, value);
+  for (const auto& [key, value] : optimizer.state_dict()) {
+    all.insert(kOptimizerPrefix + key, value);
+  }
+  save(all, path, progress);
+}
+
+SafetensorsMetadata load_training_state(const std::string& path, nn::Module& model,
+                                        optim::Optimizer& optimizer) {
+  SafetensorsMetadata progress = load_metadata(path);
+  const StateDict all = load(path);
+  model.load_state_dict(with_prefix(all, kModelPrefix));
+  optimizer.load_state_dict(with_prefix(all, kOptimizerPrefix));
+  return progress;
+}
+
 ProgressBar::ProgressBar(int epoch, int64_t total)
     : epoch_(epoch), total_(total), tty_(isatty(2)) {}
 

@@ -11,6 +11,9 @@
 
 #include "autograd/variable.h"
 #include "nn/data/data.h"
+#include "nn/module.h"
+#include "nn/optim/optimizer.h"
+#include "nn/serialize/safetensors.h"
 
 namespace torchlet::examples {
 
@@ -40,6 +43,16 @@ double seconds_since(Clock::time_point start);
 /// The percentage of `test`'s examples whose arg-max of `forward` is the
 /// target, computed without gradients.
 double accuracy(const std::function<Variable(const Variable&)>& forward, Loader& test);
+
+/// Saves a training state to `path`: `model`'s state_dict under "model.",
+/// `optimizer`'s under "optimizer.", and `progress` as the file's metadata.
+void save_training_state(const std::string& path, const nn::Module& model,
+                         const optim::Optimizer& optimizer, const SafetensorsMetadata& progress);
+
+/// Loads what save_training_state wrote into `model` and `optimizer` and
+/// returns its progress metadata.
+SafetensorsMetadata load_training_state(const std::string& path, nn::Module& model,
+                                        optim::Optimizer& optimizer);
 
 /// The training pass's progress on stderr: redrawn in place on a terminal,
 /// one line at the end of the epoch otherwise.

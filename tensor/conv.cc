@@ -21,21 +21,6 @@ std::string dims_str(IntArrayRef sizes) {
   return out;
 }
 
-// torch.FloatTensor: PyTorch's name of a tensor type in messages.
-std::string tensor_type_name(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return "torch.FloatTensor";
-    case kFloat64: return "torch.DoubleTensor";
-    case kInt64: return "torch.LongTensor";
-    case kInt32: return "torch.IntTensor";
-    case kUInt8: return "torch.ByteTensor";
-    case kBool: return "torch.BoolTensor";
-    case kFloat16: return "torch.HalfTensor";
-    case kBFloat16: return "torch.BFloat16Tensor";
-  }
-  return "?";
-}
-
 // float: PyTorch's C++ name of a dtype in messages.
 const char* c_type_name(DType dtype) {
   switch (dtype) {
@@ -82,8 +67,9 @@ void check_types(const Tensor& input, const Tensor& weight, const Tensor& bias) 
   check_defined("convolution", weight);
   check_cpu_kernel("convolution", input);
   check_same_device("convolution", input, weight);
-  TORCHLET_CHECK(input.dtype() == weight.dtype(), "Input type (", tensor_type_name(input.dtype()),
-                 ") and weight type (", tensor_type_name(weight.dtype()),
+  TORCHLET_CHECK(input.dtype() == weight.dtype(), "Input type (",
+                 legacy_tensor_type_name(input.dtype()),
+                 ") and weight type (", legacy_tensor_type_name(weight.dtype()),
                  ") should be the same or input should be a MKLDNN tensor and weight is a dense "
                  "tensor");
   TORCHLET_CHECK(input.is_floating_point(), "convolution: expected a floating-point input, got ",

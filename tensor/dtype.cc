@@ -32,6 +32,20 @@ const char* dtype_name(DType dtype) {
   return "unknown";
 }
 
+const char* legacy_tensor_type_name(DType dtype) {
+  switch (dtype) {
+    case kFloat32: return "torch.FloatTensor";
+    case kFloat64: return "torch.DoubleTensor";
+    case kInt64: return "torch.LongTensor";
+    case kInt32: return "torch.IntTensor";
+    case kUInt8: return "torch.ByteTensor";
+    case kBool: return "torch.BoolTensor";
+    case kFloat16: return "torch.HalfTensor";
+    case kBFloat16: return "torch.BFloat16Tensor";
+  }
+  return "?";
+}
+
 const char* scalar_type_name(DType dtype) {
   switch (dtype) {
     case kFloat32: return "Float";

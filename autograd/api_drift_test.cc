@@ -40,6 +40,7 @@ std::vector<Signature> signatures() {
       TORCHLET_SIGNATURE(self.dim()), TORCHLET_SIGNATURE(self.sizes()),
       TORCHLET_SIGNATURE(self.size(0)), TORCHLET_SIGNATURE(self.numel()),
       TORCHLET_SIGNATURE(self.dtype()), TORCHLET_SIGNATURE(self.device()),
+      TORCHLET_SIGNATURE(self.options()),
       TORCHLET_SIGNATURE(self.is_floating_point()), TORCHLET_SIGNATURE(self.template item<float>()),
       TORCHLET_SIGNATURE(self.to(kFloat64)), TORCHLET_SIGNATURE(self.to(Device(kCPU, 0))),
       TORCHLET_SIGNATURE(self.clone()), TORCHLET_SIGNATURE(self.contiguous()),

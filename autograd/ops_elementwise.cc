@@ -380,7 +380,7 @@ Variable Variable::clamp(std::optional<Scalar> min, std::optional<Scalar> max) c
     return {g[0].masked_fill(n.tensors[0], 0)};
   }, {this}, std::move(out), [&](FunctionNode& n) {
     // Where the input was clamped the gradient is 0 (bounds themselves pass).
-    Tensor outside = zeros(sizes(), TensorOptions(kBool).device(device()));
+    Tensor outside = zeros(sizes(), options().dtype(kBool));
     if (min) outside = outside.logical_or(data().lt(*min));
     if (max) outside = outside.logical_or(data().gt(*max));
     n.tensors.push_back(outside);

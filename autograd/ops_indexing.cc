@@ -121,7 +121,7 @@ Variable& Variable::index_put_(std::initializer_list<TensorIndex> indices, Scala
 }
 
 Variable& Variable::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
-  const Variable v = constant(scalar_tensor(value, TensorOptions(dtype()).device(device())));
+  const Variable v = constant(scalar_tensor(value, options()));
   return index_put_(indices, v);
 }
 

@@ -240,8 +240,7 @@ Variable Variable::masked_select(const Tensor& mask) const {
     // Scattered into zeros of the broadcast shape at the mask's positions
     // (flat indices in n.tensors[0], shape in n.shapes[1]), then summed back
     // to the input's shape; scatter keeps it differentiable in g.
-    const Variable flat = constant(
-        zeros(n.shapes[1], TensorOptions(g[0].dtype()).device(g[0].device())).view({-1}));
+    const Variable flat = constant(zeros(n.shapes[1], g[0].options()).view({-1}));
     const Variable grad = flat.scatter(0, n.tensors[0], g[0]).view(n.shapes[1]);
     return {autograd::sum_to(grad, n.shapes[0], n.dtypes[0])};
   }, {this}, data().masked_select(mask), [&](FunctionNode& n) {

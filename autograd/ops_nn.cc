@@ -34,7 +34,7 @@ Variable cross_entropy_grad_formula(const FunctionNode& n, const Variable& input
   const int64_t ignore_index = n.ints[0];
   const double smoothing = n.numbers[0], scale = n.numbers[1];
   const int64_t dim = class_dim(input), classes = input.size(dim);
-  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  const TensorOptions options = input.options();
   const Tensor kept = target.ne(ignore_index).to(input.dtype()).unsqueeze(dim);
   const Tensor index = target.masked_fill(target.eq(ignore_index), 0).unsqueeze(dim);
   const Tensor onehot = zeros(input.sizes(), options).scatter(dim, index, 1.0);
@@ -111,7 +111,7 @@ variable_list embedding_backward_formula(FunctionNode& n, const variable_list& g
 Tensor embedding_row_scale(const Tensor& flat_indices, int64_t num_embeddings,
                            std::optional<int64_t> padding_idx, bool scale_grad_by_freq,
                            DType dtype) {
-  const TensorOptions options = TensorOptions(dtype).device(flat_indices.device());
+  const TensorOptions options = flat_indices.options().dtype(dtype);
   Tensor scale = ones({flat_indices.numel()}, options);
   if (scale_grad_by_freq) {
     const Tensor counts = zeros({num_embeddings}, options)

@@ -114,7 +114,7 @@ Variable indexed(const char* name, const Variable& x, Tensor values, const Tenso
 // log2(k) steps.
 Variable exclusive_cumprod(const Variable& v, int64_t dim, bool from_back) {
   const int64_t k = v.size(dim);
-  const TensorOptions options = TensorOptions(v.dtype()).device(v.device());
+  const TensorOptions options = v.options();
   SizeVec fill_shape(v.sizes().begin(), v.sizes().end());
   if (k <= 1) return constant(ones(fill_shape, options));
   // `p` moved `s` places along the scan, the vacated places holding 1.
@@ -340,7 +340,7 @@ Variable Variable::cumprod(int64_t dim) const {
         const int64_t k = x.size(d);
         SizeVec one_shape(x.sizes().begin(), x.sizes().end());
         one_shape[static_cast<size_t>(d)] = 1;
-        const Variable one = constant(ones(one_shape, TensorOptions(x.dtype()).device(x.device())));
+        const Variable one = constant(ones(one_shape, x.options()));
         std::vector<Variable> parts;
         for (int64_t i = 0; i < k; ++i) {
           const Variable without_i =

@@ -34,7 +34,7 @@ variable_list reshape_back(FunctionNode& n, const variable_list& g) {
 // zeros of x's shape; itself differentiable (its gradient slices again).
 Variable slice_backward(const Variable& g, const SizeVec& shape, int64_t dim, int64_t start,
                         int64_t end, int64_t step) {
-  Tensor out = zeros(shape, TensorOptions(g.dtype()).device(g.device()));
+  Tensor out = zeros(shape, g.options());
   out.slice(dim, start, end, step).copy_(g.data());
   return record("SliceBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
                                                -> variable_list {
@@ -43,7 +43,7 @@ Variable slice_backward(const Variable& g, const SizeVec& shape, int64_t dim, in
 }
 
 Variable select_backward(const Variable& g, const SizeVec& shape, int64_t dim, int64_t index) {
-  Tensor out = zeros(shape, TensorOptions(g.dtype()).device(g.device()));
+  Tensor out = zeros(shape, g.options());
   out.select(dim, index).copy_(g.data());
   return record("SelectBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
                                                 -> variable_list {
@@ -155,7 +155,7 @@ namespace {
 Variable gather_pieces(const variable_list& g, const SizeVec& shape, const std::vector<int64_t>& ints) {
   const int64_t dim = ints[0];
   const bool squeezed = ints[1] != 0;
-  Tensor out = empty(shape, TensorOptions(g[0].dtype()).device(g[0].device()));
+  Tensor out = empty(shape, g[0].options());
   int64_t offset = 0;
   for (size_t i = 0; i < g.size(); ++i) {
     const int64_t length = ints[i + 2];

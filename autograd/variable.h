@@ -102,6 +102,8 @@ class Variable {
   int64_t numel() const { return data().numel(); }
   DType dtype() const { return data().dtype(); }
   Device device() const { return data().device(); }
+  /// The data's dtype and device, as Tensor::options().
+  TensorOptions options() const { return data().options(); }
   bool is_floating_point() const { return data().is_floating_point(); }
   template <typename T>
   T item() const {

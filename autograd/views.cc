@@ -78,7 +78,7 @@ variable_list copy_slices_backward(FunctionNode& n, const variable_list& g) {
   const Tensor flat = view_positions(n, g[0].device());
   variable_list grads(2);
   if (n.needs_input_grad(0)) {
-    Tensor mask = zeros({g[0].numel()}, TensorOptions(kBool).device(g[0].device()));
+    Tensor mask = zeros({g[0].numel()}, g[0].options().dtype(kBool));
     mask.index_put_({flat}, true);
     grads[0] = g[0].masked_fill(mask.view(n.shapes[0]), 0);
   }

@@ -108,7 +108,7 @@ Variable trunc_normal_(const Variable& tensor, double mean, double std, double a
   Tensor data = data_of(tensor, "trunc_normal_");
   const double low = norm_cdf((a - mean) / std), high = norm_cdf((b - mean) / std);
   const double limit = 1 - 1e-15;
-  Tensor y = empty(data.sizes(), TensorOptions(kFloat64).device(data.device()));
+  Tensor y = empty(data.sizes(), data.options().dtype(kFloat64));
   y.uniform_(2 * low - 1, 2 * high - 1).clamp_(-limit, limit);
   Tensor x = erfinv(y) * (std * std::sqrt(2.0)) + mean;
   data.copy_(x.clamp(a, b));
@@ -129,7 +129,7 @@ Variable eye_(const Variable& tensor) {
   NoGradGuard no_grad;
   Tensor data = data_of(tensor, "eye_");
   TORCHLET_CHECK(data.dim() == 2, "Only tensors with 2 dimensions are supported");
-  data.copy_(eye(data.size(0), data.size(1), TensorOptions(data.dtype()).device(data.device())));
+  data.copy_(eye(data.size(0), data.size(1), data.options()));
   return tensor;
 }
 
@@ -161,7 +161,7 @@ Variable orthogonal_(const Variable& tensor, double gain) {
   TORCHLET_CHECK(data.dim() >= 2, "Only tensors with 2 or more dimensions are supported");
   if (data.numel() == 0) return tensor;
   const int64_t rows = data.size(0), cols = data.numel() / rows;
-  Tensor flat = randn({rows, cols}, TensorOptions(kFloat64).device(data.device()));
+  Tensor flat = randn({rows, cols}, data.options().dtype(kFloat64));
   if (rows < cols) flat = flat.t();
   Tensor q = orthonormal_columns(flat);
   if (rows < cols) q = q.t();

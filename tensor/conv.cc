@@ -166,7 +166,7 @@ cpu::ConvGeometry geometry(IntArrayRef input_size, IntArrayRef weight_size,
 }
 
 Tensor empty_output(IntArrayRef sizes, const Tensor& like) {
-  return empty(sizes, TensorOptions(like.dtype()).device(like.device()));
+  return empty(sizes, like.options());
 }
 
 Tensor transposed_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -296,7 +296,7 @@ Tensor convolution_backward_weight(const Tensor& input, const Tensor& grad_outpu
   TORCHLET_CHECK(fits, "convolution_backward: expected grad_output of size at most ",
                  shape_str(full), ", got ", shape_str(grad_output.sizes()));
   const IntArrayRef out_size = grad_output.sizes();
-  Tensor grad_weight = empty(weight_size, TensorOptions(input.dtype()).device(input.device()));
+  Tensor grad_weight = empty(weight_size, input.options());
   if (grad_output.numel() == 0 || grad_weight.numel() == 0) return grad_weight.zero_();
   cpu::conv_backward_weight(grad_weight, grad_output.to(input.dtype()).contiguous(),
                             input.contiguous(),
@@ -323,7 +323,7 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   const int64_t channels = input.size(1);
   Tensor columns = empty({input.size(0), channels * kernel_size[0] * kernel_size[1],
                           blocks[0] * blocks[1]},
-                         TensorOptions(input.dtype()).device(input.device()));
+                         input.options());
   if (columns.numel() == 0) return columns;
   cpu::im2col(columns, input.contiguous(),
               block_geometry(input.size(0), channels, spatial, blocks, kernel_size, dilation,
@@ -357,7 +357,7 @@ Tensor col2im(const Tensor& columns, IntArrayRef output_size, IntArrayRef kernel
                  ", but got input.size(2)=", columns.size(2), ".");
   const int64_t channels = columns.size(1) / kvol;
   Tensor out = empty({columns.size(0), channels, output_size[0], output_size[1]},
-                     TensorOptions(columns.dtype()).device(columns.device()));
+                     columns.options());
   if (out.numel() == 0) return out;
   cpu::col2im(out, columns.contiguous(),
               block_geometry(columns.size(0), channels, output_size, blocks, kernel_size,

@@ -185,7 +185,7 @@ Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other
   if (compute == self.dtype()) {
     cpu::binary(op, self, self, b, alpha);
   } else {
-    Tensor tmp = empty(shape, TensorOptions(compute).device(self.device()));
+    Tensor tmp = empty(shape, self.options().dtype(compute));
     cpu::binary(op, tmp, self.to(compute), b, alpha);
     cpu::copy(self, tmp);
   }
@@ -228,7 +228,7 @@ Tensor unary(UnaryOp op, const char* name, const Tensor& t) {
   const DType dtype = boolean                                       ? kBool
                       : is_float_math(op) && !t.is_floating_point() ? kFloat32
                                                                     : t.dtype();
-  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()));
+  Tensor out = empty(t.sizes(), t.options().dtype(dtype));
   cpu::unary(op, out, boolean ? t : t.to(dtype));
   return out;
 }
@@ -310,7 +310,7 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const SizeVec shape =
       broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   const DType dtype = result_type_of({&a, &b});
-  Tensor out = empty(shape, TensorOptions(dtype).device(cond.device()));
+  Tensor out = empty(shape, cond.options().dtype(dtype));
   cpu::where(out, cond, a.to(dtype), b.to(dtype));
   return out;
 }
@@ -508,7 +508,7 @@ Tensor& Tensor::nan_to_num_(double nan, std::optional<double> posinf,
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   check_clamp_args(t, min, max);
   const DType dtype = clamp_dtype(t, min, max);
-  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(t.device()));
+  Tensor out = empty(t.sizes(), t.options().dtype(dtype));
   cpu::clamp(out, t.to(dtype), min ? &*min : nullptr, max ? &*max : nullptr);
   return out;
 }

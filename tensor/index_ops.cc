@@ -178,7 +178,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
 
 Tensor& scatter_value_impl(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
   const int64_t d = check_scatter("scatter_", self, dim, index, nullptr);
-  const Tensor src = full({}, value, TensorOptions(self.dtype()).device(self.device()))
+  const Tensor src = full({}, value, self.options())
                          .expand(index.sizes());
   scatter_into(self, d, index, src, ScatterMode::kCopy);
   return self;
@@ -209,7 +209,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   SizeVec shape(sizes().begin(), sizes().end());
   const int64_t n = idx.numel();
   if (!shape.empty()) shape[d] = n;
-  Tensor out = empty(shape, TensorOptions(dtype()).device(device()));
+  Tensor out = empty(shape, options());
   if (out.numel() == 0) return out;
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < d; ++i) outer *= this->size(i);
@@ -236,7 +236,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   const int64_t d = wrap_dim(dim, this->dim(), op);
   check_gather_shapes(op, *this, d, index, /*is_scatter=*/false, nullptr);
   check_bounds(op, index, d, this->dim() > 0 ? size(d) : 1);
-  Tensor result = empty(index.sizes(), TensorOptions(dtype()).device(device()));
+  Tensor result = empty(index.sizes(), options());
   if (result.numel() == 0) return result;
   const Tensor out = as_vector_if_scalar(result);
   const Tensor src = lane_starts(*this, out.sizes(), d);
@@ -298,7 +298,7 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
         for (int64_t i = 0; i < n; ++i) count += data[1][i * strides[1]] != 0;
       },
       /*parallel=*/false);
-  Tensor out = empty({count}, TensorOptions(dtype()).device(device()));
+  Tensor out = empty({count}, options());
   char* dst = static_cast<char*>(out.data_ptr());
   const size_t esize = element_size();
   cpu::for_each_run(
@@ -328,7 +328,7 @@ Tensor Tensor::take(const Tensor& index) const {
                    " on a tensor of ", n, " elements.");
   });
   const Tensor flat = reshape({n});
-  Tensor wrapped = empty(index.sizes(), TensorOptions(kInt64).device(device()));
+  Tensor wrapped = empty(index.sizes(), options().dtype(kInt64));
   int64_t* w = wrapped.data<int64_t>();
   for_each_index(index, [&](int64_t i, int64_t position) { w[position] = i < 0 ? i + n : i; });
   return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());
@@ -348,7 +348,7 @@ Tensor one_hot(const Tensor& t, int64_t num_classes) {
     TORCHLET_CHECK(num_classes > 0, op,
                    ": Can not infer total number of classes from empty tensor.");
     shape.push_back(num_classes);
-    return empty(shape, TensorOptions(kInt64).device(t.device()));
+    return empty(shape, t.options().dtype(kInt64));
   }
   const int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
   TORCHLET_CHECK(lo >= 0, op, ": Class values must be non-negative, got ", lo);
@@ -359,7 +359,7 @@ Tensor one_hot(const Tensor& t, int64_t num_classes) {
                    num_classes, "), got ", hi);
   }
   shape.push_back(num_classes);
-  Tensor out = zeros(shape, TensorOptions(kInt64).device(t.device()));
+  Tensor out = zeros(shape, t.options().dtype(kInt64));
   return out.scatter_(-1, t.unsqueeze(-1), 1);
 }
 
@@ -381,7 +381,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     if (t.dim() == 1 && t.numel() == 0) continue;
     parts.push_back(i);
   }
-  if (parts.empty()) return empty({0}, TensorOptions(dtype).device(tensors[0].device()));
+  if (parts.empty()) return empty({0}, tensors[0].options().dtype(dtype));
   const Tensor& ref = tensors[parts[0]];
   const int64_t d = wrap_dim(dim, ref.dim(), op);
   SizeVec shape(ref.sizes().begin(), ref.sizes().end());
@@ -399,7 +399,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     shape[d] += t.size(d);
   }
-  Tensor out = empty(shape, TensorOptions(dtype).device(ref.device()));
+  Tensor out = empty(shape, ref.options().dtype(dtype));
   int64_t offset = 0;
   for (size_t i : parts) {
     out.narrow(d, offset, tensors[i].size(d)).copy_(tensors[i]);

@@ -231,7 +231,7 @@ void check_value_shape(IntArrayRef value, IntArrayRef result, const char* op) {
 Tensor index_advanced(const Tensor& self, const IndexPlan& plan) {
   check_cpu_kernel("index", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index");
-  Tensor out = empty(ix.shape, TensorOptions(self.dtype()).device(self.device()));
+  Tensor out = empty(ix.shape, self.options());
   cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     gather(static_cast<const T*>(plan.view.data_ptr()), static_cast<T*>(out.data_ptr()), ix);
@@ -245,7 +245,7 @@ void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor&
   const AdvancedIndex ix = resolve_advanced(self, plan, "index_put_");
   check_value_shape(value.sizes(), ix.shape, "index_put_");
   // A contiguous copy of the value: it may alias the written tensor.
-  Tensor src = empty(ix.shape, TensorOptions(self.dtype()).device(self.device()));
+  Tensor src = empty(ix.shape, self.options());
   src.copy_(value);
   cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -92,7 +92,7 @@ void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
 }
 
 Tensor new_result(IntArrayRef shape, const Tensor& like) {
-  return empty(shape, TensorOptions(like.dtype()).device(like.device()));
+  return empty(shape, like.options());
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ CrossEntropyForward cross_entropy_forward(const Tensor& input, const Tensor& tar
   const ClassRows rows = class_rows(input, target);
   CrossEntropyForward f;
   f.total_weight = check_targets_in_range(rows.target, flat(weight), rows.classes, ignore_index);
-  f.loss = empty(target.sizes(), TensorOptions(input.dtype()).device(input.device()));
+  f.loss = empty(target.sizes(), input.options());
   f.probs = empty_like(rows.input);
   cpu::cross_entropy_rows(f.loss, f.probs, rows.input, rows.target, flat(weight), ignore_index,
                           label_smoothing);
@@ -201,7 +201,7 @@ LayerNormForward layer_norm_forward(const Tensor& input, IntArrayRef normalized_
                                     const Tensor& weight, const Tensor& bias, double eps) {
   const int64_t n = check_layer_norm(input, normalized_shape, weight, bias);
   const Tensor rows = input.contiguous().view({-1, n});
-  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  const TensorOptions options = input.options();
   LayerNormForward f;
   f.output = empty(input.sizes(), options);
   f.mean = empty({rows.size(0)}, options);
@@ -214,7 +214,7 @@ LayerNormBackward layer_norm_backward(const Tensor& grad_out, const Tensor& inpu
                                       IntArrayRef normalized_shape, const Tensor& mean,
                                       const Tensor& rstd, const Tensor& weight, bool has_bias) {
   const int64_t n = check_layer_norm(input, normalized_shape, weight, Tensor());
-  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  const TensorOptions options = input.options();
   LayerNormBackward b;
   b.grad_input = empty(input.sizes(), options);
   if (weight.defined()) b.grad_weight = empty(normalized_shape, options);

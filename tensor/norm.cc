@@ -62,7 +62,7 @@ BatchNormForward batch_norm_forward(const Tensor& input, const Tensor& weight, c
                                     bool training, double momentum, double eps) {
   check_batch_norm(input, weight, bias, running_mean, running_var, training);
   const int64_t channels = input.size(1);
-  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  const TensorOptions options = input.options();
   BatchNormForward f;
   f.output = empty(input.sizes(), options);
   if (training && input.numel() == 0) {
@@ -93,7 +93,7 @@ BatchNormBackward batch_norm_backward(const Tensor& grad_out, const Tensor& inpu
                                       std::array<bool, 3> output_mask) {
   check_batch_norm(input, weight, Tensor(), mean, invstd, /*training=*/true);
   const int64_t channels = input.size(1);
-  const TensorOptions options = TensorOptions(input.dtype()).device(input.device());
+  const TensorOptions options = input.options();
   BatchNormBackward b;
   if (output_mask[0]) b.grad_input = empty(input.sizes(), options);
   if (output_mask[1]) b.grad_weight = empty({channels}, options);

@@ -321,8 +321,8 @@ MaxPoolForward max_pool_forward(const char* op, const Tensor& input, const PoolG
   const Checked c = checked_max(op, input, geometry);
   const SizeVec shape = output_shape(input, geometry, c);
   MaxPoolForward f;
-  f.output = empty(shape, TensorOptions(input.dtype()).device(input.device()));
-  if (with_indices) f.indices = empty(shape, TensorOptions(kInt64).device(input.device()));
+  f.output = empty(shape, input.options());
+  if (with_indices) f.indices = empty(shape, input.options().dtype(kInt64));
   cpu::max_pool(f.output, f.indices, input.contiguous(), window_of(c));
   return f;
 }
@@ -340,8 +340,7 @@ Tensor max_pool_backward(const Tensor& grad_output, const Tensor& indices,
   for (size_t d = 0; d < lead; ++d) w.planes *= input_shape[d];
   for (size_t d = lead; d < input_shape.size(); ++d) w.in[2] *= input_shape[d];
   w.out[2] = w.planes == 0 ? 0 : grad_output.numel() / w.planes;
-  Tensor grad_input =
-      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  Tensor grad_input = empty(input_shape, grad_output.options());
   cpu::max_pool_backward(grad_input, grad_output.contiguous(), indices.contiguous(), w);
   return grad_input;
 }
@@ -349,8 +348,7 @@ Tensor max_pool_backward(const Tensor& grad_output, const Tensor& indices,
 Tensor avg_pool_forward(const char* op, const Tensor& input, const PoolGeometry& geometry,
                         bool count_include_pad, std::optional<int64_t> divisor_override) {
   const Checked c = checked_avg(op, input, geometry, divisor_override);
-  Tensor out = empty(output_shape(input, geometry, c),
-                     TensorOptions(input.dtype()).device(input.device()));
+  Tensor out = empty(output_shape(input, geometry, c), input.options());
   cpu::avg_pool(out, input.contiguous(), window_of(c),
                 avg_divisor(count_include_pad, divisor_override));
   return out;
@@ -360,8 +358,7 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          const PoolGeometry& geometry, bool count_include_pad,
                          std::optional<int64_t> divisor_override) {
   const Checked c = backward_geometry(input_shape, geometry);
-  Tensor grad_input =
-      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  Tensor grad_input = empty(input_shape, grad_output.options());
   cpu::avg_pool_backward(grad_input, grad_output.contiguous(), window_of(c),
                          avg_divisor(count_include_pad, divisor_override));
   return grad_input;
@@ -369,8 +366,7 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
 
 Tensor adaptive_avg_pool_forward(const char* op, const Tensor& input, IntArrayRef output_size) {
   const cpu::PoolWindow w = adaptive_window(op, input, output_size, /*is_max=*/false);
-  Tensor out = empty(adaptive_output_shape(input, output_size),
-                     TensorOptions(input.dtype()).device(input.device()));
+  Tensor out = empty(adaptive_output_shape(input, output_size), input.options());
   cpu::adaptive_avg_pool(out, input.contiguous(), w);
   return out;
 }
@@ -389,8 +385,7 @@ Tensor adaptive_avg_pool_backward(const Tensor& grad_output, IntArrayRef input_s
       w.out[3 - rank + d] = grad_output.size(d);
     }
   }
-  Tensor grad_input =
-      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  Tensor grad_input = empty(input_shape, grad_output.options());
   cpu::adaptive_avg_pool_backward(grad_input, grad_output.contiguous(), w);
   return grad_input;
 }
@@ -400,8 +395,8 @@ MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
   const cpu::PoolWindow w = adaptive_window(op, input, output_size, /*is_max=*/true);
   const SizeVec shape = adaptive_output_shape(input, output_size);
   MaxPoolForward f;
-  f.output = empty(shape, TensorOptions(input.dtype()).device(input.device()));
-  if (with_indices) f.indices = empty(shape, TensorOptions(kInt64).device(input.device()));
+  f.output = empty(shape, input.options());
+  if (with_indices) f.indices = empty(shape, input.options().dtype(kInt64));
   cpu::adaptive_max_pool(f.output, f.indices, input.contiguous(), w);
   return f;
 }
@@ -433,7 +428,7 @@ Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArray
   w.out[2] = output_size[1];
   SizeVec shape(input.sizes().begin(), input.sizes().end() - 2);
   shape.insert(shape.end(), output_size.begin(), output_size.end());
-  Tensor out = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  Tensor out = empty(shape, input.options());
   int64_t bad = 0;
   const bool valid = cpu::max_unpool(out, input.contiguous(), indices.contiguous(), w, &bad);
   TORCHLET_CHECK(valid, "Found an invalid max index: ", bad, " (output volumes are of size ",
@@ -461,7 +456,7 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
   const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
   SizeVec shape{input.size(0), input.size(1)};
   shape.insert(shape.end(), output_size.begin(), output_size.end());
-  Tensor out = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  Tensor out = empty(shape, input.options());
   if (mode == ResampleMode::kNearest) {
     cpu::upsample_nearest(out, input.contiguous(), r);
   } else {
@@ -474,8 +469,7 @@ Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
   const cpu::Resample r =
       resample_geometry(input_shape, grad_output.sizes().subspan(2), scales, align_corners);
-  Tensor grad_input =
-      empty(input_shape, TensorOptions(grad_output.dtype()).device(grad_output.device()));
+  Tensor grad_input = empty(input_shape, grad_output.options());
   if (mode == ResampleMode::kNearest) {
     cpu::upsample_nearest_backward(grad_input, grad_output.contiguous(), r);
   } else {

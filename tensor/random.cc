@@ -259,13 +259,13 @@ Tensor randperm(int64_t n, TensorOptions options) {
 Tensor rand_like(const Tensor& t) {
   check_defined("rand_like", t);
   check_floating("rand_like", t.dtype());
-  return rand(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  return rand(t.sizes(), t.options());
 }
 
 Tensor randn_like(const Tensor& t) {
   check_defined("randn_like", t);
   check_floating("randn_like", t.dtype());
-  return randn(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  return randn(t.sizes(), t.options());
 }
 
 }  // namespace torchlet

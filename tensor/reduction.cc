@@ -85,7 +85,7 @@ void check_nonempty(const char* op, const Plan& p, bool dim_given) {
 }
 
 Tensor new_output(const Plan& p, DType dtype, const Tensor& like) {
-  return empty(p.kept_shape, TensorOptions(dtype).device(like.device()));
+  return empty(p.kept_shape, like.options().dtype(dtype));
 }
 
 Tensor finish(const Plan& p, const Tensor& out) { return out.view(p.out_shape); }
@@ -171,7 +171,7 @@ Tensor along_dim(const char* op, const Tensor& t, int64_t dim, DType out_dtype,
                  void (*kernel)(const Tensor&, const Tensor&, bool), bool flag) {
   check_input(op, t);
   const int64_t d = wrap_dim(dim, t.dim(), op);
-  Tensor out = empty(t.sizes(), TensorOptions(out_dtype).device(t.device()));
+  Tensor out = empty(t.sizes(), t.options().dtype(out_dtype));
   if (t.dim() == 0) {
     kernel(out.view({1}), t.view({1}), flag);
   } else {
@@ -225,7 +225,7 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& o
   check_same_device(op, grad, output);
   check_floating(op, grad, "expected a floating-point dtype");
   const int64_t d = wrap_dim(dim, grad.dim(), op);
-  Tensor out = empty(grad.sizes(), TensorOptions(grad.dtype()).device(grad.device()));
+  Tensor out = empty(grad.sizes(), grad.options());
   if (grad.dim() == 0) {
     cpu::softmax_backward_lastdim(out.view({1}), grad.view({1}), output.view({1}), log);
   } else {

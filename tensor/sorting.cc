@@ -88,8 +88,8 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t dim, bool desc
   const Tensor src = t.dim() == 0 ? t.view({1}) : t;
   SizeVec shape(src.sizes().begin(), src.sizes().end());
   shape[dim] = k;
-  Tensor values = empty(shape, TensorOptions(t.dtype()).device(t.device()));
-  Tensor indices = empty(shape, TensorOptions(kInt64).device(t.device()));
+  Tensor values = empty(shape, t.options());
+  Tensor indices = empty(shape, t.options().dtype(kInt64));
   cpu::dispatch_all(t.dtype(), [&](auto tag) {
     sort_lanes<decltype(tag)>(src, dim, descending, values, indices);
   });
@@ -168,7 +168,7 @@ Tensor Tensor::nonzero() const {
   check_input("nonzero", *this);
   const Offsets positions = nonzero_positions(*this);
   const int64_t count = static_cast<int64_t>(positions.size()), ndim = dim();
-  Tensor out = empty({count, ndim}, TensorOptions(kInt64).device(device()));
+  Tensor out = empty({count, ndim}, options().dtype(kInt64));
   int64_t* coords = out.data<int64_t>();
   for (int64_t i = 0; i < count; ++i) {
     int64_t rest = positions[i];
@@ -186,14 +186,14 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool /*sorted*/, bool
   const auto [sorted, order] = t.flatten().sort(0, false, true);
   const int64_t n = sorted.numel();
   // first[i]: sorted[i] starts a new group (NaNs never equal one another).
-  const Tensor first = n == 0 ? empty({0}, TensorOptions(kBool).device(t.device()))
-                              : cat({ones({1}, TensorOptions(kBool).device(t.device())),
+  const Tensor first = n == 0 ? empty({0}, t.options().dtype(kBool))
+                              : cat({ones({1}, t.options().dtype(kBool)),
                                      sorted.slice(0, 1).ne(sorted.slice(0, 0, n - 1))});
   const Tensor values = sorted.masked_select(first);
   const std::vector<bool> starts = first.to_vector<bool>();
   const std::vector<int64_t> positions = order.to_vector<int64_t>();
-  Tensor inverse = empty({n}, TensorOptions(kInt64).device(t.device()));
-  Tensor counts = zeros({values.numel()}, TensorOptions(kInt64).device(t.device()));
+  Tensor inverse = empty({n}, t.options().dtype(kInt64));
+  Tensor counts = zeros({values.numel()}, t.options().dtype(kInt64));
   int64_t* inv = inverse.data<int64_t>();
   int64_t* cnt = counts.data<int64_t>();
   int64_t group = -1;

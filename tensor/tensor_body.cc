@@ -62,7 +62,7 @@ Scalar Tensor::item_scalar() const {
 Tensor Tensor::host_contiguous(DType dtype) const {
   Tensor host = is_cuda() ? to(Device(kCPU, 0)) : *this;
   if (host.dtype() == dtype && host.is_contiguous()) return host;
-  Tensor out = empty(host.sizes(), TensorOptions(dtype).device(host.device()));
+  Tensor out = empty(host.sizes(), host.options().dtype(dtype));
   cpu::copy(out, host);
   return out;
 }
@@ -85,7 +85,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
-  Tensor out = empty(sizes(), TensorOptions(dtype()).device(device()));
+  Tensor out = empty(sizes(), options());
   out.copy_(*this);
   return out;
 }
@@ -107,7 +107,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
                      "destination's shape and dtype in this build (got ", shape_str(src.sizes()),
                      " ", src.dtype(), " into ", shape_str(sizes()), " ", dtype(), ")");
     } else if (src.dtype() != dtype() || src.sizes() != sizes() || !src.is_contiguous()) {
-      staged = empty(sizes(), TensorOptions(dtype()).device(src.device()));
+      staged = empty(sizes(), src.options().dtype(dtype()));
       cpu::copy(staged, src);
     }
     if (is_contiguous()) {
@@ -115,7 +115,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
     } else {
       TORCHLET_CHECK(!is_cuda(), "copy_: a non-contiguous destination on ", device(),
                      " is not supported in this build");
-      Tensor landing = empty(sizes(), TensorOptions(dtype()).device(device()));
+      Tensor landing = empty(sizes(), options());
       copy_with_gpu(landing, staged);
       cpu::copy(*this, landing);
     }

@@ -45,6 +45,10 @@ class Tensor {
   int64_t numel() const { return checked_impl()->numel(); }
   DType dtype() const { return checked_impl()->dtype(); }
   Device device() const { return checked_impl()->device(); }
+  /// This tensor's dtype and device, for a factory that makes a tensor like
+  /// it: `zeros({2}, t.options())`, `empty({2}, t.options().dtype(kInt64))`
+  /// (libtorch's `Tensor::options()`).
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   int64_t storage_offset() const { return checked_impl()->storage_offset(); }
   bool is_contiguous() const { return checked_impl()->is_contiguous(); }
   bool is_floating_point() const { return torchlet::is_floating_point(dtype()); }

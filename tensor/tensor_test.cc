@@ -124,6 +124,24 @@ TEST(TensorTest, ToSameDeviceAndDtypeIsTheSameTensor) {
   EXPECT_FALSE(a.to(kFloat64).is_same(a));
 }
 
+TEST(TensorTest, OptionsMakeATensorOfTheSameDtypeAndDevice) {
+  set_cpu_device_count(2);
+  const Tensor t = zeros({2}, TensorOptions(kFloat64).device(Device("cpu:1")));
+  const Tensor like = empty({3}, t.options());
+  EXPECT_EQ(like.dtype(), kFloat64);
+  EXPECT_EQ(like.device(), Device("cpu:1"));
+  set_cpu_device_count(1);
+}
+
+TEST(TensorTest, OptionsWithAnotherDtypeKeepTheDevice) {
+  set_cpu_device_count(2);
+  const Tensor t = zeros({2}, TensorOptions(kFloat64).device(Device("cpu:1")));
+  const Tensor index = empty({3}, t.options().dtype(kInt64));
+  EXPECT_EQ(index.dtype(), kInt64);
+  EXPECT_EQ(index.device(), Device("cpu:1"));
+  set_cpu_device_count(1);
+}
+
 TEST(TensorTest, CudaTensorsNeedACudaBuild) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
   EXPECT_THROW_MSG(zeros({2}).to(Device("cuda:0")), "to: device cuda:0 does not exist");

@@ -132,7 +132,7 @@ Variable local_response_norm(const Variable& input, int64_t size, double alpha, 
   const auto zero_channels = [&](int64_t count) {
     SizeVec shape(input.sizes().begin(), input.sizes().end());
     shape[1] = count;
-    return Variable(zeros(shape, TensorOptions(input.dtype()).device(input.device())));
+    return Variable(zeros(shape, input.options()));
   };
   const Variable padded = cat({zero_channels(size / 2), squares, zero_channels((size - 1) / 2)}, 1);
   Variable window_sum = padded.narrow(1, 0, channels);

@@ -25,7 +25,7 @@ Tensor keep_mask(const Variable& input, double p, bool feature) {
     TORCHLET_CHECK(input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
     for (size_t d = 2; d < shape.size(); ++d) shape[d] = 1;
   }
-  return bernoulli(shape, 1 - p, TensorOptions(input.dtype()).device(input.device()));
+  return bernoulli(shape, 1 - p, input.options());
 }
 
 Variable multiply(const Variable& input, const Variable& factor, bool inplace) {
@@ -47,7 +47,7 @@ Variable dropout_impl(const Variable& input, double p, bool training, bool inpla
   check_probability(p);
   if (p == 0 || !training || input.numel() == 0) return input;
   if (p == 1) {
-    return multiply(input, Variable(zeros({}, TensorOptions(input.dtype()).device(input.device()))),
+    return multiply(input, Variable(zeros({}, input.options())),
                     inplace);
   }
   Tensor noise = keep_mask(input, p, feature);

@@ -102,7 +102,7 @@ Variable nll_loss(const Variable& input, const Variable& target, const Variable&
   const Tensor index = t.masked_fill(ignored, 0).unsqueeze(dim);
   const Tensor picked_weight =
       (weight.defined() ? weight.data().index_select(0, index.reshape({-1})).view(t.sizes())
-                        : ones(t.sizes(), TensorOptions(input.dtype()).device(input.device())))
+                        : ones(t.sizes(), input.options()))
           .masked_fill(ignored, 0);
   const Variable loss = -input.gather(dim, index).squeeze(dim) * Variable(picked_weight);
   switch (r) {

@@ -21,7 +21,7 @@ int64_t padded_dim(const Variable& input, size_t i) {
 Variable constant_block(const Variable& input, int64_t dim, int64_t length, double value) {
   SizeVec shape(input.sizes().begin(), input.sizes().end());
   shape[static_cast<size_t>(dim)] = length;
-  return Variable(full(shape, value, TensorOptions(input.dtype()).device(input.device())));
+  return Variable(full(shape, value, input.options()));
 }
 
 Variable constant_pad(const Variable& input, IntArrayRef pad, double value) {

@@ -63,7 +63,7 @@ void copy(const Tensor& dst, const Tensor& src) {
     // Half and BFloat16 convert to and from other types through float (as
     // c10's do), so a float32 hop gives the same values; it keeps the
     // instantiated conversions to four.
-    const Tensor hop = empty(dst.sizes(), TensorOptions(kFloat32).device(dst.device()));
+    const Tensor hop = empty(dst.sizes(), dst.options().dtype(kFloat32));
     copy(hop, src);
     return copy(dst, hop);
   }

@@ -316,8 +316,8 @@ void scaled_reduced_add(BinaryOp op, const Tensor& out, const Tensor& a, const T
     binary(op, result, float32_operand(a), float32_operand(b), rounded);
     return store_result(out, result);
   }
-  const Tensor product = empty(b.sizes(), TensorOptions(dtype).device(b.device()));
-  binary(BinaryOp::kMul, product, b, scalar_tensor(rounded, TensorOptions(dtype).device(b.device())),
+  const Tensor product = empty(b.sizes(), b.options().dtype(dtype));
+  binary(BinaryOp::kMul, product, b, scalar_tensor(rounded, b.options().dtype(dtype)),
          1);
   binary(op, out, a, product, 1);
 }

@@ -7,14 +7,14 @@ namespace torchlet::cpu {
 
 Tensor float32_operand(const Tensor& t) {
   if (!t.defined() || !is_reduced_floating_point(t.dtype())) return t;
-  Tensor out = empty(t.sizes(), TensorOptions(kFloat32).device(t.device()));
+  Tensor out = empty(t.sizes(), t.options().dtype(kFloat32));
   copy(out, t);
   return out;
 }
 
 Tensor float32_result(const Tensor& out) {
   if (!out.defined() || !is_reduced_floating_point(out.dtype())) return out;
-  return empty(out.sizes(), TensorOptions(kFloat32).device(out.device()));
+  return empty(out.sizes(), out.options().dtype(kFloat32));
 }
 
 void store_result(const Tensor& out, const Tensor& result) {

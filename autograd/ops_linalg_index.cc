@@ -153,12 +153,10 @@ Variable zeros_of(const FunctionNode& n, size_t i, Device device) {
   return autograd::constant_zeros(n.shapes[i], n.dtypes[i], device);
 }
 
-int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim; }
-
 }  // namespace
 
 Variable Variable::index_select(int64_t dim, const Tensor& index) const {
-  const int64_t d = wrap(dim, this->dim());
+  const int64_t d = wrap_dim(dim, this->dim(), "index_select");
   Tensor out = data().index_select(d, index);
   return record("IndexSelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     // Rows picked twice get both gradients: scatter_add over the index
@@ -177,7 +175,7 @@ Variable Variable::index_select(int64_t dim, const Tensor& index) const {
 }
 
 Variable Variable::gather(int64_t dim, const Tensor& index) const {
-  const int64_t d = wrap(dim, this->dim());
+  const int64_t d = wrap_dim(dim, this->dim(), "gather");
   return record("GatherBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {zeros_of(n, 0, g[0].device()).scatter_add(n.ints[0], n.tensors[0], g[0])};
   }, {this}, data().gather(d, index), [&](FunctionNode& n) {
@@ -188,7 +186,7 @@ Variable Variable::gather(int64_t dim, const Tensor& index) const {
 }
 
 Variable Variable::scatter(int64_t dim, const Tensor& index, const Variable& src) const {
-  const int64_t d = wrap(dim, this->dim());
+  const int64_t d = wrap_dim(dim, this->dim(), "scatter");
   return record("ScatterBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     const Tensor& idx = n.tensors[0];
     return {n.needs_input_grad(0) ? g[0].scatter(n.ints[0], idx, autograd::constant_zeros({}, g[0].dtype(), g[0].device()).expand(idx.sizes())) : Variable(),
@@ -200,7 +198,7 @@ Variable Variable::scatter(int64_t dim, const Tensor& index, const Variable& src
 }
 
 Variable Variable::scatter_add(int64_t dim, const Tensor& index, const Variable& src) const {
-  const int64_t d = wrap(dim, this->dim());
+  const int64_t d = wrap_dim(dim, this->dim(), "scatter_add");
   return record("ScatterAddBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {n.needs_input_grad(0) ? g[0] : Variable(),
             n.needs_input_grad(1) ? g[0].gather(n.ints[0], n.tensors[0]) : Variable()};
@@ -278,14 +276,18 @@ Variable cat(const std::vector<Variable>& tensors, int64_t dim) {
       }, tensors, out.device());
   if (node) {
     for (const Variable& v : tensors) save_meta(*node, v);
-    node->ints = {wrap(dim, out.dim())};
+    // Note [cat of only skipped tensors]: when every input is a 1-D empty
+    // tensor, cat checks no dim (PyTorch's legacy rule) and the backward
+    // reads none.
+    const bool all_skipped = out.dim() == 1 && out.numel() == 0;
+    node->ints = {all_skipped ? 0 : wrap_dim(dim, out.dim(), "cat")};
   }
   return autograd::make_result(std::move(out), node);
 }
 
 Variable stack(const std::vector<Variable>& tensors, int64_t dim) {
   TORCHLET_CHECK(!tensors.empty(), "stack(): expects a non-empty TensorList");
-  const int64_t d = wrap(dim, tensors[0].dim() + 1);
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Variable> parts;
   parts.reserve(tensors.size());
   for (const Variable& t : tensors) {

@@ -15,12 +15,13 @@ using autograd::save_meta;
 namespace {
 
 // The reduced dims of `shape` (all when `dims` is empty), wrapped and sorted.
-std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim) {
+// The tensor op that made the result has checked `dims`, so this only wraps.
+std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim, const char* op) {
   std::vector<int64_t> out;
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
   } else {
-    for (int64_t d : dims) out.push_back(d < 0 ? d + std::max<int64_t>(ndim, 1) : d);
+    for (int64_t d : dims) out.push_back(wrap_dim(d, ndim, op));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -38,7 +39,7 @@ Variable unreduce(const FunctionNode& n, const Variable& g) {
 
 void save_reduction(FunctionNode& n, const Variable& x, IntArrayRef dims, bool keepdim) {
   save_meta(n, x);
-  n.ints = reduced_dims(dims, x.dim());
+  n.ints = reduced_dims(dims, x.dim(), n.name().c_str());
   n.numbers = {keepdim ? 1.0 : 0.0};
 }
 
@@ -87,7 +88,8 @@ Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef di
 }
 
 // Gradient of ops that pick elements by index along a dim (max(dim), sort,
-// topk): scattered back through a differentiable scatter.
+// topk): scattered back through a differentiable scatter. The tensor op that
+// made `values` has checked `dim`, so this only wraps it.
 Variable indexed(const char* name, const Variable& x, Tensor values, const Tensor& indices,
                  int64_t dim, bool keepdim) {
   return record(name, [](FunctionNode& n, const variable_list& g) -> variable_list {
@@ -102,7 +104,7 @@ Variable indexed(const char* name, const Variable& x, Tensor values, const Tenso
     return {base.scatter(dim, index, grad)};
   }, {&x}, std::move(values), [&](FunctionNode& n) {
     save_meta(n, x);
-    n.ints = {dim < 0 ? dim + std::max<int64_t>(x.dim(), 1) : dim};
+    n.ints = {wrap_dim(dim, x.dim(), name)};
     n.numbers = {keepdim ? 1.0 : 0.0};
     n.tensors = {indices};
   });
@@ -183,7 +185,7 @@ Variable Variable::prod() const {
 }
 
 Variable Variable::prod(int64_t dim, bool keepdim) const {
-  const int64_t d = dim < 0 ? dim + std::max<int64_t>(this->dim(), 1) : dim;
+  const int64_t d = wrap_dim(dim, this->dim(), "prod");
   return record("ProdBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
     const Variable x = n.var(0);
     if (x.dim() == 0) return {g[0]};
@@ -238,6 +240,7 @@ Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   });
 }
 Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  Tensor out = data().std(dims, unbiased, keepdim);
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "StdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
         // Through var, with sqrt's derivative; where the deviation is 0 that
@@ -252,7 +255,7 @@ Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
     node->numbers.push_back(unbiased ? 1.0 : 0.0);
     node->saved.emplace_back(*this, false);
   }
-  Variable result = autograd::make_result(data().std(dims, unbiased, keepdim), node);
+  Variable result = autograd::make_result(std::move(out), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
 }
@@ -263,6 +266,7 @@ Variable Variable::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
   if (std::isinf(order)) {
     return order > 0 ? abs().amax(dims, keepdim) : abs().amin(dims, keepdim);
   }
+  Tensor out = data().norm(p, dims, keepdim);
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "NormBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
         return {norm_backward(n.var(0), unreduce(n, n.var(1)), unreduce(n, g[0]), n.numbers[1])};
@@ -272,12 +276,13 @@ Variable Variable::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
     node->numbers.push_back(order);
     node->saved.emplace_back(*this, false);
   }
-  Variable result = autograd::make_result(data().norm(p, dims, keepdim), node);
+  Variable result = autograd::make_result(std::move(out), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
 }
 
 Variable Variable::logsumexp(IntArrayRef dims, bool keepdim) const {
+  Tensor out = data().logsumexp(dims, keepdim);
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       "LogsumexpBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
         return {unreduce(n, g[0]) * (n.var(0) - unreduce(n, n.var(1))).exp()};
@@ -286,7 +291,7 @@ Variable Variable::logsumexp(IntArrayRef dims, bool keepdim) const {
     save_reduction(*node, *this, dims, keepdim);
     node->saved.emplace_back(*this, false);
   }
-  Variable result = autograd::make_result(data().logsumexp(dims, keepdim), node);
+  Variable result = autograd::make_result(std::move(out), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
 }
@@ -349,7 +354,7 @@ Variable Variable::cumprod(int64_t dim) const {
         }
         return {cat(parts, d)};
       }, {this}, device());
-  const int64_t d = dim < 0 ? dim + std::max<int64_t>(this->dim(), 1) : dim;
+  const int64_t d = wrap_dim(dim, this->dim(), "cumprod");
   if (node) {
     node->ints = {d};
     node->saved.emplace_back(*this, false);

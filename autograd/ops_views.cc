@@ -51,8 +51,6 @@ Variable select_backward(const Variable& g, const SizeVec& shape, int64_t dim, i
   }, {&g}, std::move(out), [&](FunctionNode& n) { n.ints = {dim, index}; });
 }
 
-int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + ndim : dim; }
-
 }  // namespace
 
 Variable Variable::view(IntArrayRef shape) const {
@@ -83,7 +81,7 @@ Variable Variable::permute(IntArrayRef dims) const {
   Tensor out = data().permute(dims);
   std::vector<int64_t> inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
-    inverse[static_cast<size_t>(wrap(dims[i], dim()))] = static_cast<int64_t>(i);
+    inverse[static_cast<size_t>(wrap_dim(dims[i], dim(), "permute"))] = static_cast<int64_t>(i);
   }
   return view_op("PermuteBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {g[0].permute(n.ints)};
@@ -112,7 +110,7 @@ Variable Variable::slice(int64_t dim, std::optional<int64_t> start, std::optiona
                          int64_t step) const {
   Tensor out = data().slice(dim, start, end, step);
   // Recover the normalized start from the view's offset; end from its size.
-  const int64_t d = wrap(dim, this->dim());
+  const int64_t d = wrap_dim(dim, this->dim(), "slice");
   const int64_t stride = data().stride(d);
   const int64_t first = stride == 0 || out.numel() == 0
                             ? 0
@@ -123,17 +121,17 @@ Variable Variable::slice(int64_t dim, std::optional<int64_t> start, std::optiona
   }, *this, std::move(out), {d, first, std::max(first, last), step});
 }
 Variable Variable::narrow(int64_t dim, int64_t start, int64_t length) const {
-  const int64_t d = wrap(dim, this->dim());
-  const int64_t s = start < 0 ? start + size(d) : start;
   Tensor out = data().narrow(dim, start, length);
+  const int64_t d = wrap_dim(dim, this->dim(), "narrow");
+  const int64_t s = start < 0 ? start + size(d) : start;
   return view_op("SliceBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {slice_backward(g[0], n.shapes[0], n.ints[0], n.ints[1], n.ints[2], n.ints[3])};
   }, *this, std::move(out), {d, s, s + length, 1});
 }
 Variable Variable::select(int64_t dim, int64_t index) const {
-  const int64_t d = wrap(dim, this->dim());
-  const int64_t i = index < 0 ? index + size(d) : index;
   Tensor out = data().select(dim, index);
+  const int64_t d = wrap_dim(dim, this->dim(), "select");
+  const int64_t i = index < 0 ? index + size(d) : index;
   return view_op("SelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     return {select_backward(g[0], n.shapes[0], n.ints[0], n.ints[1])};
   }, *this, std::move(out), {d, i});
@@ -173,9 +171,10 @@ Variable gather_pieces(const variable_list& g, const SizeVec& shape, const std::
   return autograd::make_result(std::move(out), node);
 }
 
+// The tensor op that made `pieces` has checked `dim`, so this only wraps it.
 std::vector<Variable> record_pieces(const char* name, const Variable& x, std::vector<Tensor> pieces,
                                     int64_t dim, bool squeezed) {
-  const int64_t d = wrap(dim, x.dim());
+  const int64_t d = wrap_dim(dim, x.dim(), name);
   std::shared_ptr<FunctionNode> node = autograd::record_op(
       name, [](FunctionNode& n, const variable_list& g) -> variable_list {
         return {gather_pieces(g, n.shapes[0], n.ints)};

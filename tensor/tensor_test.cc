@@ -24,6 +24,15 @@ TEST(TensorTest, SizeOutOfRangeDimIsAnError) {
                    "size: Dimension out of range (expected to be in range of [-2, 1], but got 2)");
 }
 
+TEST(TensorTest, SizeOfAScalarIsAnError) {
+  EXPECT_THROW_MSG(zeros({}).size(0), "size: Dimension specified as 0 but tensor has no dimensions");
+}
+
+TEST(TensorTest, StrideOfAScalarIsAnError) {
+  EXPECT_THROW_MSG(zeros({}).stride(-1),
+                   "stride: Dimension specified as -1 but tensor has no dimensions");
+}
+
 TEST(TensorTest, UndefinedTensorIsAnErrorNotACrash) {
   Tensor t;
   EXPECT_FALSE(t.defined());

@@ -2,6 +2,7 @@
 // backward run with create_graph records its own graph.
 #include <cmath>
 
+#include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/op_helpers.h"
 
@@ -399,6 +400,9 @@ Variable Variable::where(const Tensor& condition, const Variable& other) const {
     save_meta(n, other);
     n.tensors.push_back(condition);
   });
+}
+Variable where(const Tensor& condition, const Variable& a, const Variable& b) {
+  return a.where(condition, b);
 }
 
 namespace {

@@ -321,6 +321,8 @@ Variable Variable::log_softmax(int64_t dim) const {
   if (node) node->saved.emplace_back(result, true);
   return result;
 }
+Variable softmax(const Variable& x, int64_t dim) { return x.softmax(dim); }
+Variable log_softmax(const Variable& x, int64_t dim) { return x.log_softmax(dim); }
 Variable Variable::cumsum(int64_t dim) const {
   return record("CumsumBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
     // Each input reaches every later output: a reversed running sum.

@@ -1,4 +1,6 @@
-// Differentiable matrix products, index ops and joining.
+// Differentiable index ops and joining: the autograd side of
+// tensor/index_ops.cc (index_select, gather, scatter, take, masked_select,
+// cat, stack).
 
 #include "autograd/functions.h"
 #include "autograd/op_helpers.h"
@@ -9,141 +11,6 @@ using autograd::FunctionNode;
 using autograd::constant;
 using autograd::record;
 using autograd::save_meta;
-
-// ---- Matrix products --------------------------------------------------------------------
-
-Variable mm(const Variable& a, const Variable& b) {
-  return record("MmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].mm(n.var(1).t()) : Variable(),
-            n.needs_input_grad(1) ? n.var(0).t().mm(g[0]) : Variable()};
-  }, {&a, &b}, torchlet::mm(a.data(), b.data()), [&](FunctionNode& n) {
-    n.saved.emplace_back(a, false);
-    n.saved.emplace_back(b, false);
-  });
-}
-
-Variable bmm(const Variable& a, const Variable& b) {
-  return record("BmmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].bmm(n.var(1).transpose(1, 2)) : Variable(),
-            n.needs_input_grad(1) ? n.var(0).transpose(1, 2).bmm(g[0]) : Variable()};
-  }, {&a, &b}, torchlet::bmm(a.data(), b.data()), [&](FunctionNode& n) {
-    n.saved.emplace_back(a, false);
-    n.saved.emplace_back(b, false);
-  });
-}
-
-Variable mv(const Variable& m, const Variable& v) {
-  return record("MvBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].unsqueeze(1).mm(n.var(1).unsqueeze(0)) : Variable(),
-            n.needs_input_grad(1) ? torchlet::mv(n.var(0).t(), g[0]) : Variable()};
-  }, {&m, &v}, torchlet::mv(m.data(), v.data()), [&](FunctionNode& n) {
-    n.saved.emplace_back(m, false);
-    n.saved.emplace_back(v, false);
-  });
-}
-
-// One node over the fused kernel: beta * self + alpha * (m1 @ m2).
-Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta,
-               Scalar alpha) {
-  return record("AddmmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const double beta = n.numbers[0], alpha = n.numbers[1];
-    const Variable ga = alpha == 1 ? g[0] : g[0] * alpha;
-    variable_list grads(3);
-    if (n.needs_input_grad(0)) {
-      // With beta == 0 self is ignored: its gradient is zero, never nan.
-      grads[0] = beta == 0 ? autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device())
-                           : autograd::sum_to(beta == 1 ? g[0] : g[0] * beta, n.shapes[0], n.dtypes[0]);
-    }
-    if (n.needs_input_grad(1)) grads[1] = ga.mm(n.var(1).t());
-    if (n.needs_input_grad(2)) grads[2] = n.var(0).t().mm(ga);
-    return grads;
-  }, {&self, &m1, &m2}, torchlet::addmm(self.data(), m1.data(), m2.data(), beta, alpha),
-     [&](FunctionNode& n) {
-       save_meta(n, self);
-       n.numbers = {beta.to<double>(), alpha.to<double>()};
-       n.saved.emplace_back(m1, false);
-       n.saved.emplace_back(m2, false);
-     });
-}
-
-Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& batch2,
-                 Scalar beta, Scalar alpha) {
-  Variable product = bmm(batch1, batch2);
-  if (alpha.to<double>() != 1) product = product * alpha;
-  if (beta.to<double>() == 0) {
-    return product + self.masked_fill(ones_like(self.data(), TensorOptions(kBool)), 0);
-  }
-  return (beta.to<double>() == 1 ? self : self * beta) + product;
-}
-
-Variable dot(const Variable& a, const Variable& b) {
-  return record("DotBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0] * n.var(1) : Variable(),
-            n.needs_input_grad(1) ? g[0] * n.var(0) : Variable()};
-  }, {&a, &b}, torchlet::dot(a.data(), b.data()), [&](FunctionNode& n) {
-    n.saved.emplace_back(a, false);
-    n.saved.emplace_back(b, false);
-  });
-}
-
-Variable outer(const Variable& a, const Variable& b) {
-  TORCHLET_CHECK(a.dim() == 1 && b.dim() == 1, "outer: expected 1-D vectors, got shapes ",
-                 shape_str(a.sizes()), " and ", shape_str(b.sizes()));
-  return a.unsqueeze(1) * b.unsqueeze(0);
-}
-
-// Composite, as in PyTorch: autograd flows through the pieces.
-namespace {
-// An N-d `a` (N >= 3) times a 1-D or 2-D `b` (nn.Linear on [batch, time,
-// features]): a's leading dims fold into the rows of one mm, forward and
-// backward, instead of expanding b into a bmm.
-Variable folded_matmul(const Variable& a, const Variable& b) {
-  const int64_t k = a.size(-1);
-  SizeVec out_shape(a.sizes().begin(), a.sizes().end() - 1);
-  const Variable rows = a.reshape({-1, k});
-  if (b.dim() == 1) return mv(rows, b).view(out_shape);
-  out_shape.push_back(b.size(1));
-  return mm(rows, b).view(out_shape);
-}
-}  // namespace
-
-Variable matmul(const Variable& a, const Variable& b) {
-  TORCHLET_CHECK(a.dim() > 0 && b.dim() > 0, "matmul: both arguments need to be at least 1D, but "
-                 "they are ", a.dim(), "D and ", b.dim(), "D");
-  if (a.dim() == 1 && b.dim() == 1) {
-    TORCHLET_CHECK(a.size(0) == b.size(0), "matmul: inconsistent tensor size, expected tensor [",
-                   a.size(0), "] and src [", b.size(0), "] to have the same number of elements");
-    return (a * b).sum();
-  }
-  if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
-  if (a.dim() == 1 && b.dim() == 2) return mm(a.unsqueeze(0), b).squeeze(0);
-  if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
-  if (a.dim() >= 3 && b.dim() <= 2) return folded_matmul(a, b);
-  // Batched: promote 1-D operands, broadcast the batch dims, multiply as 3-D.
-  const Variable a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  const Variable b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-  const int64_t n = a2.size(-2), k = a2.size(-1), m = b2.size(-1);
-  TORCHLET_CHECK(b2.size(-2) == k, "matmul: mat1 and mat2 shapes cannot be multiplied (", n, "x",
-                 k, " and ", b2.size(-2), "x", m, ")");
-  const SizeVec batch = broadcast_shapes(a2.sizes().subspan(0, a2.dim() - 2),
-                                         b2.sizes().subspan(0, b2.dim() - 2), "matmul");
-  SizeVec a_shape = batch, b_shape = batch, out_shape = batch;
-  a_shape.insert(a_shape.end(), {n, k});
-  b_shape.insert(b_shape.end(), {k, m});
-  out_shape.insert(out_shape.end(), {n, m});
-  Variable out = bmm(a2.expand(a_shape).reshape({-1, n, k}), b2.expand(b_shape).reshape({-1, k, m}))
-                     .view(out_shape);
-  if (a.dim() == 1) out = out.squeeze(-2);
-  if (b.dim() == 1) out = out.squeeze(-1);
-  return out;
-}
-
-Variable Variable::mm(const Variable& other) const { return torchlet::mm(*this, other); }
-Variable Variable::bmm(const Variable& other) const { return torchlet::bmm(*this, other); }
-Variable Variable::matmul(const Variable& other) const { return torchlet::matmul(*this, other); }
-Variable Variable::mv(const Variable& vec) const { return torchlet::mv(*this, vec); }
-Variable Variable::dot(const Variable& other) const { return torchlet::dot(*this, other); }
-Variable Variable::outer(const Variable& other) const { return torchlet::outer(*this, other); }
 
 // ---- Index ops ------------------------------------------------------------------------------
 
@@ -298,11 +165,5 @@ Variable stack(const std::vector<Variable>& tensors, int64_t dim) {
   }
   return cat(parts, d);
 }
-
-Variable where(const Tensor& condition, const Variable& a, const Variable& b) {
-  return a.where(condition, b);
-}
-Variable softmax(const Variable& x, int64_t dim) { return x.softmax(dim); }
-Variable log_softmax(const Variable& x, int64_t dim) { return x.log_softmax(dim); }
 
 }  // namespace torchlet

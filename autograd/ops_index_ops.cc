@@ -129,8 +129,8 @@ Variable cat(const std::vector<Variable>& tensors, int64_t dim) {
         int64_t offset = 0;
         for (size_t i = 0; i < n.shapes.size(); ++i) {
           const SizeVec& shape = n.shapes[i];
-          if (shape.size() == 1 && shape[0] == 0) {  // skipped by cat
-            grads.emplace_back();
+          if (shape.size() == 1 && shape[0] == 0) {  // skipped by cat: an empty gradient
+            grads.push_back(n.needs_input_grad(i) ? zeros_of(n, i, g[0].device()) : Variable());
             continue;
           }
           const int64_t length = shape[n.ints[0]];

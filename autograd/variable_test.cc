@@ -20,6 +20,15 @@ TEST(VariableTest, StableSortAndUnsortedTopkMatchTensorsAndPassGradients) {
   EXPECT_EQ(testing::values(top.data()), testing::values(tensor_top));
 }
 
+TEST(VariableTest, CatGivesEmptyVectorsItSkippedEmptyGradients) {
+  const Variable e(zeros({0}), true);
+  const Variable f(zeros({0}, kFloat64), true);
+  cat({e, f}, 0).sum().backward();
+  EXPECT_EQ(e.grad().numel(), 0);
+  EXPECT_EQ(e.grad().dtype(), kFloat32);
+  EXPECT_EQ(f.grad().dtype(), kFloat64);
+}
+
 TEST(VariableTest, AddAndSubOfANumberTakeAlpha) {
   const Variable x(tensor({1.0, 2.0}, kFloat64), true);
   const Variable y = x.add(3, 2).sub(1, 0.5);

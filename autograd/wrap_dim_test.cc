@@ -70,6 +70,18 @@ TEST(WrapDimTest, SumOverDimsRejectsADimBelowTheRange) {
   EXPECT_THROW_MSG(matrix().sum({-3}), std::string("sum: ") + kMatrixRange);
 }
 
+TEST(WrapDimTest, StdOverDimsRejectsADimBelowTheRange) {
+  EXPECT_THROW_MSG(matrix().std({-3}, true, false), std::string("std: ") + kMatrixRange);
+}
+
+TEST(WrapDimTest, NormOverDimsRejectsADimBelowTheRange) {
+  EXPECT_THROW_MSG(matrix().norm(2, {-3}, false), std::string("norm: ") + kMatrixRange);
+}
+
+TEST(WrapDimTest, LogsumexpRejectsADimBelowTheRange) {
+  EXPECT_THROW_MSG(matrix().logsumexp({-3}, false), std::string("logsumexp: ") + kMatrixRange);
+}
+
 TEST(WrapDimTest, NarrowRejectsADimBelowTheRange) {
   EXPECT_THROW_MSG(matrix().narrow(-3, 0, 1), std::string("narrow: ") + kMatrixRange);
 }

@@ -229,6 +229,20 @@ struct FailingBackward : autograd::Function<FailingBackward> {
   }
 };
 
+// Identity whose backward gives its input no gradient.
+struct NoInputGradient : autograd::Function<NoInputGradient> {
+  static Variable forward(autograd::AutogradContext*, const Variable& x) { return x * 1.0; }
+  static variable_list backward(autograd::AutogradContext*, variable_list) { return {Variable()}; }
+};
+
+TEST(EngineTest, AnUndefinedGradientForALeafLeavesItsGradUndefined) {
+  Variable x = param({1, 2});
+  Variable y = param({3, 4});
+  (NoInputGradient::apply(x) + y).sum().backward();
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_TRUE(all_close(y.grad().data(), tensor({1.0, 1.0})));
+}
+
 Variable param_on(Device device, std::initializer_list<double> v) {
   return Variable(param(v).data().to(device), true);
 }

@@ -130,6 +130,9 @@ class AccumulateGrad : public Node {
   explicit AccumulateGrad(std::shared_ptr<VariableImpl> leaf);
   variable_list apply(variable_list&& grad_outputs) override;
   std::string name() const override { return "AccumulateGrad"; }
+  /// An undefined gradient (a formula that gives none for this input)
+  /// leaves the leaf's grad as it is, as in PyTorch; no zeros are made.
+  bool materializes_grads() const override { return false; }
   const std::shared_ptr<VariableImpl>& leaf() const { return leaf_; }
 
  private:

@@ -248,17 +248,29 @@ void scatter_add_rows(T* plane, const T* src, const RowMove& m) {
   }
 }
 
-// Column rows [first, last) (c, kd, kh, kw) of one sample, for output rows
-// [row0, row1): col is [rows, (row1 - row0) * output[2]].
+// Each tap's row move for a block (row_move per kernel tap).
+std::vector<RowMove> row_moves(const ConvGeometry& g, const RowTable& t) {
+  std::vector<RowMove> moves;
+  moves.reserve(static_cast<size_t>(kernel_volume(g)));
+  for (int64_t k = 0; k < kernel_volume(g); ++k) moves.push_back(row_move(g, t, k));
+  return moves;
+}
+
+// Column rows of channels [first, last) (each with its taps (kd, kh, kw))
+// of one sample, for output rows [row0, row1): col is [(last - first) *
+// prod(kernel), (row1 - row0) * output[2]].
 template <typename T>
 void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int64_t last,
                   int64_t row0, int64_t row1) {
-  const int64_t kvol = kernel_volume(g), ivol = input_volume(g);
+  const int64_t ivol = input_volume(g);
   const RowTable table = row_table(g, row0, row1);
+  const std::vector<RowMove> moves = row_moves(g, table);
   const int64_t width = table.rows * g.output[2];
-  for (int64_t r = first; r < last; ++r) {
-    gather_rows(col + (r - first) * width, in + r / kvol * ivol,
-                row_move(g, table, r % kvol));
+  for (int64_t c = first; c < last; ++c) {
+    for (const RowMove& m : moves) {
+      gather_rows(col, in + c * ivol, m);
+      col += width;
+    }
   }
 }
 
@@ -267,12 +279,15 @@ void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int
 template <typename T>
 void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int64_t last,
                   int64_t row0, int64_t row1) {
-  const int64_t kvol = kernel_volume(g), ivol = input_volume(g);
+  const int64_t ivol = input_volume(g);
   const RowTable table = row_table(g, row0, row1);
+  const std::vector<RowMove> moves = row_moves(g, table);
   const int64_t width = table.rows * g.output[2];
-  for (int64_t r = first * kvol; r < last * kvol; ++r) {
-    scatter_add_rows(in + r / kvol * ivol, col + (r - first * kvol) * width,
-                     row_move(g, table, r % kvol));
+  for (int64_t c = first; c < last; ++c) {
+    for (const RowMove& m : moves) {
+      scatter_add_rows(in + c * ivol, col, m);
+      col += width;
+    }
   }
 }
 
@@ -364,7 +379,7 @@ void gemm_forward(T* out, const T* in, const T* w, const T* bias, const ConvGeom
         }
       }
       for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
-        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels, row0, row1);
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -414,7 +429,7 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
       const T* x = in + n * g.in_channels * s.ivol;
       const T* gy = grad_out + n * g.out_channels * s.lvol;
       for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
-        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels, row0, row1);
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -741,12 +756,11 @@ void im2col(const Tensor& columns, const Tensor& input, const ConvGeometry& g) {
     using T = decltype(tag);
     T* col = mutable_data<T>(columns);
     const T* x = data_or_null<T>(input);
-    const int64_t rows = g.in_channels * kernel_volume(g), lvol = output_volume(g);
-    parallel_for(0, g.batch * rows, plane_grain(lvol), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t n = r / rows, row = r % rows;
-        im2col_block(col + r * lvol, x + n * g.in_channels * input_volume(g), g, row, row + 1, 0,
-                     output_rows(g));
+    const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+    parallel_for(0, g.batch * g.in_channels, plane_grain(kvol * lvol), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        im2col_block(col + p * kvol * lvol, x + (p - p % g.in_channels) * ivol, g,
+                     p % g.in_channels, p % g.in_channels + 1, 0, output_rows(g));
       }
     });
   });

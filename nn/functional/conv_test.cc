@@ -200,35 +200,46 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
   EXPECT_TRUE(testing::all_close(out.data(), ref.data().to(kFloat32), 1e-4, 1e-4));
 }
 
-// Float convolutions with stride 1 move im2col's rows with masked vector
-// loads (Note [Row tables]); float64 and strided ones take the scalar loops.
-// Output rows narrower than 8, of exactly 8, wider and not a multiple of 8,
-// with and without padding, strided and dilated: the forward and both
-// gradients agree with float64.
-TEST(ConvTest, Float32RowMovesAgreeWithFloat64ForwardAndBackward) {
+// Float convolutions take vector loops that float64 ones do not: im2col's
+// rows move with masked loads at stride 1 (Note [Row tables]), and with at
+// most 16 output channels the products run in AVX2 tiles on one thread
+// (Note [Small GEMMs]; more channels, or several threads per product, take
+// Eigen). Output rows narrower than 8, of exactly 8, wider and not a
+// multiple of 8, with and without padding, strided and dilated, partial
+// tiles, on one thread and on all: the forward and both gradients agree
+// with float64.
+TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
   manual_seed(5);
   struct Case {
     int64_t cin, cout, size, kernel, stride, padding, dilation;
   };
-  for (const Case& c : {Case{1, 6, 28, 5, 1, 2, 1}, Case{6, 16, 14, 5, 1, 0, 1},
-                        Case{3, 4, 9, 2, 1, 0, 1}, Case{2, 3, 6, 3, 1, 1, 1},
-                        Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2}}) {
-    const Tensor x = randn({2, c.cin, c.size, c.size}), w = randn({c.cout, c.cin, c.kernel, c.kernel});
-    const int64_t out_size = (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
-    const Tensor grad = randn({2, c.cout, out_size, out_size});
-    auto run = [&](DType dtype) {
-      const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
-      const Variable out = F::conv2d(xv, wv, Variable(), {c.stride}, c.padding, {c.dilation});
-      out.backward(Variable(grad.to(dtype)));
-      return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
-    };
-    const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
-    for (size_t i = 0; i < single.size(); ++i) {
-      EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
-          << "case " << c.cin << "x" << c.size << " k" << c.kernel << " s" << c.stride << " p"
-          << c.padding << " d" << c.dilation << ", tensor " << i;
+  for (const int threads : {1, 0}) {
+    set_num_threads(threads);
+    for (const Case& c : {Case{1, 6, 28, 5, 1, 2, 1}, Case{6, 16, 14, 5, 1, 0, 1},
+                          Case{3, 4, 9, 2, 1, 0, 1}, Case{2, 3, 6, 3, 1, 1, 1},
+                          Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2},
+                          Case{3, 20, 7, 3, 1, 1, 1}}) {
+      const Tensor x = randn({2, c.cin, c.size, c.size});
+      const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
+      const int64_t out_size =
+          (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+      const Tensor grad = randn({2, c.cout, out_size, out_size});
+      auto run = [&](DType dtype) {
+        const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+        const Variable out = F::conv2d(xv, wv, Variable(), {c.stride}, c.padding, {c.dilation});
+        out.backward(Variable(grad.to(dtype)));
+        return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
+      };
+      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+      for (size_t i = 0; i < single.size(); ++i) {
+        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+            << "threads " << threads << ", case " << c.cin << "->" << c.cout << " " << c.size
+            << " k" << c.kernel << " s" << c.stride << " p" << c.padding << " d" << c.dilation
+            << ", tensor " << i;
+      }
     }
   }
+  set_num_threads(0);
 }
 
 TEST(ConvTest, BatchedSamplesMatchOneByOne) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -153,9 +155,11 @@ __attribute__((target("avx2"))) inline __m256i lanes_in(int64_t i, int64_t begin
                           _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(end)), lane));
 }
 
-// src[offset + i + [0, 8)] where the index i + lane is in span, else 0.
+// src[offset + i + [0, 8)] where the index i + lane is in span, else 0
+// (a plain load where all 8 are).
 __attribute__((target("avx2"))) inline __m256 load_span(const float* src, int64_t offset,
                                                         int64_t i, RowSpan span) {
+  if (i >= span.begin && i + 8 <= span.end) return _mm256_loadu_ps(src + (offset + i));
   return _mm256_maskload_ps(src + (offset + i), lanes_in(i, span.begin, span.end));
 }
 
@@ -186,14 +190,19 @@ __attribute__((target("avx2"))) void gather_rows_avx2(float* dst, const float* p
   }
 }
 
-// dst[offset + i] += src[i] for i in [begin, end).
+// dst[offset + i] += src[i] for i in [begin, end): 8 at a time from begin,
+// the rest masked.
 __attribute__((target("avx2"))) void scatter_add_rows_avx2(float* plane, const float* src,
                                                            const RowMove& m) {
   for (int64_t j = 0; j < m.count; ++j, src += m.width) {
     if (m.rows[j] < 0) continue;
     float* dst = plane + m.rows[j] + m.offset;
-    for (int64_t i = m.span.begin / 8 * 8; i < m.span.end; i += 8) {
-      const __m256i mask = lanes_in(i, m.span.begin, m.span.end);
+    int64_t i = m.span.begin;
+    for (; i + 8 <= m.span.end; i += 8) {
+      _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i), _mm256_loadu_ps(src + i)));
+    }
+    if (i < m.span.end) {
+      const __m256i mask = lanes_in(i, i, m.span.end);
       const __m256 sum = _mm256_add_ps(_mm256_maskload_ps(dst + i, mask),
                                        _mm256_maskload_ps(src + i, mask));
       _mm256_maskstore_ps(dst + i, mask, sum);
@@ -317,6 +326,230 @@ void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_
        std::is_same_v<T, double>);
 }
 
+// ---- small GEMMs ----
+
+// Note [Small GEMMs]
+// LeNet's convolutions have few output channels (6 and 16), so one side of
+// each product is small: the forward is weight [cout, K] @ columns [K, L],
+// the input gradient's columns are weightᵀ [K, cout] @ grad_out [cout, L]
+// and the weight gradient is grad_out [cout, L] @ columnsᵀ. Eigen packs both
+// operands on every call (the column matrix transposed, for the weight
+// gradient) into panels sized for large products. With AVX2 and FMA, a
+// float product whose small side is at most kSmallGemmSide and that runs on
+// one thread (samples in parallel) takes one of two kernels instead, which
+// read the operands in place:
+// - broadcast_gemm, C (+)= A @ B with B's rows contiguous: tiles of 6 rows
+//   x 16 columns of C in 12 registers; each step along k loads 16 of B's
+//   row and broadcasts 6 elements of A (the forward and the input gradient).
+// - dot_gemm, C += A @ Bᵀ with A's and B's rows contiguous: tiles of 3 x 4
+//   dot products along the rows in 12 registers, each summed across lanes
+//   at the end (the weight gradient).
+// A tile's columns past the end are masked (neither read nor written).
+constexpr int64_t kSmallGemmSide = 16;
+
+// Lanes [0, 8) below n, as a mask.
+__attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
+  return lanes_in(0, 0, std::clamp<int64_t>(n, 0, 8));
+}
+
+__attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t n, bool full) {
+  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
+}
+
+__attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
+  if (full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, lanes_below(n), v);
+  }
+}
+
+// One strided matrix operand: element (i, j) at data[i * row + j * col].
+struct Operand {
+  const float* data;
+  int64_t row, col;
+};
+
+// Note [Named accumulators]
+// The tiles keep their 12 accumulators in named variables: GCC keeps an
+// array of them in memory, storing every accumulator on every step.
+// Partial tiles repeat their last row (computed, never stored).
+
+// One row of a broadcast tile: 16 columns in two registers.
+struct RowAcc {
+  __m256 lo, hi;
+};
+
+__attribute__((target("avx2,fma"))) inline void fma_row(RowAcc& acc, const float* a, __m256 b0,
+                                                        __m256 b1) {
+  const __m256 x = _mm256_broadcast_ss(a);
+  acc.lo = _mm256_fmadd_ps(x, b0, acc.lo);
+  acc.hi = _mm256_fmadd_ps(x, b1, acc.hi);
+}
+
+template <bool kFull>
+__attribute__((target("avx2"))) inline RowAcc load_row(const float* c, int64_t cols,
+                                                      bool accumulate) {
+  if (!accumulate) return {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  return {load_lanes(c, cols, kFull), load_lanes(c + 8, cols - 8, kFull)};
+}
+
+template <bool kFull>
+__attribute__((target("avx2"))) inline void store_row(float* c, const RowAcc& acc,
+                                                     int64_t cols) {
+  store_lanes(c, acc.lo, cols, kFull);
+  store_lanes(c + 8, acc.hi, cols - 8, kFull);
+}
+
+// C[rows x cols] (+)= A[rows x k] @ B[k x cols], rows <= 6, cols <= 16
+// (16 if kFull).
+template <bool kFull>
+__attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t cols, int64_t k,
+                                                        Operand a, const float* b, int64_t ldb,
+                                                        float* c, int64_t ldc, bool accumulate) {
+  const float* ar[6];
+  for (int r = 0; r < 6; ++r) ar[r] = a.data + std::min<int64_t>(r, rows - 1) * a.row;
+  auto row_c = [&](int r) { return c + std::min<int64_t>(r, rows - 1) * ldc; };
+  RowAcc c0 = load_row<kFull>(row_c(0), cols, accumulate);
+  RowAcc c1 = load_row<kFull>(row_c(1), cols, accumulate);
+  RowAcc c2 = load_row<kFull>(row_c(2), cols, accumulate);
+  RowAcc c3 = load_row<kFull>(row_c(3), cols, accumulate);
+  RowAcc c4 = load_row<kFull>(row_c(4), cols, accumulate);
+  RowAcc c5 = load_row<kFull>(row_c(5), cols, accumulate);
+  const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
+  for (int64_t p = 0; p < k; ++p, b += ldb) {
+    const __m256 b0 = load_lanes(b, cols, kFull), b1 = load_lanes(b + 8, cols - 8, kFull);
+    const int64_t at = p * a.col;
+    fma_row(c0, a0 + at, b0, b1);
+    fma_row(c1, a1 + at, b0, b1);
+    fma_row(c2, a2 + at, b0, b1);
+    fma_row(c3, a3 + at, b0, b1);
+    fma_row(c4, a4 + at, b0, b1);
+    fma_row(c5, a5 + at, b0, b1);
+  }
+  const RowAcc done[6] = {c0, c1, c2, c3, c4, c5};
+  for (int64_t r = 0; r < rows; ++r) store_row<kFull>(c + r * ldc, done[r], cols);
+}
+
+// C[m x n] (+)= A[m x k] @ B[k x n]; B and C row-major.
+void broadcast_gemm(int64_t m, int64_t n, int64_t k, Operand a, const float* b, int64_t ldb,
+                    float* c, int64_t ldc, bool accumulate) {
+  for (int64_t i = 0; i < m; i += 6) {
+    const int64_t rows = std::min<int64_t>(6, m - i);
+    const Operand at{a.data + i * a.row, a.row, a.col};
+    for (int64_t j = 0; j < n; j += 16) {
+      const int64_t cols = std::min<int64_t>(16, n - j);
+      if (cols == 16) {
+        broadcast_tile<true>(rows, cols, k, at, b + j, ldb, c + i * ldc + j, ldc, accumulate);
+      } else {
+        broadcast_tile<false>(rows, cols, k, at, b + j, ldb, c + i * ldc + j, ldc, accumulate);
+      }
+    }
+  }
+}
+
+__attribute__((target("avx2"))) inline float lane_sum(__m256 v) {
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+  x = _mm_add_ss(x, _mm_movehdup_ps(x));
+  return _mm_cvtss_f32(x);
+}
+
+// The 3 x 4 dot products of a dot tile.
+struct DotAcc {
+  __m256 d00, d01, d02, d03, d10, d11, d12, d13, d20, d21, d22, d23;
+};
+
+// acc += the products of 8 lanes of A's rows x0..x2 and B's rows y0..y3.
+__attribute__((target("avx2,fma"))) inline void fma_dots(DotAcc& s, __m256 x0, __m256 x1,
+                                                         __m256 x2, __m256 y0, __m256 y1,
+                                                         __m256 y2, __m256 y3) {
+  s.d00 = _mm256_fmadd_ps(x0, y0, s.d00);
+  s.d01 = _mm256_fmadd_ps(x0, y1, s.d01);
+  s.d02 = _mm256_fmadd_ps(x0, y2, s.d02);
+  s.d03 = _mm256_fmadd_ps(x0, y3, s.d03);
+  s.d10 = _mm256_fmadd_ps(x1, y0, s.d10);
+  s.d11 = _mm256_fmadd_ps(x1, y1, s.d11);
+  s.d12 = _mm256_fmadd_ps(x1, y2, s.d12);
+  s.d13 = _mm256_fmadd_ps(x1, y3, s.d13);
+  s.d20 = _mm256_fmadd_ps(x2, y0, s.d20);
+  s.d21 = _mm256_fmadd_ps(x2, y1, s.d21);
+  s.d22 = _mm256_fmadd_ps(x2, y2, s.d22);
+  s.d23 = _mm256_fmadd_ps(x2, y3, s.d23);
+}
+
+// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= 3, cols <= 4.
+__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, int64_t l,
+                                                  const float* a, int64_t lda, const float* b,
+                                                  int64_t ldb, float* c, int64_t ldc) {
+  const float* x[3];
+  const float* y[4];
+  for (int i = 0; i < 3; ++i) x[i] = a + std::min<int64_t>(i, rows - 1) * lda;
+  for (int j = 0; j < 4; ++j) y[j] = b + std::min<int64_t>(j, cols - 1) * ldb;
+  const __m256 z = _mm256_setzero_ps();
+  DotAcc s{z, z, z, z, z, z, z, z, z, z, z, z};
+  int64_t p = 0;
+  for (; p + 8 <= l; p += 8) {
+    fma_dots(s, _mm256_loadu_ps(x[0] + p), _mm256_loadu_ps(x[1] + p), _mm256_loadu_ps(x[2] + p),
+             _mm256_loadu_ps(y[0] + p), _mm256_loadu_ps(y[1] + p), _mm256_loadu_ps(y[2] + p),
+             _mm256_loadu_ps(y[3] + p));
+  }
+  if (p < l) {
+    const __m256i m = lanes_below(l - p);
+    fma_dots(s, _mm256_maskload_ps(x[0] + p, m), _mm256_maskload_ps(x[1] + p, m),
+             _mm256_maskload_ps(x[2] + p, m), _mm256_maskload_ps(y[0] + p, m),
+             _mm256_maskload_ps(y[1] + p, m), _mm256_maskload_ps(y[2] + p, m),
+             _mm256_maskload_ps(y[3] + p, m));
+  }
+  const __m256 sums[3][4] = {{s.d00, s.d01, s.d02, s.d03},
+                             {s.d10, s.d11, s.d12, s.d13},
+                             {s.d20, s.d21, s.d22, s.d23}};
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] += lane_sum(sums[i][j]);
+  }
+}
+
+// C[m x n] += A[m x l] @ B[n x l]ᵀ; A, B and C row-major.
+void dot_gemm(int64_t m, int64_t n, int64_t l, const float* a, int64_t lda, const float* b,
+              int64_t ldb, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; i += 3) {
+    const int64_t rows = std::min<int64_t>(3, m - i);
+    for (int64_t j = 0; j < n; j += 4) {
+      dot_tile(rows, std::min<int64_t>(4, n - j), l, a + i * lda, lda, b + j * ldb, ldb,
+               c + i * ldc + j, ldc);
+    }
+  }
+}
+
+// Whether a product whose small side is `side` takes the kernels above.
+template <typename T>
+bool small_gemm(int64_t side) {
+  return std::is_same_v<T, float> && side <= kSmallGemmSide && has_avx2() &&
+         (detail::in_parallel_region() || get_num_threads() == 1);
+}
+
+// C[m x n] (+)= A[m x k] @ B[k x n], B and C row-major.
+template <typename T>
+void gemm_rows(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
+               const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_gemm<T>(std::min(m, k))) {
+      return broadcast_gemm(m, n, k, {a, a_row, a_col}, b, ldb, c, ldc, accumulate);
+    }
+  }
+  run_gemm<T>(m, n, k, a, a_row, a_col, b, ldb, 1, c, ldc, accumulate ? 1.0 : 0.0);
+}
+
+// C[m x n] += A[m x l] @ B[n x l]ᵀ, all row-major.
+template <typename T>
+void gemm_dots(int64_t m, int64_t n, int64_t l, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_gemm<T>(std::min(m, n))) return dot_gemm(m, n, l, a, lda, b, ldb, c, ldc);
+  }
+  run_gemm<T>(m, n, l, a, lda, 1, b, 1, ldb, c, ldc, 1.0);
+}
+
 // ---- GEMM algorithms ----
 
 // Note [Column blocks]
@@ -383,9 +616,9 @@ void gemm_forward(T* out, const T* in, const T* w, const T* bias, const ConvGeom
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(s.cout_g, width, krows, w + grp * s.cout_g * krows, krows, 1,
-                      cols + grp * krows * ld, ld, 1, y + grp * s.cout_g * s.lvol + col0, s.lvol,
-                      bias != nullptr ? 1.0 : 0.0);
+          gemm_rows<T>(s.cout_g, width, krows, w + grp * s.cout_g * krows, krows, 1,
+                       cols + grp * krows * ld, ld, y + grp * s.cout_g * s.lvol + col0, s.lvol,
+                       bias != nullptr);
         }
       });
     }
@@ -406,9 +639,9 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
         T* cols = s.pointwise ? gx : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(krows, width, s.cout_g, w + grp * s.cout_g * krows, 1, krows,
-                      gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1, cols + grp * krows * ld, ld,
-                      0.0);
+          gemm_rows<T>(krows, width, s.cout_g, w + grp * s.cout_g * krows, 1, krows,
+                       gy + grp * s.cout_g * s.lvol + col0, s.lvol, cols + grp * krows * ld, ld,
+                       false);
         }
         if (!s.pointwise) col2im_block(gx, col.data(), g, 0, g.in_channels, row0, row1);
       });
@@ -433,9 +666,9 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(s.cout_g, krows, width, gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1,
-                      cols + grp * krows * ld, 1, ld, partial.data() + grp * s.cout_g * krows,
-                      krows, 1.0);
+          gemm_dots<T>(s.cout_g, krows, width, gy + grp * s.cout_g * s.lvol + col0, s.lvol,
+                       cols + grp * krows * ld, ld, partial.data() + grp * s.cout_g * krows,
+                       krows);
         }
       });
     }

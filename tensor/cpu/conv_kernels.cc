@@ -649,6 +649,66 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
   });
 }
 
+// Note [Weight gradient tiles]
+// A thread's weight gradient sums grad_out [cout, L] @ columnsᵀ [L, K] over
+// its samples. dot_gemm sums each of its dot products across lanes once per
+// call, which costs as much as the products for LeNet's second layer (L =
+// 100 outputs, K = 150). With more than 8 output channels per group (half
+// a 16-wide tile or more), the sum is instead kept transposed: each
+// sample's grad_out block is transposed to [L, cout] and broadcast_gemm
+// adds columns [K, L] @ it into the [K, cout] sum, all in full tiles with
+// no sums across lanes; the sum is transposed back once per thread.
+template <typename T>
+class WeightGradSum {
+ public:
+  WeightGradSum(const GemmShape& s, int64_t groups, int64_t max_width)
+      : s_(s),
+        krows_(s.cin_g * s.kvol),
+        transposed_(small_gemm<T>(s.cout_g) && s.cout_g > 8),
+        partial_(static_cast<size_t>(groups * s.cout_g * krows_), T(0)),
+        grad_out_t_(transposed_ ? static_cast<size_t>(max_width * s.cout_g) : 0) {}
+
+  // Adds group grp's grad_out [cout_g, width] (rows lvol apart) @ columnsᵀ
+  // [width, krows] (columns [krows, width], rows ld apart).
+  void add(int64_t grp, const T* gy, const T* cols, int64_t ld, int64_t width) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (transposed_) {
+        for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
+          for (int64_t l = 0; l < width; ++l) grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
+        }
+        return broadcast_gemm(krows_, s_.cout_g, width, {cols, ld, 1}, grad_out_t_.data(),
+                              s_.cout_g, group_sum(grp), s_.cout_g, true);
+      }
+    }
+    gemm_dots<T>(s_.cout_g, krows_, width, gy, s_.lvol, cols, ld, group_sum(grp), krows_);
+  }
+
+  // grad_w [groups * cout_g, krows] += this thread's sum.
+  void add_to(T* grad_w) const {
+    const int64_t size = static_cast<int64_t>(partial_.size());
+    if (!transposed_) {
+      ArrayMap<T>(grad_w, size) += ConstArrayMap<T>(partial_.data(), size);
+      return;
+    }
+    for (int64_t base = 0; base < size; base += s_.cout_g * krows_) {
+      for (int64_t k = 0; k < krows_; ++k) {
+        for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
+          grad_w[base + oc * krows_ + k] += partial_[base + k * s_.cout_g + oc];
+        }
+      }
+    }
+  }
+
+ private:
+  T* group_sum(int64_t grp) { return partial_.data() + grp * s_.cout_g * krows_; }
+
+  GemmShape s_;
+  int64_t krows_;
+  bool transposed_;
+  std::vector<T> partial_;
+  std::vector<T> grad_out_t_;
+};
+
 template <typename T>
 void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvGeometry& g) {
   const GemmShape s = gemm_shape<T>(g);
@@ -657,7 +717,7 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
   std::mutex sum_mutex;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
     std::vector<T> col = column_buffer<T>(g, s);
-    std::vector<T> partial(static_cast<size_t>(wsize), T(0));
+    WeightGradSum<T> sum(s, g.groups, s.block_rows * g.output[2]);
     for (int64_t n = begin; n < end; ++n) {
       const T* x = in + n * g.in_channels * s.ivol;
       const T* gy = grad_out + n * g.out_channels * s.lvol;
@@ -666,14 +726,12 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          gemm_dots<T>(s.cout_g, krows, width, gy + grp * s.cout_g * s.lvol + col0, s.lvol,
-                       cols + grp * krows * ld, ld, partial.data() + grp * s.cout_g * krows,
-                       krows);
+          sum.add(grp, gy + grp * s.cout_g * s.lvol + col0, cols + grp * krows * ld, ld, width);
         }
       });
     }
     std::lock_guard<std::mutex> lock(sum_mutex);
-    ArrayMap<T>(grad_w, wsize) += ConstArrayMap<T>(partial.data(), wsize);
+    sum.add_to(grad_w);
   });
 }
 

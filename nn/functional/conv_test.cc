@@ -201,10 +201,12 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
 }
 
 // Float convolutions take vector loops that float64 ones do not: im2col's
-// rows move with masked loads at stride 1 (Note [Row tables]), and with at
-// most 16 output channels the products run in AVX2 tiles on one thread
-// (Note [Small GEMMs]; more channels, or several threads per product, take
-// Eigen). Output rows narrower than 8, of exactly 8, wider and not a
+// rows move with masked loads at stride 1 (Note [Row tables]), with at most
+// 16 output channels the products run in AVX2 tiles on one thread (Note
+// [Small GEMMs]; more channels, or several threads per product, take
+// Eigen), and a forward whose rows fill 3/4 of their tiles reads the input
+// in place (Note [Implicit columns]: widths 28, 12 and 40 here; 20 and 10
+// do not). Output rows narrower than 8, of exactly 8, wider and not a
 // multiple of 8, with and without padding, strided and dilated, partial
 // tiles, on one thread and on all: the forward and both gradients agree
 // with float64.
@@ -218,7 +220,8 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
     for (const Case& c : {Case{1, 6, 28, 5, 1, 2, 1}, Case{6, 16, 14, 5, 1, 0, 1},
                           Case{3, 4, 9, 2, 1, 0, 1}, Case{2, 3, 6, 3, 1, 1, 1},
                           Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2},
-                          Case{3, 20, 7, 3, 1, 1, 1}}) {
+                          Case{3, 20, 7, 3, 1, 1, 1}, Case{2, 5, 16, 3, 1, 0, 2},
+                          Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1}}) {
       const Tensor x = randn({2, c.cin, c.size, c.size});
       const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
       const int64_t out_size =

@@ -401,12 +401,29 @@ __attribute__((target("avx2"))) inline void store_row(float* c, const RowAcc& ac
   store_lanes(c + 8, acc.hi, cols - 8, kFull);
 }
 
+// B's rows for broadcast_gemm: row p at data + p * ld.
+struct StridedRows {
+  const float* data;
+  int64_t ld;
+  const float* row(int64_t p) const { return data + p * ld; }
+  StridedRows shifted(int64_t j) const { return {data + j, ld}; }
+};
+
+// B's rows at data + offset[p]: the implicit column matrix of Note
+// [Implicit columns].
+struct TableRows {
+  const float* data;
+  const int64_t* offset;
+  const float* row(int64_t p) const { return data + offset[p]; }
+  TableRows shifted(int64_t j) const { return {data + j, offset}; }
+};
+
 // C[rows x cols] (+)= A[rows x k] @ B[k x cols], rows <= 6, cols <= 16
 // (16 if kFull).
-template <bool kFull>
+template <bool kFull, typename Rows>
 __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t cols, int64_t k,
-                                                        Operand a, const float* b, int64_t ldb,
-                                                        float* c, int64_t ldc, bool accumulate) {
+                                                        Operand a, Rows b, float* c, int64_t ldc,
+                                                        bool accumulate) {
   const float* ar[6];
   for (int r = 0; r < 6; ++r) ar[r] = a.data + std::min<int64_t>(r, rows - 1) * a.row;
   auto row_c = [&](int r) { return c + std::min<int64_t>(r, rows - 1) * ldc; };
@@ -417,8 +434,9 @@ __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t co
   RowAcc c4 = load_row<kFull>(row_c(4), cols, accumulate);
   RowAcc c5 = load_row<kFull>(row_c(5), cols, accumulate);
   const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
-  for (int64_t p = 0; p < k; ++p, b += ldb) {
-    const __m256 b0 = load_lanes(b, cols, kFull), b1 = load_lanes(b + 8, cols - 8, kFull);
+  for (int64_t p = 0; p < k; ++p) {
+    const float* br = b.row(p);
+    const __m256 b0 = load_lanes(br, cols, kFull), b1 = load_lanes(br + 8, cols - 8, kFull);
     const int64_t at = p * a.col;
     fma_row(c0, a0 + at, b0, b1);
     fma_row(c1, a1 + at, b0, b1);
@@ -431,18 +449,20 @@ __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t co
   for (int64_t r = 0; r < rows; ++r) store_row<kFull>(c + r * ldc, done[r], cols);
 }
 
-// C[m x n] (+)= A[m x k] @ B[k x n]; B and C row-major.
-void broadcast_gemm(int64_t m, int64_t n, int64_t k, Operand a, const float* b, int64_t ldb,
-                    float* c, int64_t ldc, bool accumulate) {
+// C[m x n] (+)= A[m x k] @ B[k x n]; C row-major.
+template <typename Rows>
+void broadcast_gemm(int64_t m, int64_t n, int64_t k, Operand a, Rows b, float* c, int64_t ldc,
+                    bool accumulate) {
   for (int64_t i = 0; i < m; i += 6) {
     const int64_t rows = std::min<int64_t>(6, m - i);
     const Operand at{a.data + i * a.row, a.row, a.col};
     for (int64_t j = 0; j < n; j += 16) {
       const int64_t cols = std::min<int64_t>(16, n - j);
+      float* cij = c + i * ldc + j;
       if (cols == 16) {
-        broadcast_tile<true>(rows, cols, k, at, b + j, ldb, c + i * ldc + j, ldc, accumulate);
+        broadcast_tile<true>(rows, cols, k, at, b.shifted(j), cij, ldc, accumulate);
       } else {
-        broadcast_tile<false>(rows, cols, k, at, b + j, ldb, c + i * ldc + j, ldc, accumulate);
+        broadcast_tile<false>(rows, cols, k, at, b.shifted(j), cij, ldc, accumulate);
       }
     }
   }
@@ -534,7 +554,7 @@ void gemm_rows(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64
                const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
   if constexpr (std::is_same_v<T, float>) {
     if (small_gemm<T>(std::min(m, k))) {
-      return broadcast_gemm(m, n, k, {a, a_row, a_col}, b, ldb, c, ldc, accumulate);
+      return broadcast_gemm(m, n, k, {a, a_row, a_col}, StridedRows{b, ldb}, c, ldc, accumulate);
     }
   }
   run_gemm<T>(m, n, k, a, a_row, a_col, b, ldb, 1, c, ldc, accumulate ? 1.0 : 0.0);
@@ -676,8 +696,9 @@ class WeightGradSum {
         for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
           for (int64_t l = 0; l < width; ++l) grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
         }
-        return broadcast_gemm(krows_, s_.cout_g, width, {cols, ld, 1}, grad_out_t_.data(),
-                              s_.cout_g, group_sum(grp), s_.cout_g, true);
+        return broadcast_gemm(krows_, s_.cout_g, width, {cols, ld, 1},
+                              StridedRows{grad_out_t_.data(), s_.cout_g}, group_sum(grp),
+                              s_.cout_g, true);
       }
     }
     gemm_dots<T>(s_.cout_g, krows_, width, gy, s_.lvol, cols, ld, group_sum(grp), krows_);
@@ -973,6 +994,79 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
   });
 }
 
+// ---- implicit columns (forward) ----
+
+// Note [Implicit columns]
+// With stride 1 along the width, column row (c, kd, kh, kw) of output row
+// (od, oh) is an input row read in place from width offset kw * d2: row
+// (od * s0 + kd * d0, oh * s1 + kh * d1) of plane c, in a zero-bordered copy
+// where there is padding (Note [Padded planes]). So a forward whose
+// products run in broadcast tiles (Note [Small GEMMs]) can read B's rows
+// through a table of tap offsets, one output row at a time, and never
+// write the column matrix. It does when output rows fill at least 3/4 of
+// their 16-wide tiles: LeNet's first layer (28 of 32) does, its second (10
+// of 16) keeps im2col, whose column rows span whole blocks.
+bool implicit_columns(const ConvGeometry& g) {
+  const int64_t cout_g = g.out_channels / g.groups, ow = g.output[2];
+  const int64_t tiles = (ow + 15) / 16;
+  const bool one_thread = samples_in_parallel(g.batch) || get_num_threads() == 1 ||
+                          detail::in_parallel_region();
+  return g.stride[2] == 1 && cout_g <= kSmallGemmSide && 4 * ow >= 3 * 16 * tiles &&
+         conv_algorithm(g) == ConvAlgorithm::kIm2colGemm && one_thread && has_avx2();
+}
+
+// The offset of each column row (c, kd, kh, kw) of a group in planes of
+// shape p (c's plane p.volume() apart).
+std::vector<int64_t> tap_offsets(const ConvGeometry& g, const PaddedShape& p) {
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(g.in_channels / g.groups * kernel_volume(g)));
+  for (int64_t c = 0; c < g.in_channels / g.groups; ++c) {
+    for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t) {
+      offsets.push_back(c * p.volume() +
+                        (kd * g.dilation[0] * p.size[1] + kh * g.dilation[1]) * p.size[2] +
+                        kw * g.dilation[2]);
+    });
+  }
+  return offsets;
+}
+
+void implicit_forward(float* out, const float* in, const float* w, const float* bias,
+                      const ConvGeometry& g) {
+  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
+  const int64_t krows = cin_g * kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+  const bool padded = g.padding != std::array<int64_t, 3>{0, 0, 0};
+  const PaddedShape p = padded ? padded_shape(g) : PaddedShape{g.input};
+  const std::vector<int64_t> offsets = tap_offsets(g, p);
+  over_batch(g.batch, [&](int64_t begin, int64_t end) {
+    std::vector<float> buffer(padded ? static_cast<size_t>(g.in_channels * p.volume()) : 0, 0.0f);
+    for (int64_t n = begin; n < end; ++n) {
+      const float* x = in + n * g.in_channels * ivol;
+      float* y = out + n * g.out_channels * lvol;
+      if (padded) {
+        for (int64_t c = 0; c < g.in_channels; ++c) {
+          pad_plane(buffer.data() + c * p.volume(), x + c * ivol, g, p);
+        }
+        x = buffer.data();
+      }
+      for (int64_t oc = 0; bias != nullptr && oc < g.out_channels; ++oc) {
+        std::fill(y + oc * lvol, y + (oc + 1) * lvol, bias[oc]);
+      }
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* xg = x + grp * cin_g * p.volume();
+        for (int64_t od = 0; od < g.output[0]; ++od) {
+          for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+            const int64_t row = (od * g.stride[0] * p.size[1] + oh * g.stride[1]) * p.size[2];
+            broadcast_gemm(cout_g, g.output[2], krows, {w + grp * cout_g * krows, krows, 1},
+                           TableRows{xg + row, offsets.data()},
+                           y + grp * cout_g * lvol + (od * g.output[1] + oh) * g.output[2], lvol,
+                           bias != nullptr);
+          }
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 const T* data_or_null(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
@@ -1006,6 +1100,12 @@ void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
     const T* b = data_or_null<T>(bias);
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_forward(y, x, w, b, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (implicit_columns(g)) {
+        implicit_forward(y, x, w, b, g);
+      } else {
+        gemm_forward(y, x, w, b, g);
+      }
     } else {
       gemm_forward(y, x, w, b, g);
     }

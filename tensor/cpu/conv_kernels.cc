@@ -155,6 +155,23 @@ __attribute__((target("avx2"))) inline __m256i lanes_in(int64_t i, int64_t begin
                           _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(end)), lane));
 }
 
+// Lanes [0, 8) below n, as a mask.
+__attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
+  return lanes_in(0, 0, std::clamp<int64_t>(n, 0, 8));
+}
+
+__attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t n, bool full) {
+  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
+}
+
+__attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
+  if (full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, lanes_below(n), v);
+  }
+}
+
 // src[offset + i + [0, 8)] where the index i + lane is in span, else 0
 // (a plain load where all 8 are).
 __attribute__((target("avx2"))) inline __m256 load_span(const float* src, int64_t offset,
@@ -190,22 +207,30 @@ __attribute__((target("avx2"))) void gather_rows_avx2(float* dst, const float* p
   }
 }
 
-// dst[offset + i] += src[i] for i in [begin, end): 8 at a time from begin,
-// the rest masked.
-__attribute__((target("avx2"))) void scatter_add_rows_avx2(float* plane, const float* src,
-                                                           const RowMove& m) {
-  for (int64_t j = 0; j < m.count; ++j, src += m.width) {
-    if (m.rows[j] < 0) continue;
-    float* dst = plane + m.rows[j] + m.offset;
-    int64_t i = m.span.begin;
-    for (; i + 8 <= m.span.end; i += 8) {
-      _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i), _mm256_loadu_ps(src + i)));
-    }
-    if (i < m.span.end) {
-      const __m256i mask = lanes_in(i, i, m.span.end);
-      const __m256 sum = _mm256_add_ps(_mm256_maskload_ps(dst + i, mask),
-                                       _mm256_maskload_ps(src + i, mask));
-      _mm256_maskstore_ps(dst + i, mask, sum);
+// Note [Column sums by input row]
+// col2im adds the kernel[2] column rows of one (c, kd, kh) into the same
+// input rows, each shifted by its tap's offset. With AVX2 and stride 1, 8
+// elements of an input row are loaded once, the taps' column elements that
+// land on them added (masked where a tap has none), and stored once: one
+// read-modify-write per input element instead of one per tap. The sums run
+// in the same order as one tap at a time.
+__attribute__((target("avx2"))) void scatter_add_taps_avx2(float* plane, const float* src,
+                                                           const RowMove* moves, int64_t taps,
+                                                           int64_t tap_stride,
+                                                           int64_t input_width) {
+  const RowMove& first = moves[0];
+  for (int64_t j = 0; j < first.count; ++j) {
+    if (first.rows[j] < 0) continue;
+    float* dst = plane + first.rows[j];
+    const float* row = src + j * first.width;
+    for (int64_t x = 0; x < input_width; x += 8) {
+      const bool full = x + 8 <= input_width;
+      __m256 acc = load_lanes(dst + x, input_width - x, full);
+      for (int64_t t = 0; t < taps; ++t) {
+        acc = _mm256_add_ps(acc, load_span(row + t * tap_stride, 0, x - moves[t].offset,
+                                           moves[t].span));
+      }
+      store_lanes(dst + x, acc, input_width - x, full);
     }
   }
 }
@@ -241,9 +266,6 @@ void gather_rows(T* dst, const T* plane, const RowMove& m) {
 // Adds the column row [count * width] of one tap into one input plane.
 template <typename T>
 void scatter_add_rows(T* plane, const T* src, const RowMove& m) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (avx2_rows(m)) return scatter_add_rows_avx2(plane, src, m);
-  }
   const int64_t n = m.span.end - m.span.begin;
   for (int64_t j = 0; j < m.count; ++j, src += m.width) {
     if (m.rows[j] < 0 || n <= 0) continue;
@@ -263,6 +285,19 @@ std::vector<RowMove> row_moves(const ConvGeometry& g, const RowTable& t) {
   moves.reserve(static_cast<size_t>(kernel_volume(g)));
   for (int64_t k = 0; k < kernel_volume(g); ++k) moves.push_back(row_move(g, t, k));
   return moves;
+}
+
+// Adds the column rows of one (kd, kh)'s taps (tap_stride apart) into one
+// input plane (Note [Column sums by input row]).
+template <typename T>
+void scatter_add_taps(T* plane, const T* src, const RowMove* moves, int64_t taps,
+                      int64_t tap_stride, int64_t input_width) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx2_rows(moves[0]) && input_width < (int64_t{1} << 30)) {
+      return scatter_add_taps_avx2(plane, src, moves, taps, tap_stride, input_width);
+    }
+  }
+  for (int64_t t = 0; t < taps; ++t) scatter_add_rows(plane, src + t * tap_stride, moves[t]);
 }
 
 // Column rows of channels [first, last) (each with its taps (kd, kh, kw))
@@ -293,9 +328,9 @@ void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int
   const std::vector<RowMove> moves = row_moves(g, table);
   const int64_t width = table.rows * g.output[2];
   for (int64_t c = first; c < last; ++c) {
-    for (const RowMove& m : moves) {
-      scatter_add_rows(in + c * ivol, col, m);
-      col += width;
+    for (size_t q = 0; q < moves.size(); q += static_cast<size_t>(g.kernel[2])) {
+      scatter_add_taps(in + c * ivol, col, &moves[q], g.kernel[2], width, g.input[2]);
+      col += g.kernel[2] * width;
     }
   }
 }
@@ -346,23 +381,6 @@ void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_
 //   at the end (the weight gradient).
 // A tile's columns past the end are masked (neither read nor written).
 constexpr int64_t kSmallGemmSide = 16;
-
-// Lanes [0, 8) below n, as a mask.
-__attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
-  return lanes_in(0, 0, std::clamp<int64_t>(n, 0, 8));
-}
-
-__attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t n, bool full) {
-  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
-}
-
-__attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
-  if (full) {
-    _mm256_storeu_ps(p, v);
-  } else {
-    _mm256_maskstore_ps(p, lanes_below(n), v);
-  }
-}
 
 // One strided matrix operand: element (i, j) at data[i * row + j * col].
 struct Operand {

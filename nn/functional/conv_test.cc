@@ -208,12 +208,13 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
 // in place (Note [Implicit columns]: widths 28, 12 and 40 here; 20 and 10
 // do not). Output rows narrower than 8, of exactly 8, wider and not a
 // multiple of 8, with and without padding, strided and dilated, partial
-// tiles, on one thread and on all: the forward and both gradients agree
-// with float64.
+// tiles, a row stride other than the width's, on one thread and on all:
+// the forward and both gradients agree with float64.
 TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
   manual_seed(5);
   struct Case {
     int64_t cin, cout, size, kernel, stride, padding, dilation;
+    int64_t stride_h = 0;  // 0: stride
   };
   for (const int threads : {1, 0}) {
     set_num_threads(threads);
@@ -221,15 +222,19 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
                           Case{3, 4, 9, 2, 1, 0, 1}, Case{2, 3, 6, 3, 1, 1, 1},
                           Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2},
                           Case{3, 20, 7, 3, 1, 1, 1}, Case{2, 5, 16, 3, 1, 0, 2},
-                          Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1}}) {
+                          Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1},
+                          Case{2, 4, 16, 3, 1, 1, 1, 2}, Case{2, 12, 16, 3, 1, 1, 1, 3}}) {
       const Tensor x = randn({2, c.cin, c.size, c.size});
       const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
-      const int64_t out_size =
-          (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
-      const Tensor grad = randn({2, c.cout, out_size, out_size});
+      const int64_t stride_h = c.stride_h != 0 ? c.stride_h : c.stride;
+      auto out_size = [&](int64_t stride) {
+        return (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / stride + 1;
+      };
+      const Tensor grad = randn({2, c.cout, out_size(stride_h), out_size(c.stride)});
       auto run = [&](DType dtype) {
         const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
-        const Variable out = F::conv2d(xv, wv, Variable(), {c.stride}, c.padding, {c.dilation});
+        const Variable out =
+            F::conv2d(xv, wv, Variable(), {stride_h, c.stride}, c.padding, {c.dilation});
         out.backward(Variable(grad.to(dtype)));
         return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
       };
@@ -237,8 +242,8 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
       for (size_t i = 0; i < single.size(); ++i) {
         EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
             << "threads " << threads << ", case " << c.cin << "->" << c.cout << " " << c.size
-            << " k" << c.kernel << " s" << c.stride << " p" << c.padding << " d" << c.dilation
-            << ", tensor " << i;
+            << " k" << c.kernel << " s" << stride_h << "," << c.stride << " p" << c.padding
+            << " d" << c.dilation << ", tensor " << i;
       }
     }
   }

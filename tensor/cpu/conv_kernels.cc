@@ -516,28 +516,40 @@ __attribute__((target("avx2,fma"))) inline void fma_dots(DotAcc& s, __m256 x0, _
   s.d23 = _mm256_fmadd_ps(x2, y3, s.d23);
 }
 
-// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= 3, cols <= 4.
-__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, int64_t l,
-                                                  const float* a, int64_t lda, const float* b,
-                                                  int64_t ldb, float* c, int64_t ldc) {
+// The shared dimension of a dot product: `count` runs of `length`
+// elements, the runs a_stride apart in A's rows and b_stride in B's.
+struct Runs {
+  int64_t count, length, a_stride, b_stride;
+};
+
+// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= 3, cols <= 4, l as
+// runs; B's row j at b.row(j0 + j).
+template <typename Rows>
+__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Runs l,
+                                                  const float* a, int64_t lda, Rows b,
+                                                  int64_t j0, float* c, int64_t ldc) {
   const float* x[3];
   const float* y[4];
   for (int i = 0; i < 3; ++i) x[i] = a + std::min<int64_t>(i, rows - 1) * lda;
-  for (int j = 0; j < 4; ++j) y[j] = b + std::min<int64_t>(j, cols - 1) * ldb;
+  for (int j = 0; j < 4; ++j) y[j] = b.row(j0 + std::min<int64_t>(j, cols - 1));
   const __m256 z = _mm256_setzero_ps();
   DotAcc s{z, z, z, z, z, z, z, z, z, z, z, z};
-  int64_t p = 0;
-  for (; p + 8 <= l; p += 8) {
-    fma_dots(s, _mm256_loadu_ps(x[0] + p), _mm256_loadu_ps(x[1] + p), _mm256_loadu_ps(x[2] + p),
-             _mm256_loadu_ps(y[0] + p), _mm256_loadu_ps(y[1] + p), _mm256_loadu_ps(y[2] + p),
-             _mm256_loadu_ps(y[3] + p));
-  }
-  if (p < l) {
-    const __m256i m = lanes_below(l - p);
-    fma_dots(s, _mm256_maskload_ps(x[0] + p, m), _mm256_maskload_ps(x[1] + p, m),
-             _mm256_maskload_ps(x[2] + p, m), _mm256_maskload_ps(y[0] + p, m),
-             _mm256_maskload_ps(y[1] + p, m), _mm256_maskload_ps(y[2] + p, m),
-             _mm256_maskload_ps(y[3] + p, m));
+  const __m256i tail = lanes_below(l.length % 8);
+  for (int64_t r = 0; r < l.count; ++r) {
+    const int64_t ao = r * l.a_stride, bo = r * l.b_stride;
+    int64_t p = 0;
+    for (; p + 8 <= l.length; p += 8) {
+      fma_dots(s, _mm256_loadu_ps(x[0] + ao + p), _mm256_loadu_ps(x[1] + ao + p),
+               _mm256_loadu_ps(x[2] + ao + p), _mm256_loadu_ps(y[0] + bo + p),
+               _mm256_loadu_ps(y[1] + bo + p), _mm256_loadu_ps(y[2] + bo + p),
+               _mm256_loadu_ps(y[3] + bo + p));
+    }
+    if (p < l.length) {
+      fma_dots(s, _mm256_maskload_ps(x[0] + ao + p, tail), _mm256_maskload_ps(x[1] + ao + p, tail),
+               _mm256_maskload_ps(x[2] + ao + p, tail), _mm256_maskload_ps(y[0] + bo + p, tail),
+               _mm256_maskload_ps(y[1] + bo + p, tail), _mm256_maskload_ps(y[2] + bo + p, tail),
+               _mm256_maskload_ps(y[3] + bo + p, tail));
+    }
   }
   const __m256 sums[3][4] = {{s.d00, s.d01, s.d02, s.d03},
                              {s.d10, s.d11, s.d12, s.d13},
@@ -547,14 +559,15 @@ __attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, in
   }
 }
 
-// C[m x n] += A[m x l] @ B[n x l]ᵀ; A, B and C row-major.
-void dot_gemm(int64_t m, int64_t n, int64_t l, const float* a, int64_t lda, const float* b,
-              int64_t ldb, float* c, int64_t ldc) {
+// C[m x n] += A[m x l] @ B[n x l]ᵀ; A and C row-major, B's row j at
+// b.row(j).
+template <typename Rows>
+void dot_gemm(int64_t m, int64_t n, Runs l, const float* a, int64_t lda, Rows b, float* c,
+              int64_t ldc) {
   for (int64_t i = 0; i < m; i += 3) {
     const int64_t rows = std::min<int64_t>(3, m - i);
     for (int64_t j = 0; j < n; j += 4) {
-      dot_tile(rows, std::min<int64_t>(4, n - j), l, a + i * lda, lda, b + j * ldb, ldb,
-               c + i * ldc + j, ldc);
+      dot_tile(rows, std::min<int64_t>(4, n - j), l, a + i * lda, lda, b, j, c + i * ldc + j, ldc);
     }
   }
 }
@@ -583,7 +596,9 @@ template <typename T>
 void gemm_dots(int64_t m, int64_t n, int64_t l, const T* a, int64_t lda, const T* b,
                int64_t ldb, T* c, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    if (small_gemm<T>(std::min(m, n))) return dot_gemm(m, n, l, a, lda, b, ldb, c, ldc);
+    if (small_gemm<T>(std::min(m, n))) {
+      return dot_gemm(m, n, Runs{1, l, 0, 0}, a, lda, StridedRows{b, ldb}, c, ldc);
+    }
   }
   run_gemm<T>(m, n, l, a, lda, 1, b, 1, ldb, c, ldc, 1.0);
 }
@@ -712,7 +727,9 @@ class WeightGradSum {
     if constexpr (std::is_same_v<T, float>) {
       if (transposed_) {
         for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
-          for (int64_t l = 0; l < width; ++l) grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
+          for (int64_t l = 0; l < width; ++l) {
+            grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
+          }
         }
         return broadcast_gemm(krows_, s_.cout_g, width, {cols, ld, 1},
                               StridedRows{grad_out_t_.data(), s_.cout_g}, group_sum(grp),
@@ -1023,15 +1040,22 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
 // through a table of tap offsets, one output row at a time, and never
 // write the column matrix. It does when output rows fill at least 3/4 of
 // their 16-wide tiles: LeNet's first layer (28 of 32) does, its second (10
-// of 16) keeps im2col, whose column rows span whole blocks.
-bool implicit_columns(const ConvGeometry& g) {
-  const int64_t cout_g = g.out_channels / g.groups, ow = g.output[2];
-  const int64_t tiles = (ow + 15) / 16;
+// of 16) keeps im2col, whose column rows span whole blocks. The weight
+// gradient of at most 8 channels per group (dot_gemm's) reads the input in
+// place the same way, its dot products running along each output row, when
+// the rows fill 3/4 of their 8-wide runs.
+// Whether output rows fill at least 3/4 of their `lanes`-wide tiles, and the
+// products run in small tiles on one thread (Note [Small GEMMs]).
+bool implicit_rows(const ConvGeometry& g, int64_t lanes) {
+  const int64_t ow = g.output[2], tiles = (ow + lanes - 1) / lanes;
   const bool one_thread = samples_in_parallel(g.batch) || get_num_threads() == 1 ||
                           detail::in_parallel_region();
-  return g.stride[2] == 1 && cout_g <= kSmallGemmSide && 4 * ow >= 3 * 16 * tiles &&
-         conv_algorithm(g) == ConvAlgorithm::kIm2colGemm && one_thread && has_avx2();
+  return g.stride[2] == 1 && g.out_channels / g.groups <= kSmallGemmSide &&
+         4 * ow >= 3 * lanes * tiles && conv_algorithm(g) == ConvAlgorithm::kIm2colGemm &&
+         one_thread && has_avx2();
 }
+
+bool implicit_columns(const ConvGeometry& g) { return implicit_rows(g, 16); }
 
 // The offset of each column row (c, kd, kh, kw) of a group in planes of
 // shape p (c's plane p.volume() apart).
@@ -1048,40 +1072,94 @@ std::vector<int64_t> tap_offsets(const ConvGeometry& g, const PaddedShape& p) {
   return offsets;
 }
 
+// A sample's input planes as the implicit columns read them: x itself, or
+// its copy into buffer's interiors where there is padding.
+struct ImplicitInput {
+  bool padded;
+  PaddedShape shape;
+  std::vector<int64_t> offsets;  // tap_offsets
+
+  explicit ImplicitInput(const ConvGeometry& g)
+      : padded(g.padding != std::array<int64_t, 3>{0, 0, 0}),
+        shape(padded ? padded_shape(g) : PaddedShape{g.input}),
+        offsets(tap_offsets(g, shape)) {}
+
+  std::vector<float> buffer(const ConvGeometry& g) const {
+    return std::vector<float>(padded ? static_cast<size_t>(g.in_channels * shape.volume()) : 0);
+  }
+
+  const float* planes(const float* x, std::vector<float>& buffer, const ConvGeometry& g) const {
+    if (!padded) return x;
+    for (int64_t c = 0; c < g.in_channels; ++c) {
+      pad_plane(buffer.data() + c * shape.volume(), x + c * input_volume(g), g, shape);
+    }
+    return buffer.data();
+  }
+
+  // The offset of output row (od, oh)'s first input element in a plane.
+  int64_t row(const ConvGeometry& g, int64_t od, int64_t oh) const {
+    return (od * g.stride[0] * shape.size[1] + oh * g.stride[1]) * shape.size[2];
+  }
+};
+
 void implicit_forward(float* out, const float* in, const float* w, const float* bias,
                       const ConvGeometry& g) {
   const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
   const int64_t krows = cin_g * kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
-  const bool padded = g.padding != std::array<int64_t, 3>{0, 0, 0};
-  const PaddedShape p = padded ? padded_shape(g) : PaddedShape{g.input};
-  const std::vector<int64_t> offsets = tap_offsets(g, p);
+  const ImplicitInput input(g);
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
-    std::vector<float> buffer(padded ? static_cast<size_t>(g.in_channels * p.volume()) : 0, 0.0f);
+    std::vector<float> buffer = input.buffer(g);
     for (int64_t n = begin; n < end; ++n) {
-      const float* x = in + n * g.in_channels * ivol;
+      const float* x = input.planes(in + n * g.in_channels * ivol, buffer, g);
       float* y = out + n * g.out_channels * lvol;
-      if (padded) {
-        for (int64_t c = 0; c < g.in_channels; ++c) {
-          pad_plane(buffer.data() + c * p.volume(), x + c * ivol, g, p);
-        }
-        x = buffer.data();
-      }
       for (int64_t oc = 0; bias != nullptr && oc < g.out_channels; ++oc) {
         std::fill(y + oc * lvol, y + (oc + 1) * lvol, bias[oc]);
       }
       for (int64_t grp = 0; grp < g.groups; ++grp) {
-        const float* xg = x + grp * cin_g * p.volume();
+        const float* xg = x + grp * cin_g * input.shape.volume();
         for (int64_t od = 0; od < g.output[0]; ++od) {
           for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-            const int64_t row = (od * g.stride[0] * p.size[1] + oh * g.stride[1]) * p.size[2];
             broadcast_gemm(cout_g, g.output[2], krows, {w + grp * cout_g * krows, krows, 1},
-                           TableRows{xg + row, offsets.data()},
+                           TableRows{xg + input.row(g, od, oh), input.offsets.data()},
                            y + grp * cout_g * lvol + (od * g.output[1] + oh) * g.output[2], lvol,
                            bias != nullptr);
           }
         }
       }
     }
+  });
+}
+
+bool implicit_weight_grad(const ConvGeometry& g) {
+  return g.out_channels / g.groups <= 8 && implicit_rows(g, 8);
+}
+
+void implicit_backward_weight(float* grad_w, const float* grad_out, const float* in,
+                              const ConvGeometry& g) {
+  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
+  const int64_t krows = cin_g * kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+  const int64_t wsize = g.out_channels * krows;
+  const ImplicitInput input(g);
+  std::fill(grad_w, grad_w + wsize, 0.0f);
+  std::mutex sum_mutex;
+  over_batch(g.batch, [&](int64_t begin, int64_t end) {
+    std::vector<float> buffer = input.buffer(g);
+    std::vector<float> partial(static_cast<size_t>(wsize), 0.0f);
+    const Runs rows{g.output[1], g.output[2], g.output[2], g.stride[1] * input.shape.size[2]};
+    for (int64_t n = begin; n < end; ++n) {
+      const float* x = input.planes(in + n * g.in_channels * ivol, buffer, g);
+      const float* gy = grad_out + n * g.out_channels * lvol;
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* xg = x + grp * cin_g * input.shape.volume();
+        for (int64_t od = 0; od < g.output[0]; ++od) {
+          dot_gemm(cout_g, krows, rows, gy + grp * cout_g * lvol + od * g.output[1] * g.output[2],
+                   lvol, TableRows{xg + input.row(g, od, 0), input.offsets.data()},
+                   partial.data() + grp * cout_g * krows, krows);
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(sum_mutex);
+    ArrayMap<float>(grad_w, wsize) += ConstArrayMap<float>(partial.data(), wsize);
   });
 }
 
@@ -1154,6 +1232,12 @@ void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, con
     const T* x = data_or_null<T>(input);
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_backward_weight(gw, gy, x, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (implicit_weight_grad(g)) {
+        implicit_backward_weight(gw, gy, x, g);
+      } else {
+        gemm_backward_weight(gw, gy, x, g);
+      }
     } else {
       gemm_backward_weight(gw, gy, x, g);
     }

@@ -204,12 +204,14 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
 // rows move with masked loads at stride 1 (Note [Row tables]), with at most
 // 16 output channels the products run in AVX2 tiles on one thread (Note
 // [Small GEMMs]; more channels, or several threads per product, take
-// Eigen), and a forward whose rows fill 3/4 of their tiles reads the input
-// in place (Note [Implicit columns]: widths 28, 12 and 40 here; 20 and 10
-// do not). Output rows narrower than 8, of exactly 8, wider and not a
-// multiple of 8, with and without padding, strided and dilated, partial
-// tiles, a row stride other than the width's, on one thread and on all:
-// the forward and both gradients agree with float64.
+// Eigen), and where output rows fill 5/8 of their tiles the forward and
+// the weight gradient read the input in place (Note [Implicit columns]:
+// the forward for widths 10 and more here, the weight gradient of at most 8
+// channels for widths 6 and more; width 4 and stride 2 take im2col).
+// Output rows narrower than 8, of exactly 8, wider and not a multiple of 8,
+// with and without padding, strided and dilated, partial tiles, a row
+// stride other than the width's, on one thread and on all: the forward and
+// both gradients agree with float64.
 TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
   manual_seed(5);
   struct Case {
@@ -223,7 +225,8 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
                           Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2},
                           Case{3, 20, 7, 3, 1, 1, 1}, Case{2, 5, 16, 3, 1, 0, 2},
                           Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1},
-                          Case{2, 4, 16, 3, 1, 1, 1, 2}, Case{2, 12, 16, 3, 1, 1, 1, 3}}) {
+                          Case{2, 4, 16, 3, 1, 1, 1, 2}, Case{2, 12, 16, 3, 1, 1, 1, 3},
+                          Case{2, 3, 4, 3, 1, 1, 1}}) {
       const Tensor x = randn({2, c.cin, c.size, c.size});
       const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
       const int64_t stride_h = c.stride_h != 0 ? c.stride_h : c.stride;

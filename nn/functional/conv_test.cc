@@ -253,6 +253,28 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
   set_num_threads(0);
 }
 
+// Groups select their own weights, input planes and tap offsets in the
+// vector paths (Note [Implicit columns] with 3 channels per group, Note
+// [Weight gradient tiles] with 12): float agrees with float64.
+TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
+  manual_seed(6);
+  for (const int64_t cout : {6, 24}) {
+    const Tensor x = randn({4, 4, 12, 12}), w = randn({cout, 2, 3, 3});
+    const Tensor grad = randn({4, cout, 12, 12});
+    auto run = [&](DType dtype) {
+      const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+      const Variable out = F::conv2d(xv, wv, Variable(), {1}, 1, {1}, 2);
+      out.backward(Variable(grad.to(dtype)));
+      return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
+    };
+    const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+    for (size_t i = 0; i < single.size(); ++i) {
+      EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+          << cout << " channels, tensor " << i;
+    }
+  }
+}
+
 TEST(ConvTest, BatchedSamplesMatchOneByOne) {
   manual_seed(2);
   const Variable x = float_input({5, 4, 7, 7}), w = float_input({6, 4, 3, 3});

@@ -436,12 +436,13 @@ struct TableRows {
   TableRows shifted(int64_t j) const { return {data + j, offset}; }
 };
 
-// C[rows x cols] (+)= A[rows x k] @ B[k x cols], rows <= 6, cols <= 16
-// (16 if kFull).
-template <bool kFull, typename Rows>
+// C[rows x cols] (+)= A[rows x k] @ B[k x cols], rows <= kRows (6 or 4),
+// cols <= 16 (16 if kFull).
+template <bool kFull, int kRows, typename Rows>
 __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t cols, int64_t k,
                                                         Operand a, Rows b, float* c, int64_t ldc,
                                                         bool accumulate) {
+  static_assert(kRows == 6 || kRows == 4, "tiles of 6 or 4 rows");
   const float* ar[6];
   for (int r = 0; r < 6; ++r) ar[r] = a.data + std::min<int64_t>(r, rows - 1) * a.row;
   auto row_c = [&](int r) { return c + std::min<int64_t>(r, rows - 1) * ldc; };
@@ -449,8 +450,8 @@ __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t co
   RowAcc c1 = load_row<kFull>(row_c(1), cols, accumulate);
   RowAcc c2 = load_row<kFull>(row_c(2), cols, accumulate);
   RowAcc c3 = load_row<kFull>(row_c(3), cols, accumulate);
-  RowAcc c4 = load_row<kFull>(row_c(4), cols, accumulate);
-  RowAcc c5 = load_row<kFull>(row_c(5), cols, accumulate);
+  RowAcc c4 = kRows == 6 ? load_row<kFull>(row_c(4), cols, accumulate) : RowAcc{};
+  RowAcc c5 = kRows == 6 ? load_row<kFull>(row_c(5), cols, accumulate) : RowAcc{};
   const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
   for (int64_t p = 0; p < k; ++p) {
     const float* br = b.row(p);
@@ -460,11 +461,27 @@ __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t co
     fma_row(c1, a1 + at, b0, b1);
     fma_row(c2, a2 + at, b0, b1);
     fma_row(c3, a3 + at, b0, b1);
-    fma_row(c4, a4 + at, b0, b1);
-    fma_row(c5, a5 + at, b0, b1);
+    if constexpr (kRows == 6) {
+      fma_row(c4, a4 + at, b0, b1);
+      fma_row(c5, a5 + at, b0, b1);
+    }
   }
   const RowAcc done[6] = {c0, c1, c2, c3, c4, c5};
   for (int64_t r = 0; r < rows; ++r) store_row<kFull>(c + r * ldc, done[r], cols);
+}
+
+// One row block's tiles: 6 rows, or 4 where at most 4 remain.
+template <int kRows, typename Rows>
+void broadcast_row_tiles(int64_t rows, int64_t n, int64_t k, Operand a, Rows b, float* c,
+                         int64_t ldc, bool accumulate) {
+  for (int64_t j = 0; j < n; j += 16) {
+    const int64_t cols = std::min<int64_t>(16, n - j);
+    if (cols == 16) {
+      broadcast_tile<true, kRows>(rows, cols, k, a, b.shifted(j), c + j, ldc, accumulate);
+    } else {
+      broadcast_tile<false, kRows>(rows, cols, k, a, b.shifted(j), c + j, ldc, accumulate);
+    }
+  }
 }
 
 // C[m x n] (+)= A[m x k] @ B[k x n]; C row-major.
@@ -474,14 +491,10 @@ void broadcast_gemm(int64_t m, int64_t n, int64_t k, Operand a, Rows b, float* c
   for (int64_t i = 0; i < m; i += 6) {
     const int64_t rows = std::min<int64_t>(6, m - i);
     const Operand at{a.data + i * a.row, a.row, a.col};
-    for (int64_t j = 0; j < n; j += 16) {
-      const int64_t cols = std::min<int64_t>(16, n - j);
-      float* cij = c + i * ldc + j;
-      if (cols == 16) {
-        broadcast_tile<true>(rows, cols, k, at, b.shifted(j), cij, ldc, accumulate);
-      } else {
-        broadcast_tile<false>(rows, cols, k, at, b.shifted(j), cij, ldc, accumulate);
-      }
+    if (rows > 4) {
+      broadcast_row_tiles<6>(rows, n, k, at, b, c + i * ldc, ldc, accumulate);
+    } else {
+      broadcast_row_tiles<4>(rows, n, k, at, b, c + i * ldc, ldc, accumulate);
     }
   }
 }

@@ -39,7 +39,13 @@ namespace torchlet::cpu {
 // Samples run in parallel when there are at least as many as intra-op
 // threads, each thread with one column buffer for all its samples (and its
 // own grad_weight accumulator); otherwise samples run in turn and each GEMM
-// is split across the threads.
+// is split across the threads. Float products with at most 16 output
+// channels per group run in AVX2 tiles instead of Eigen (Note [Small
+// GEMMs]), and where output rows are wide enough the forward and the weight
+// gradient read the input in place instead of im2col's copy (Note [Implicit
+// columns]). For LeNet: conv1's forward and weight gradient read the input
+// in place; conv2's forward does too, its input gradient is tiles + col2im
+// and its weight gradient im2col + tiles.
 
 namespace {
 

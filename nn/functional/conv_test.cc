@@ -200,6 +200,81 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
   EXPECT_TRUE(testing::all_close(out.data(), ref.data().to(kFloat32), 1e-4, 1e-4));
 }
 
+// Float convolutions take vector loops that float64 ones do not: im2col's
+// rows move with masked loads at stride 1 (Note [Row tables]), with at most
+// 16 output channels the products run in AVX2 tiles on one thread (Note
+// [Small GEMMs]; more channels, or several threads per product, take
+// Eigen), and where output rows fill 5/8 of their tiles the forward and
+// the weight gradient read the input in place (Note [Implicit columns]:
+// the forward for widths 10 and more here, the weight gradient of at most 8
+// channels for widths 6 and more; width 4 and stride 2 take im2col).
+// Output rows narrower than 8, of exactly 8, wider and not a multiple of 8,
+// with and without padding, strided and dilated, partial tiles, a row
+// stride other than the width's, on one thread and on all: the forward and
+// both gradients agree with float64.
+TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
+  manual_seed(5);
+  struct Case {
+    int64_t cin, cout, size, kernel, stride, padding, dilation;
+    int64_t stride_h = 0;  // 0: stride
+  };
+  for (const int threads : {1, 0}) {
+    set_num_threads(threads);
+    for (const Case& c : {Case{1, 6, 28, 5, 1, 2, 1}, Case{6, 16, 14, 5, 1, 0, 1},
+                          Case{3, 4, 9, 2, 1, 0, 1}, Case{2, 3, 6, 3, 1, 1, 1},
+                          Case{2, 3, 11, 3, 2, 1, 1}, Case{2, 2, 12, 3, 1, 2, 2},
+                          Case{3, 20, 7, 3, 1, 1, 1}, Case{2, 5, 16, 3, 1, 0, 2},
+                          Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1},
+                          Case{2, 4, 16, 3, 1, 1, 1, 2}, Case{2, 12, 16, 3, 1, 1, 1, 3},
+                          Case{2, 3, 4, 3, 1, 1, 1}}) {
+      const Tensor x = randn({2, c.cin, c.size, c.size});
+      const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
+      const int64_t stride_h = c.stride_h != 0 ? c.stride_h : c.stride;
+      auto out_size = [&](int64_t stride) {
+        return (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / stride + 1;
+      };
+      const Tensor grad = randn({2, c.cout, out_size(stride_h), out_size(c.stride)});
+      auto run = [&](DType dtype) {
+        const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+        const Variable out =
+            F::conv2d(xv, wv, Variable(), {stride_h, c.stride}, c.padding, {c.dilation});
+        out.backward(Variable(grad.to(dtype)));
+        return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
+      };
+      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+      for (size_t i = 0; i < single.size(); ++i) {
+        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+            << "threads " << threads << ", case " << c.cin << "->" << c.cout << " " << c.size
+            << " k" << c.kernel << " s" << stride_h << "," << c.stride << " p" << c.padding
+            << " d" << c.dilation << ", tensor " << i;
+      }
+    }
+  }
+  set_num_threads(0);
+}
+
+// Groups select their own weights, input planes and tap offsets in the
+// vector paths (Note [Implicit columns] with 3 channels per group, Note
+// [Weight gradient tiles] with 12): float agrees with float64.
+TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
+  manual_seed(6);
+  for (const int64_t cout : {6, 24}) {
+    const Tensor x = randn({4, 4, 12, 12}), w = randn({cout, 2, 3, 3});
+    const Tensor grad = randn({4, cout, 12, 12});
+    auto run = [&](DType dtype) {
+      const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+      const Variable out = F::conv2d(xv, wv, Variable(), {1}, 1, {1}, 2);
+      out.backward(Variable(grad.to(dtype)));
+      return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
+    };
+    const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+    for (size_t i = 0; i < single.size(); ++i) {
+      EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+          << cout << " channels, tensor " << i;
+    }
+  }
+}
+
 TEST(ConvTest, BatchedSamplesMatchOneByOne) {
   manual_seed(2);
   const Variable x = float_input({5, 4, 7, 7}), w = float_input({6, 4, 3, 3});

@@ -329,6 +329,29 @@ TEST(MaxPool, NonContiguousInputMatchesContiguous) {
                                  0, 0));
 }
 
+// Float 2x2 pools take a vectorized loop (Note [AVX2 2x2 max pooling]),
+// float64 the scalar one. Small integers make ties common and some NaNs
+// propagate: values and indices must be the same, for rows of exactly 8
+// windows, more than 8 (a partial last group), fewer than 8, and an odd
+// width whose last column no window reads.
+TEST(MaxPool, VectorizedTwoByTwoMatchesScalarTiesAndNans) {
+  manual_seed(4);
+  for (const int64_t width : {16, 28, 10, 11, 2}) {
+    Tensor x = randint(0, 3, {2, 3, 6, width}).to(kFloat32);
+    x.view({-1}).index_put_({randint(0, x.numel(), {7})},
+                            std::numeric_limits<float>::quiet_NaN());
+    const auto [out, indices] =
+        F::max_pool2d_with_indices(Variable(x), MaxPool2dOptions(2));
+    const auto [ref, ref_indices] =
+        F::max_pool2d_with_indices(Variable(x.to(kFloat64)), MaxPool2dOptions(2));
+    EXPECT_TRUE(testing::all_close(out.data(), ref.data().to(kFloat32), 0, 0)) << width;
+    EXPECT_TRUE(testing::all_close(indices, ref_indices, 0, 0)) << width;
+    EXPECT_TRUE(testing::all_close(F::max_pool2d(Variable(x), MaxPool2dOptions(2)).data(),
+                                   out.data(), 0, 0))
+        << width;
+  }
+}
+
 TEST(PoolErrors, ArgumentTuplesOfTheWrongLength) {
   const Variable x(randn({1, 1, 4, 4}));
   EXPECT_THROW_MSG(F::max_pool2d(x, MaxPool2dOptions({2, 2, 2})),

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -37,7 +39,13 @@ namespace torchlet::cpu {
 // Samples run in parallel when there are at least as many as intra-op
 // threads, each thread with one column buffer for all its samples (and its
 // own grad_weight accumulator); otherwise samples run in turn and each GEMM
-// is split across the threads.
+// is split across the threads. Float products with at most 16 output
+// channels per group run in AVX2 tiles instead of Eigen (Note [Small
+// GEMMs]), and where output rows are wide enough the forward and the weight
+// gradient read the input in place instead of im2col's copy (Note [Implicit
+// columns]). For LeNet: conv1's forward and weight gradient read the input
+// in place; conv2's forward does too, its input gradient is tiles + col2im
+// and its weight gradient im2col + tiles.
 
 namespace {
 
@@ -85,72 +93,234 @@ int64_t kw_offset(const ConvGeometry& g, int64_t kw) {
 // output[2], row1 * output[2]) of the column matrix.
 int64_t output_rows(const ConvGeometry& g) { return g.output[0] * g.output[1]; }
 
-struct Tap {
-  int64_t kd, kh, kw;
+// Note [Row tables]
+// im2col and col2im move one column row (one channel and tap (kd, kh, kw))
+// at a time. At a tap, each output row of the block reads one input row (or
+// none, in the padding), and the same outputs [begin, end) of every row
+// read inside the input. So a block first tabulates, per (kd, kh), the
+// input row of each of its output rows (no division per row), and each
+// column row is then one call that moves all its rows. With stride 1, float
+// and AVX2, each 8 outputs of a row are one masked load and store, the
+// mask also writing the padding's zeros (masked-off lanes are not read):
+// no call and no branch per row, which matters for LeNet's 10-wide rows.
+struct RowTable {
+  int64_t rows;                 // output rows in the block
+  std::vector<int64_t> offset;  // [kernel[0] * kernel[1]][rows]: input row * I2, or -1
 };
 
-Tap tap_of(const ConvGeometry& g, int64_t k) {
-  return {k / (g.kernel[1] * g.kernel[2]), k / g.kernel[2] % g.kernel[1], k % g.kernel[2]};
-}
-
-// The input row (id * I1 + ih) * I2 that output row j reads at tap (kd, kh),
-// or -1 where it lies in the padding.
-int64_t input_row(const ConvGeometry& g, int64_t j, const Tap& t) {
-  const int64_t od = j / g.output[1], oh = j % g.output[1];
-  const int64_t id = od * g.stride[0] - g.padding[0] + t.kd * g.dilation[0];
-  const int64_t ih = oh * g.stride[1] - g.padding[1] + t.kh * g.dilation[1];
-  if (!in_range(id, g.input[0]) || !in_range(ih, g.input[1])) return -1;
-  return (id * g.input[1] + ih) * g.input[2];
-}
-
-template <typename T>
-void im2col_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
-  const int64_t offset = kw_offset(g, kw), s = g.stride[2], ow = g.output[2];
-  const RowSpan span = valid_span(offset, s, g.input[2], ow);
-  std::fill(dst, dst + span.begin, T(0));
-  const int64_t n = span.end - span.begin;
-  if (s == 1) {
-    std::memcpy(dst + span.begin, src + span.begin + offset, sizeof(T) * n);
-  } else {
-    const T* from = src + span.begin * s + offset;
-    for (int64_t i = 0; i < n; ++i) dst[span.begin + i] = from[i * s];
-  }
-  std::fill(dst + span.end, dst + ow, T(0));
-}
-
-// Column rows [first, last) (c, kd, kh, kw) of one sample, for output rows
-// [row0, row1): col is [rows, (row1 - row0) * output[2]].
-template <typename T>
-void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int64_t last,
-                  int64_t row0, int64_t row1) {
-  const int64_t kvol = kernel_volume(g), ivol = input_volume(g), ow = g.output[2];
-  const int64_t width = (row1 - row0) * ow;
-  for (int64_t r = first; r < last; ++r) {
-    const Tap t = tap_of(g, r % kvol);
-    const T* plane = in + r / kvol * ivol;
-    T* dst = col + (r - first) * width;
-    for (int64_t j = row0; j < row1; ++j, dst += ow) {
-      const int64_t src = input_row(g, j, t);
-      if (src >= 0) {
-        im2col_row(dst, plane + src, g, t.kw);
-      } else {
-        std::fill(dst, dst + ow, T(0));
+RowTable row_table(const ConvGeometry& g, int64_t row0, int64_t row1) {
+  RowTable t{row1 - row0, {}};
+  t.offset.reserve(static_cast<size_t>(g.kernel[0] * g.kernel[1] * t.rows));
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      int64_t od = row0 / g.output[1], oh = row0 % g.output[1];
+      for (int64_t j = row0; j < row1; ++j) {
+        const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
+        const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
+        const bool inside = in_range(id, g.input[0]) && in_range(ih, g.input[1]);
+        t.offset.push_back(inside ? (id * g.input[1] + ih) * g.input[2] : -1);
+        if (++oh == g.output[1]) {
+          oh = 0;
+          ++od;
+        }
       }
+    }
+  }
+  return t;
+}
+
+// One column row's move: the input rows of each output row, the width
+// offset of its tap and the outputs that read inside the input.
+struct RowMove {
+  const int64_t* rows;  // RowTable offsets of the tap's (kd, kh)
+  int64_t count;
+  int64_t offset;       // kw * dilation - padding
+  RowSpan span;
+  int64_t width;        // output[2]
+  int64_t stride;       // stride[2]
+};
+
+RowMove row_move(const ConvGeometry& g, const RowTable& t, int64_t k) {
+  const int64_t kw = k % g.kernel[2], offset = kw_offset(g, kw);
+  return {t.offset.data() + k / g.kernel[2] * t.rows, t.rows, offset,
+          valid_span(offset, g.stride[2], g.input[2], g.output[2]), g.output[2], g.stride[2]};
+}
+
+bool has_avx2();
+
+// Whether a row move can take the AVX2 loops, whose lane indices are 32-bit.
+bool avx2_rows(const RowMove& m) {
+  return m.stride == 1 && m.width < (int64_t{1} << 30) && has_avx2();
+}
+
+// Lanes i + [0, 8) that lie in [begin, end).
+__attribute__((target("avx2"))) inline __m256i lanes_in(int64_t i, int64_t begin, int64_t end) {
+  const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                        _mm256_set1_epi32(static_cast<int>(i)));
+  return _mm256_and_si256(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32(static_cast<int>(begin) - 1)),
+                          _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(end)), lane));
+}
+
+// Lanes [0, 8) below n, as a mask.
+__attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
+  return lanes_in(0, 0, std::clamp<int64_t>(n, 0, 8));
+}
+
+__attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t n, bool full) {
+  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
+}
+
+__attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
+  if (full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, lanes_below(n), v);
+  }
+}
+
+// src[offset + i + [0, 8)] where the index i + lane is in span, else 0
+// (a plain load where all 8 are).
+__attribute__((target("avx2"))) inline __m256 load_span(const float* src, int64_t offset,
+                                                        int64_t i, RowSpan span) {
+  if (i >= span.begin && i + 8 <= span.end) return _mm256_loadu_ps(src + (offset + i));
+  return _mm256_maskload_ps(src + (offset + i), lanes_in(i, span.begin, span.end));
+}
+
+// dst[0, width) = src[offset + i] where i is in span, else 0; src null: all
+// zeros. Full 8-lane stores, the last one overlapping the one before where
+// width is no multiple of 8 (it writes the same values).
+__attribute__((target("avx2"))) void gather_row_avx2(float* dst, const float* src,
+                                                     int64_t offset, RowSpan span,
+                                                     int64_t width) {
+  const RowSpan valid = src != nullptr ? span : RowSpan{0, 0};
+  const float* from = src != nullptr ? src : dst;
+  if (width < 8) {
+    _mm256_maskstore_ps(dst, lanes_in(0, 0, width), load_span(from, offset, 0, valid));
+    return;
+  }
+  for (int64_t i = 0; i + 8 <= width; i += 8) {
+    _mm256_storeu_ps(dst + i, load_span(from, offset, i, valid));
+  }
+  if (width % 8 != 0) {
+    _mm256_storeu_ps(dst + width - 8, load_span(from, offset, width - 8, valid));
+  }
+}
+
+__attribute__((target("avx2"))) void gather_rows_avx2(float* dst, const float* plane,
+                                                      const RowMove& m) {
+  for (int64_t j = 0; j < m.count; ++j, dst += m.width) {
+    gather_row_avx2(dst, m.rows[j] >= 0 ? plane + m.rows[j] : nullptr, m.offset, m.span, m.width);
+  }
+}
+
+// Note [Column sums by input row]
+// col2im adds the kernel[2] column rows of one (c, kd, kh) into the same
+// input rows, each shifted by its tap's offset. With AVX2 and stride 1, 8
+// elements of an input row are loaded once, the taps' column elements that
+// land on them added (masked where a tap has none), and stored once: one
+// read-modify-write per input element instead of one per tap. The sums run
+// in the same order as one tap at a time.
+__attribute__((target("avx2"))) void scatter_add_taps_avx2(float* plane, const float* src,
+                                                           const RowMove* moves, int64_t taps,
+                                                           int64_t tap_stride,
+                                                           int64_t input_width) {
+  const RowMove& first = moves[0];
+  for (int64_t j = 0; j < first.count; ++j) {
+    if (first.rows[j] < 0) continue;
+    float* dst = plane + first.rows[j];
+    const float* row = src + j * first.width;
+    for (int64_t x = 0; x < input_width; x += 8) {
+      const bool full = x + 8 <= input_width;
+      __m256 acc = load_lanes(dst + x, input_width - x, full);
+      for (int64_t t = 0; t < taps; ++t) {
+        acc = _mm256_add_ps(acc, load_span(row + t * tap_stride, 0, x - moves[t].offset,
+                                           moves[t].span));
+      }
+      store_lanes(dst + x, acc, input_width - x, full);
     }
   }
 }
 
 template <typename T>
-void col2im_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
-  const int64_t offset = kw_offset(g, kw), s = g.stride[2];
-  const RowSpan span = valid_span(offset, s, g.input[2], g.output[2]);
-  const int64_t n = span.end - span.begin;
-  if (n <= 0) return;
-  if (s == 1) {
-    ArrayMap<T>(dst + span.begin + offset, n) += ConstArrayMap<T>(src + span.begin, n);
+void gather_row(T* dst, const T* src, const RowMove& m) {
+  std::fill(dst, dst + m.span.begin, T(0));
+  const int64_t n = m.span.end - m.span.begin;
+  const T* from = src + m.span.begin * m.stride + m.offset;
+  if (m.stride == 1) {
+    std::copy(from, from + n, dst + m.span.begin);
   } else {
-    StridedMap<T>(dst + span.begin * s + offset, n, Eigen::InnerStride<>(s)) +=
-        ConstArrayMap<T>(src + span.begin, n);
+    for (int64_t i = 0; i < n; ++i) dst[m.span.begin + i] = from[i * m.stride];
+  }
+  std::fill(dst + m.span.end, dst + m.width, T(0));
+}
+
+// The column row [count * width] of one tap of one input plane.
+template <typename T>
+void gather_rows(T* dst, const T* plane, const RowMove& m) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx2_rows(m)) return gather_rows_avx2(dst, plane, m);
+  }
+  for (int64_t j = 0; j < m.count; ++j, dst += m.width) {
+    if (m.rows[j] >= 0) {
+      gather_row(dst, plane + m.rows[j], m);
+    } else {
+      std::fill(dst, dst + m.width, T(0));
+    }
+  }
+}
+
+// Adds the column row [count * width] of one tap into one input plane.
+template <typename T>
+void scatter_add_rows(T* plane, const T* src, const RowMove& m) {
+  const int64_t n = m.span.end - m.span.begin;
+  for (int64_t j = 0; j < m.count; ++j, src += m.width) {
+    if (m.rows[j] < 0 || n <= 0) continue;
+    T* dst = plane + m.rows[j] + m.span.begin * m.stride + m.offset;
+    if (m.stride == 1) {
+      ArrayMap<T>(dst, n) += ConstArrayMap<T>(src + m.span.begin, n);
+    } else {
+      StridedMap<T>(dst, n, Eigen::InnerStride<>(m.stride)) +=
+          ConstArrayMap<T>(src + m.span.begin, n);
+    }
+  }
+}
+
+// Each tap's row move for a block (row_move per kernel tap).
+std::vector<RowMove> row_moves(const ConvGeometry& g, const RowTable& t) {
+  std::vector<RowMove> moves;
+  moves.reserve(static_cast<size_t>(kernel_volume(g)));
+  for (int64_t k = 0; k < kernel_volume(g); ++k) moves.push_back(row_move(g, t, k));
+  return moves;
+}
+
+// Adds the column rows of one (kd, kh)'s taps (tap_stride apart) into one
+// input plane (Note [Column sums by input row]).
+template <typename T>
+void scatter_add_taps(T* plane, const T* src, const RowMove* moves, int64_t taps,
+                      int64_t tap_stride, int64_t input_width) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx2_rows(moves[0]) && input_width < (int64_t{1} << 30)) {
+      return scatter_add_taps_avx2(plane, src, moves, taps, tap_stride, input_width);
+    }
+  }
+  for (int64_t t = 0; t < taps; ++t) scatter_add_rows(plane, src + t * tap_stride, moves[t]);
+}
+
+// Column rows of channels [first, last) (each with its taps (kd, kh, kw))
+// of one sample, for output rows [row0, row1): col is [(last - first) *
+// prod(kernel), (row1 - row0) * output[2]].
+template <typename T>
+void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int64_t last,
+                  int64_t row0, int64_t row1) {
+  const int64_t ivol = input_volume(g);
+  const RowTable table = row_table(g, row0, row1);
+  const std::vector<RowMove> moves = row_moves(g, table);
+  const int64_t width = table.rows * g.output[2];
+  for (int64_t c = first; c < last; ++c) {
+    for (const RowMove& m : moves) {
+      gather_rows(col, in + c * ivol, m);
+      col += width;
+    }
   }
 }
 
@@ -159,15 +329,14 @@ void col2im_row(T* dst, const T* src, const ConvGeometry& g, int64_t kw) {
 template <typename T>
 void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int64_t last,
                   int64_t row0, int64_t row1) {
-  const int64_t kvol = kernel_volume(g), ivol = input_volume(g), ow = g.output[2];
-  const int64_t width = (row1 - row0) * ow;
-  for (int64_t r = first * kvol; r < last * kvol; ++r) {
-    const Tap t = tap_of(g, r % kvol);
-    T* plane = in + r / kvol * ivol;
-    const T* src = col + (r - first * kvol) * width;
-    for (int64_t j = row0; j < row1; ++j, src += ow) {
-      const int64_t dst = input_row(g, j, t);
-      if (dst >= 0) col2im_row(plane + dst, src, g, t.kw);
+  const int64_t ivol = input_volume(g);
+  const RowTable table = row_table(g, row0, row1);
+  const std::vector<RowMove> moves = row_moves(g, table);
+  const int64_t width = table.rows * g.output[2];
+  for (int64_t c = first; c < last; ++c) {
+    for (size_t q = 0; q < moves.size(); q += static_cast<size_t>(g.kernel[2])) {
+      scatter_add_taps(in + c * ivol, col, &moves[q], g.kernel[2], width, g.input[2]);
+      col += g.kernel[2] * width;
     }
   }
 }
@@ -196,6 +365,261 @@ void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_
               const T* b, int64_t b_row, int64_t b_col, T* c, int64_t ldc, double beta) {
   gemm(GemmArgs{m, n, k, a, a_row, a_col, b, b_row, b_col, c, ldc, 1.0, beta},
        std::is_same_v<T, double>);
+}
+
+// ---- small GEMMs ----
+
+// Note [Small GEMMs]
+// LeNet's convolutions have few output channels (6 and 16), so one side of
+// each product is small: the forward is weight [cout, K] @ columns [K, L],
+// the input gradient's columns are weightᵀ [K, cout] @ grad_out [cout, L]
+// and the weight gradient is grad_out [cout, L] @ columnsᵀ. Eigen packs both
+// operands on every call (the column matrix transposed, for the weight
+// gradient) into panels sized for large products. With AVX2 and FMA, a
+// float product whose small side is at most kSmallGemmSide and that runs on
+// one thread (samples in parallel) takes one of two kernels instead, which
+// read the operands in place:
+// - broadcast_gemm, C (+)= A @ B with B's rows contiguous: tiles of 6 rows
+//   x 16 columns of C in 12 registers; each step along k loads 16 of B's
+//   row and broadcasts 6 elements of A (the forward and the input gradient).
+// - dot_gemm, C += A @ Bᵀ with A's and B's rows contiguous: tiles of 3 x 4
+//   dot products along the rows in 12 registers, each summed across lanes
+//   at the end (the weight gradient).
+// A tile's columns past the end are masked (neither read nor written).
+constexpr int64_t kSmallGemmSide = 16;
+
+// One strided matrix operand: element (i, j) at data[i * row + j * col].
+struct Operand {
+  const float* data;
+  int64_t row, col;
+};
+
+// Note [Named accumulators]
+// The tiles keep their 12 accumulators in named variables: GCC keeps an
+// array of them in memory, storing every accumulator on every step.
+// Partial tiles repeat their last row (computed, never stored).
+
+// One row of a broadcast tile: 16 columns in two registers.
+struct RowAcc {
+  __m256 lo, hi;
+};
+
+__attribute__((target("avx2,fma"))) inline void fma_row(RowAcc& acc, const float* a, __m256 b0,
+                                                        __m256 b1) {
+  const __m256 x = _mm256_broadcast_ss(a);
+  acc.lo = _mm256_fmadd_ps(x, b0, acc.lo);
+  acc.hi = _mm256_fmadd_ps(x, b1, acc.hi);
+}
+
+template <bool kFull>
+__attribute__((target("avx2"))) inline RowAcc load_row(const float* c, int64_t cols,
+                                                      bool accumulate) {
+  if (!accumulate) return {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  return {load_lanes(c, cols, kFull), load_lanes(c + 8, cols - 8, kFull)};
+}
+
+template <bool kFull>
+__attribute__((target("avx2"))) inline void store_row(float* c, const RowAcc& acc,
+                                                     int64_t cols) {
+  store_lanes(c, acc.lo, cols, kFull);
+  store_lanes(c + 8, acc.hi, cols - 8, kFull);
+}
+
+// B's rows for broadcast_gemm: row p at data + p * ld.
+struct StridedRows {
+  const float* data;
+  int64_t ld;
+  const float* row(int64_t p) const { return data + p * ld; }
+  StridedRows shifted(int64_t j) const { return {data + j, ld}; }
+};
+
+// B's rows at data + offset[p]: the implicit column matrix of Note
+// [Implicit columns].
+struct TableRows {
+  const float* data;
+  const int64_t* offset;
+  const float* row(int64_t p) const { return data + offset[p]; }
+  TableRows shifted(int64_t j) const { return {data + j, offset}; }
+};
+
+// C[rows x cols] (+)= A[rows x k] @ B[k x cols], rows <= kRows (6 or 4),
+// cols <= 16 (16 if kFull).
+template <bool kFull, int kRows, typename Rows>
+__attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t cols, int64_t k,
+                                                        Operand a, Rows b, float* c, int64_t ldc,
+                                                        bool accumulate) {
+  static_assert(kRows == 6 || kRows == 4, "tiles of 6 or 4 rows");
+  const float* ar[6];
+  for (int r = 0; r < 6; ++r) ar[r] = a.data + std::min<int64_t>(r, rows - 1) * a.row;
+  auto row_c = [&](int r) { return c + std::min<int64_t>(r, rows - 1) * ldc; };
+  RowAcc c0 = load_row<kFull>(row_c(0), cols, accumulate);
+  RowAcc c1 = load_row<kFull>(row_c(1), cols, accumulate);
+  RowAcc c2 = load_row<kFull>(row_c(2), cols, accumulate);
+  RowAcc c3 = load_row<kFull>(row_c(3), cols, accumulate);
+  RowAcc c4 = kRows == 6 ? load_row<kFull>(row_c(4), cols, accumulate) : RowAcc{};
+  RowAcc c5 = kRows == 6 ? load_row<kFull>(row_c(5), cols, accumulate) : RowAcc{};
+  const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
+  for (int64_t p = 0; p < k; ++p) {
+    const float* br = b.row(p);
+    const __m256 b0 = load_lanes(br, cols, kFull), b1 = load_lanes(br + 8, cols - 8, kFull);
+    const int64_t at = p * a.col;
+    fma_row(c0, a0 + at, b0, b1);
+    fma_row(c1, a1 + at, b0, b1);
+    fma_row(c2, a2 + at, b0, b1);
+    fma_row(c3, a3 + at, b0, b1);
+    if constexpr (kRows == 6) {
+      fma_row(c4, a4 + at, b0, b1);
+      fma_row(c5, a5 + at, b0, b1);
+    }
+  }
+  const RowAcc done[6] = {c0, c1, c2, c3, c4, c5};
+  for (int64_t r = 0; r < rows; ++r) store_row<kFull>(c + r * ldc, done[r], cols);
+}
+
+// One row block's tiles: 6 rows, or 4 where at most 4 remain.
+template <int kRows, typename Rows>
+void broadcast_row_tiles(int64_t rows, int64_t n, int64_t k, Operand a, Rows b, float* c,
+                         int64_t ldc, bool accumulate) {
+  for (int64_t j = 0; j < n; j += 16) {
+    const int64_t cols = std::min<int64_t>(16, n - j);
+    if (cols == 16) {
+      broadcast_tile<true, kRows>(rows, cols, k, a, b.shifted(j), c + j, ldc, accumulate);
+    } else {
+      broadcast_tile<false, kRows>(rows, cols, k, a, b.shifted(j), c + j, ldc, accumulate);
+    }
+  }
+}
+
+// C[m x n] (+)= A[m x k] @ B[k x n]; C row-major.
+template <typename Rows>
+void broadcast_gemm(int64_t m, int64_t n, int64_t k, Operand a, Rows b, float* c, int64_t ldc,
+                    bool accumulate) {
+  for (int64_t i = 0; i < m; i += 6) {
+    const int64_t rows = std::min<int64_t>(6, m - i);
+    const Operand at{a.data + i * a.row, a.row, a.col};
+    if (rows > 4) {
+      broadcast_row_tiles<6>(rows, n, k, at, b, c + i * ldc, ldc, accumulate);
+    } else {
+      broadcast_row_tiles<4>(rows, n, k, at, b, c + i * ldc, ldc, accumulate);
+    }
+  }
+}
+
+__attribute__((target("avx2"))) inline float lane_sum(__m256 v) {
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+  x = _mm_add_ss(x, _mm_movehdup_ps(x));
+  return _mm_cvtss_f32(x);
+}
+
+// The 3 x 4 dot products of a dot tile.
+struct DotAcc {
+  __m256 d00, d01, d02, d03, d10, d11, d12, d13, d20, d21, d22, d23;
+};
+
+// acc += the products of 8 lanes of A's rows x0..x2 and B's rows y0..y3.
+__attribute__((target("avx2,fma"))) inline void fma_dots(DotAcc& s, __m256 x0, __m256 x1,
+                                                         __m256 x2, __m256 y0, __m256 y1,
+                                                         __m256 y2, __m256 y3) {
+  s.d00 = _mm256_fmadd_ps(x0, y0, s.d00);
+  s.d01 = _mm256_fmadd_ps(x0, y1, s.d01);
+  s.d02 = _mm256_fmadd_ps(x0, y2, s.d02);
+  s.d03 = _mm256_fmadd_ps(x0, y3, s.d03);
+  s.d10 = _mm256_fmadd_ps(x1, y0, s.d10);
+  s.d11 = _mm256_fmadd_ps(x1, y1, s.d11);
+  s.d12 = _mm256_fmadd_ps(x1, y2, s.d12);
+  s.d13 = _mm256_fmadd_ps(x1, y3, s.d13);
+  s.d20 = _mm256_fmadd_ps(x2, y0, s.d20);
+  s.d21 = _mm256_fmadd_ps(x2, y1, s.d21);
+  s.d22 = _mm256_fmadd_ps(x2, y2, s.d22);
+  s.d23 = _mm256_fmadd_ps(x2, y3, s.d23);
+}
+
+// The shared dimension of a dot product: `count` runs of `length`
+// elements, the runs a_stride apart in A's rows and b_stride in B's.
+struct Runs {
+  int64_t count, length, a_stride, b_stride;
+};
+
+// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= 3, cols <= 4, l as
+// runs; B's row j at b.row(j0 + j).
+template <typename Rows>
+__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Runs l,
+                                                  const float* a, int64_t lda, Rows b,
+                                                  int64_t j0, float* c, int64_t ldc) {
+  const float* x[3];
+  const float* y[4];
+  for (int i = 0; i < 3; ++i) x[i] = a + std::min<int64_t>(i, rows - 1) * lda;
+  for (int j = 0; j < 4; ++j) y[j] = b.row(j0 + std::min<int64_t>(j, cols - 1));
+  const __m256 z = _mm256_setzero_ps();
+  DotAcc s{z, z, z, z, z, z, z, z, z, z, z, z};
+  const __m256i tail = lanes_below(l.length % 8);
+  for (int64_t r = 0; r < l.count; ++r) {
+    const int64_t ao = r * l.a_stride, bo = r * l.b_stride;
+    int64_t p = 0;
+    for (; p + 8 <= l.length; p += 8) {
+      fma_dots(s, _mm256_loadu_ps(x[0] + ao + p), _mm256_loadu_ps(x[1] + ao + p),
+               _mm256_loadu_ps(x[2] + ao + p), _mm256_loadu_ps(y[0] + bo + p),
+               _mm256_loadu_ps(y[1] + bo + p), _mm256_loadu_ps(y[2] + bo + p),
+               _mm256_loadu_ps(y[3] + bo + p));
+    }
+    if (p < l.length) {
+      fma_dots(s, _mm256_maskload_ps(x[0] + ao + p, tail), _mm256_maskload_ps(x[1] + ao + p, tail),
+               _mm256_maskload_ps(x[2] + ao + p, tail), _mm256_maskload_ps(y[0] + bo + p, tail),
+               _mm256_maskload_ps(y[1] + bo + p, tail), _mm256_maskload_ps(y[2] + bo + p, tail),
+               _mm256_maskload_ps(y[3] + bo + p, tail));
+    }
+  }
+  const __m256 sums[3][4] = {{s.d00, s.d01, s.d02, s.d03},
+                             {s.d10, s.d11, s.d12, s.d13},
+                             {s.d20, s.d21, s.d22, s.d23}};
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] += lane_sum(sums[i][j]);
+  }
+}
+
+// C[m x n] += A[m x l] @ B[n x l]ᵀ; A and C row-major, B's row j at
+// b.row(j).
+template <typename Rows>
+void dot_gemm(int64_t m, int64_t n, Runs l, const float* a, int64_t lda, Rows b, float* c,
+              int64_t ldc) {
+  for (int64_t i = 0; i < m; i += 3) {
+    const int64_t rows = std::min<int64_t>(3, m - i);
+    for (int64_t j = 0; j < n; j += 4) {
+      dot_tile(rows, std::min<int64_t>(4, n - j), l, a + i * lda, lda, b, j, c + i * ldc + j, ldc);
+    }
+  }
+}
+
+// Whether a product whose small side is `side` takes the kernels above.
+template <typename T>
+bool small_gemm(int64_t side) {
+  return std::is_same_v<T, float> && side <= kSmallGemmSide && has_avx2() &&
+         (detail::in_parallel_region() || get_num_threads() == 1);
+}
+
+// C[m x n] (+)= A[m x k] @ B[k x n], B and C row-major.
+template <typename T>
+void gemm_rows(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
+               const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_gemm<T>(std::min(m, k))) {
+      return broadcast_gemm(m, n, k, {a, a_row, a_col}, StridedRows{b, ldb}, c, ldc, accumulate);
+    }
+  }
+  run_gemm<T>(m, n, k, a, a_row, a_col, b, ldb, 1, c, ldc, accumulate ? 1.0 : 0.0);
+}
+
+// C[m x n] += A[m x l] @ B[n x l]ᵀ, all row-major.
+template <typename T>
+void gemm_dots(int64_t m, int64_t n, int64_t l, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_gemm<T>(std::min(m, n))) {
+      return dot_gemm(m, n, Runs{1, l, 0, 0}, a, lda, StridedRows{b, ldb}, c, ldc);
+    }
+  }
+  run_gemm<T>(m, n, l, a, lda, 1, b, 1, ldb, c, ldc, 1.0);
 }
 
 // ---- GEMM algorithms ----
@@ -260,13 +684,13 @@ void gemm_forward(T* out, const T* in, const T* w, const T* bias, const ConvGeom
         }
       }
       for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
-        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels, row0, row1);
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(s.cout_g, width, krows, w + grp * s.cout_g * krows, krows, 1,
-                      cols + grp * krows * ld, ld, 1, y + grp * s.cout_g * s.lvol + col0, s.lvol,
-                      bias != nullptr ? 1.0 : 0.0);
+          gemm_rows<T>(s.cout_g, width, krows, w + grp * s.cout_g * krows, krows, 1,
+                       cols + grp * krows * ld, ld, y + grp * s.cout_g * s.lvol + col0, s.lvol,
+                       bias != nullptr);
         }
       });
     }
@@ -287,15 +711,78 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
         T* cols = s.pointwise ? gx : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(krows, width, s.cout_g, w + grp * s.cout_g * krows, 1, krows,
-                      gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1, cols + grp * krows * ld, ld,
-                      0.0);
+          gemm_rows<T>(krows, width, s.cout_g, w + grp * s.cout_g * krows, 1, krows,
+                       gy + grp * s.cout_g * s.lvol + col0, s.lvol, cols + grp * krows * ld, ld,
+                       false);
         }
         if (!s.pointwise) col2im_block(gx, col.data(), g, 0, g.in_channels, row0, row1);
       });
     }
   });
 }
+
+// Note [Weight gradient tiles]
+// A thread's weight gradient sums grad_out [cout, L] @ columnsᵀ [L, K] over
+// its samples. dot_gemm sums each of its dot products across lanes once per
+// call, which costs as much as the products for LeNet's second layer (L =
+// 100 outputs, K = 150). With more than 8 output channels per group (half
+// a 16-wide tile or more), the sum is instead kept transposed: each
+// sample's grad_out block is transposed to [L, cout] and broadcast_gemm
+// adds columns [K, L] @ it into the [K, cout] sum, all in full tiles with
+// no sums across lanes; the sum is transposed back once per thread.
+template <typename T>
+class WeightGradSum {
+ public:
+  WeightGradSum(const GemmShape& s, int64_t groups, int64_t max_width)
+      : s_(s),
+        krows_(s.cin_g * s.kvol),
+        transposed_(small_gemm<T>(s.cout_g) && s.cout_g > 8),
+        partial_(static_cast<size_t>(groups * s.cout_g * krows_), T(0)),
+        grad_out_t_(transposed_ ? static_cast<size_t>(max_width * s.cout_g) : 0) {}
+
+  // Adds group grp's grad_out [cout_g, width] (rows lvol apart) @ columnsᵀ
+  // [width, krows] (columns [krows, width], rows ld apart).
+  void add(int64_t grp, const T* gy, const T* cols, int64_t ld, int64_t width) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (transposed_) {
+        for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
+          for (int64_t l = 0; l < width; ++l) {
+            grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
+          }
+        }
+        return broadcast_gemm(krows_, s_.cout_g, width, {cols, ld, 1},
+                              StridedRows{grad_out_t_.data(), s_.cout_g}, group_sum(grp),
+                              s_.cout_g, true);
+      }
+    }
+    gemm_dots<T>(s_.cout_g, krows_, width, gy, s_.lvol, cols, ld, group_sum(grp), krows_);
+  }
+
+  // grad_w [groups * cout_g, krows] += this thread's sum.
+  void add_to(T* grad_w) const {
+    const int64_t size = static_cast<int64_t>(partial_.size());
+    if (!transposed_) {
+      ArrayMap<T>(grad_w, size) += ConstArrayMap<T>(partial_.data(), size);
+      return;
+    }
+    for (int64_t base = 0; base < size; base += s_.cout_g * krows_) {
+      for (int64_t k = 0; k < krows_; ++k) {
+        for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
+          grad_w[base + oc * krows_ + k] += partial_[base + k * s_.cout_g + oc];
+        }
+      }
+    }
+  }
+
+ private:
+  T* group_sum(int64_t grp) { return partial_.data() + grp * s_.cout_g * krows_; }
+
+  GemmShape s_;
+  int64_t krows_;
+  bool transposed_;
+  std::vector<T> partial_;
+  std::vector<T> grad_out_t_;
+};
 
 template <typename T>
 void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvGeometry& g) {
@@ -305,23 +792,21 @@ void gemm_backward_weight(T* grad_w, const T* grad_out, const T* in, const ConvG
   std::mutex sum_mutex;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
     std::vector<T> col = column_buffer<T>(g, s);
-    std::vector<T> partial(static_cast<size_t>(wsize), T(0));
+    WeightGradSum<T> sum(s, g.groups, s.block_rows * g.output[2]);
     for (int64_t n = begin; n < end; ++n) {
       const T* x = in + n * g.in_channels * s.ivol;
       const T* gy = grad_out + n * g.out_channels * s.lvol;
       for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
-        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels * s.kvol, row0, row1);
+        if (!s.pointwise) im2col_block(col.data(), x, g, 0, g.in_channels, row0, row1);
         const T* cols = s.pointwise ? x : col.data();
         const int64_t ld = s.pointwise ? s.lvol : width;
         for (int64_t grp = 0; grp < g.groups; ++grp) {
-          run_gemm<T>(s.cout_g, krows, width, gy + grp * s.cout_g * s.lvol + col0, s.lvol, 1,
-                      cols + grp * krows * ld, 1, ld, partial.data() + grp * s.cout_g * krows,
-                      krows, 1.0);
+          sum.add(grp, gy + grp * s.cout_g * s.lvol + col0, cols + grp * krows * ld, ld, width);
         }
       });
     }
     std::lock_guard<std::mutex> lock(sum_mutex);
-    ArrayMap<T>(grad_w, wsize) += ConstArrayMap<T>(partial.data(), wsize);
+    sum.add_to(grad_w);
   });
 }
 
@@ -563,6 +1048,142 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
   });
 }
 
+// ---- implicit columns (forward) ----
+
+// Note [Implicit columns]
+// With stride 1 along the width, column row (c, kd, kh, kw) of output row
+// (od, oh) is an input row read in place from width offset kw * d2: row
+// (od * s0 + kd * d0, oh * s1 + kh * d1) of plane c, in a zero-bordered copy
+// where there is padding (Note [Padded planes]). So a forward whose
+// products run in broadcast tiles (Note [Small GEMMs]) can read B's rows
+// through a table of tap offsets, one output row at a time, and never
+// write the column matrix. It does when output rows fill at least 5/8 of
+// their 16-wide tiles: LeNet's first layer fills 28 of 32 lanes, its second
+// 10 of 16, and writing then re-reading the column matrix costs more than
+// the idle lanes (measured: 6% of the training step). The weight gradient
+// of at most 8 channels per group (dot_gemm's) reads the input in place the
+// same way, its dot products running along each output row, when the rows
+// fill 5/8 of their 8-wide runs.
+
+// Whether output rows fill at least 5/8 of their `lanes`-wide tiles, and the
+// products run in small tiles on one thread (Note [Small GEMMs]).
+bool implicit_rows(const ConvGeometry& g, int64_t lanes) {
+  const int64_t ow = g.output[2], tiles = (ow + lanes - 1) / lanes;
+  const bool one_thread = samples_in_parallel(g.batch) || get_num_threads() == 1 ||
+                          detail::in_parallel_region();
+  return g.stride[2] == 1 && g.out_channels / g.groups <= kSmallGemmSide &&
+         8 * ow >= 5 * lanes * tiles && conv_algorithm(g) == ConvAlgorithm::kIm2colGemm &&
+         one_thread && has_avx2();
+}
+
+bool implicit_columns(const ConvGeometry& g) { return implicit_rows(g, 16); }
+
+// The offset of each column row (c, kd, kh, kw) of a group in planes of
+// shape p (c's plane p.volume() apart).
+std::vector<int64_t> tap_offsets(const ConvGeometry& g, const PaddedShape& p) {
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(g.in_channels / g.groups * kernel_volume(g)));
+  for (int64_t c = 0; c < g.in_channels / g.groups; ++c) {
+    for_each_tap(g, [&](int64_t kd, int64_t kh, int64_t kw, int64_t) {
+      offsets.push_back(c * p.volume() +
+                        (kd * g.dilation[0] * p.size[1] + kh * g.dilation[1]) * p.size[2] +
+                        kw * g.dilation[2]);
+    });
+  }
+  return offsets;
+}
+
+// A sample's input planes as the implicit columns read them: x itself, or
+// its copy into buffer's interiors where there is padding.
+struct ImplicitInput {
+  bool padded;
+  PaddedShape shape;
+  std::vector<int64_t> offsets;  // tap_offsets
+
+  explicit ImplicitInput(const ConvGeometry& g)
+      : padded(g.padding != std::array<int64_t, 3>{0, 0, 0}),
+        shape(padded ? padded_shape(g) : PaddedShape{g.input}),
+        offsets(tap_offsets(g, shape)) {}
+
+  std::vector<float> buffer(const ConvGeometry& g) const {
+    return std::vector<float>(padded ? static_cast<size_t>(g.in_channels * shape.volume()) : 0);
+  }
+
+  const float* planes(const float* x, std::vector<float>& buffer, const ConvGeometry& g) const {
+    if (!padded) return x;
+    for (int64_t c = 0; c < g.in_channels; ++c) {
+      pad_plane(buffer.data() + c * shape.volume(), x + c * input_volume(g), g, shape);
+    }
+    return buffer.data();
+  }
+
+  // The offset of output row (od, oh)'s first input element in a plane.
+  int64_t row(const ConvGeometry& g, int64_t od, int64_t oh) const {
+    return (od * g.stride[0] * shape.size[1] + oh * g.stride[1]) * shape.size[2];
+  }
+};
+
+void implicit_forward(float* out, const float* in, const float* w, const float* bias,
+                      const ConvGeometry& g) {
+  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
+  const int64_t krows = cin_g * kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+  const ImplicitInput input(g);
+  over_batch(g.batch, [&](int64_t begin, int64_t end) {
+    std::vector<float> buffer = input.buffer(g);
+    for (int64_t n = begin; n < end; ++n) {
+      const float* x = input.planes(in + n * g.in_channels * ivol, buffer, g);
+      float* y = out + n * g.out_channels * lvol;
+      for (int64_t oc = 0; bias != nullptr && oc < g.out_channels; ++oc) {
+        std::fill(y + oc * lvol, y + (oc + 1) * lvol, bias[oc]);
+      }
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* xg = x + grp * cin_g * input.shape.volume();
+        for (int64_t od = 0; od < g.output[0]; ++od) {
+          for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+            broadcast_gemm(cout_g, g.output[2], krows, {w + grp * cout_g * krows, krows, 1},
+                           TableRows{xg + input.row(g, od, oh), input.offsets.data()},
+                           y + grp * cout_g * lvol + (od * g.output[1] + oh) * g.output[2], lvol,
+                           bias != nullptr);
+          }
+        }
+      }
+    }
+  });
+}
+
+bool implicit_weight_grad(const ConvGeometry& g) {
+  return g.out_channels / g.groups <= 8 && implicit_rows(g, 8);
+}
+
+void implicit_backward_weight(float* grad_w, const float* grad_out, const float* in,
+                              const ConvGeometry& g) {
+  const int64_t cin_g = g.in_channels / g.groups, cout_g = g.out_channels / g.groups;
+  const int64_t krows = cin_g * kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+  const int64_t wsize = g.out_channels * krows;
+  const ImplicitInput input(g);
+  std::fill(grad_w, grad_w + wsize, 0.0f);
+  std::mutex sum_mutex;
+  over_batch(g.batch, [&](int64_t begin, int64_t end) {
+    std::vector<float> buffer = input.buffer(g);
+    std::vector<float> partial(static_cast<size_t>(wsize), 0.0f);
+    const Runs rows{g.output[1], g.output[2], g.output[2], g.stride[1] * input.shape.size[2]};
+    for (int64_t n = begin; n < end; ++n) {
+      const float* x = input.planes(in + n * g.in_channels * ivol, buffer, g);
+      const float* gy = grad_out + n * g.out_channels * lvol;
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* xg = x + grp * cin_g * input.shape.volume();
+        for (int64_t od = 0; od < g.output[0]; ++od) {
+          dot_gemm(cout_g, krows, rows, gy + grp * cout_g * lvol + od * g.output[1] * g.output[2],
+                   lvol, TableRows{xg + input.row(g, od, 0), input.offsets.data()},
+                   partial.data() + grp * cout_g * krows, krows);
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(sum_mutex);
+    ArrayMap<float>(grad_w, wsize) += ConstArrayMap<float>(partial.data(), wsize);
+  });
+}
+
 template <typename T>
 const T* data_or_null(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
@@ -596,6 +1217,12 @@ void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
     const T* b = data_or_null<T>(bias);
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_forward(y, x, w, b, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (implicit_columns(g)) {
+        implicit_forward(y, x, w, b, g);
+      } else {
+        gemm_forward(y, x, w, b, g);
+      }
     } else {
       gemm_forward(y, x, w, b, g);
     }
@@ -626,6 +1253,12 @@ void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, con
     const T* x = data_or_null<T>(input);
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_backward_weight(gw, gy, x, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (implicit_weight_grad(g)) {
+        implicit_backward_weight(gw, gy, x, g);
+      } else {
+        gemm_backward_weight(gw, gy, x, g);
+      }
     } else {
       gemm_backward_weight(gw, gy, x, g);
     }
@@ -637,12 +1270,11 @@ void im2col(const Tensor& columns, const Tensor& input, const ConvGeometry& g) {
     using T = decltype(tag);
     T* col = mutable_data<T>(columns);
     const T* x = data_or_null<T>(input);
-    const int64_t rows = g.in_channels * kernel_volume(g), lvol = output_volume(g);
-    parallel_for(0, g.batch * rows, plane_grain(lvol), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t n = r / rows, row = r % rows;
-        im2col_block(col + r * lvol, x + n * g.in_channels * input_volume(g), g, row, row + 1, 0,
-                     output_rows(g));
+    const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
+    parallel_for(0, g.batch * g.in_channels, plane_grain(kvol * lvol), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        im2col_block(col + p * kvol * lvol, x + (p - p % g.in_channels) * ivol, g,
+                     p % g.in_channels, p % g.in_channels + 1, 0, output_rows(g));
       }
     });
   });

@@ -2,6 +2,8 @@
 // each plane a loop over its output elements and their windows.
 #include "tensor/cpu/pool_kernels.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -88,9 +90,6 @@ bool is_plain_2x2(const PoolWindow& w) {
          2 * w.out[2] <= w.in[2];
 }
 
-// max_pool_plane for is_plain_2x2 windows: the four elements in the same
-// order (Note [Max pooling ties and NaN]; starting from the first element
-// is the same as starting from -inf).
 // One step of the running maximum (Note [Max pooling ties and NaN]) as
 // selects rather than branches.
 template <typename T>
@@ -100,6 +99,9 @@ void take(T value, int64_t offset, T& max, int64_t& at) {
   at = replace ? offset : at;
 }
 
+// max_pool_plane for is_plain_2x2 windows: the four elements in the same
+// order (Note [Max pooling ties and NaN]; starting from the first element
+// is the same as starting from -inf).
 template <typename T, bool kIndices>
 void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow& w) {
   const int64_t in_w = w.in[2], out_h = w.out[1], out_w = w.out[2];
@@ -117,6 +119,120 @@ void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
       if constexpr (kIndices) indices[oh * out_w + ow] = 2 * oh * in_w + 2 * ow + at;
     }
   }
+}
+
+// Note [AVX2 2x2 max pooling]
+// Float 2x2 windows, 8 at a time: two loads per input row (16 elements),
+// split into even and odd columns by shuffles, then the same four selects as
+// take() (greater, or NaN) on the values and on each window's offset
+// (0, 1, in_w, in_w + 1). A row's last windows (fewer than 8) use masked
+// loads and stores, whose masked-off lanes are neither read nor written.
+// Checked once at run time: the default build targets baseline x86-64.
+bool has_avx2() {
+  static const bool supported = __builtin_cpu_supports("avx2");
+  return supported;
+}
+
+// Lanes [0, 8) below n, as a mask.
+__attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(n, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// The even and odd elements of row[0, 2 * n), n <= 8 windows.
+struct EvenOdd {
+  __m256 even, odd;
+};
+__attribute__((target("avx2"))) inline EvenOdd split_pairs(const float* row, int64_t n) {
+  __m256 a, b;
+  if (n == 8) {
+    a = _mm256_loadu_ps(row);
+    b = _mm256_loadu_ps(row + 8);
+  } else {
+    a = _mm256_maskload_ps(row, lanes_below(2 * n));
+    b = _mm256_maskload_ps(row + 8, lanes_below(2 * n - 8));
+  }
+  // Within each 128-bit half: a0 a2 b0 b2 | a4 a6 b4 b6; then reorder the
+  // 64-bit quarters to a0 a2 a4 a6 b0 b2 b4 b6.
+  const __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m256 odd = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+  return {_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0))),
+          _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odd), _MM_SHUFFLE(3, 1, 2, 0)))};
+}
+
+// take() on 8 lanes: where value is greater than max or NaN, it replaces
+// max and offset replaces at.
+__attribute__((target("avx2"))) inline void take8(__m256 value, int offset, __m256& max,
+                                                  __m256i& at) {
+  const __m256 replace = _mm256_or_ps(_mm256_cmp_ps(value, max, _CMP_GT_OQ),
+                                      _mm256_cmp_ps(value, value, _CMP_UNORD_Q));
+  max = _mm256_blendv_ps(max, value, replace);
+  at = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(at),
+                                            _mm256_castsi256_ps(_mm256_set1_epi32(offset)),
+                                            replace));
+}
+
+// indices[0, n) = base + 2 * lane + at, as int64.
+__attribute__((target("avx2"))) inline void store_indices(int64_t* indices, int64_t base,
+                                                          __m256i at, int64_t n) {
+  const __m256i local =
+      _mm256_add_epi32(at, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+  const __m256i lo = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(local)),
+                                      _mm256_set1_epi64x(base));
+  const __m256i hi = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(local, 1)),
+                                      _mm256_set1_epi64x(base));
+  if (n == 8) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(indices), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(indices + 4), hi);
+    return;
+  }
+  const __m256i mask = lanes_below(n);
+  _mm256_maskstore_epi64(reinterpret_cast<long long*>(indices),
+                         _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask)), lo);
+  _mm256_maskstore_epi64(reinterpret_cast<long long*>(indices + 4),
+                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1)), hi);
+}
+
+template <bool kIndices>
+__attribute__((target("avx2"))) void max_pool_2x2_plane_avx2(const float* in, float* out,
+                                                             int64_t* indices,
+                                                             const PoolWindow& w) {
+  const int64_t in_w = w.in[2], out_h = w.out[1], out_w = w.out[2];
+  const int row_offset = static_cast<int>(in_w);
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    const float* top = in + 2 * oh * in_w;
+    for (int64_t ow = 0; ow < out_w; ow += 8) {
+      const int64_t n = std::min<int64_t>(8, out_w - ow);
+      const EvenOdd t = split_pairs(top + 2 * ow, n);
+      const EvenOdd b = split_pairs(top + in_w + 2 * ow, n);
+      __m256 max = t.even;
+      __m256i at = _mm256_setzero_si256();
+      take8(t.odd, 1, max, at);
+      take8(b.even, row_offset, max, at);
+      take8(b.odd, row_offset + 1, max, at);
+      float* dst = out + oh * out_w + ow;
+      if (n == 8) {
+        _mm256_storeu_ps(dst, max);
+      } else {
+        _mm256_maskstore_ps(dst, lanes_below(n), max);
+      }
+      if constexpr (kIndices) store_indices(indices + oh * out_w + ow, 2 * (oh * in_w + ow), at, n);
+    }
+  }
+}
+
+// Whether a plain 2x2 pool over T takes the AVX2 loop (32-bit row offsets).
+template <typename T>
+bool avx2_2x2(const PoolWindow& w) {
+  return std::is_same_v<T, float> && w.in[2] < (int64_t{1} << 30) && has_avx2();
+}
+
+template <typename T, bool kIndices>
+void max_pool_2x2(const T* in, T* out, int64_t* indices, const PoolWindow& w) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx2_2x2<T>(w)) return max_pool_2x2_plane_avx2<kIndices>(in, out, indices, w);
+  }
+  max_pool_2x2_plane<T, kIndices>(in, out, indices, w);
 }
 
 // Average pooling's window in one dim: the clipped input range and the
@@ -406,9 +522,9 @@ void max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
       T* dst = o + p * out_plane;
       int64_t* dst_idx = idx ? idx + p * out_plane : nullptr;
       if (plain && dst_idx) {
-        max_pool_2x2_plane<T, true>(src, dst, dst_idx, window);
+        max_pool_2x2<T, true>(src, dst, dst_idx, window);
       } else if (plain) {
-        max_pool_2x2_plane<T, false>(src, dst, nullptr, window);
+        max_pool_2x2<T, false>(src, dst, nullptr, window);
       } else {
         max_pool_plane(src, dst, dst_idx, window);
       }

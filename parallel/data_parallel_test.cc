@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <sstream>
+#include <string>
+#include <thread>
 
 #include "autograd/engine.h"
 #include "autograd/gradcheck.h"
@@ -153,17 +156,74 @@ TEST_P(DataParallelTest, KwargsOnly) {
   EXPECT_TRUE(all_close(dp->forward_kwargs(kwargs).data(), net->forward(kwargs).data(), 1e-12));
 }
 
-TEST_P(DataParallelTest, ScalarOutputsBecomeAVectorWithAWarning) {
+TEST_P(DataParallelTest, ScalarOutputsBecomeAVectorWithAWarningEachCall) {
   std::vector<std::string> warnings;
-  WarningHandler previous =
-      set_warning_handler([&warnings](const std::string& m) { warnings.push_back(m); });
   testing::ScalarNet net;
   DataParallel dp(net, device_ids());
-  const Variable y = dp(Variable(ones({2 * count(), 3})));
-  dp(Variable(ones({2 * count(), 3})));
-  set_warning_handler(previous);
+  Variable y;
+  {
+    WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.push_back(m); });
+    y = dp(Variable(ones({2 * count(), 3})));
+    dp(Variable(ones({2 * count(), 3})));
+  }
   EXPECT_EQ(y.sizes(), IntArrayRef({count()}));
-  EXPECT_EQ(warnings, std::vector<std::string>{kGatherScalarsWarning});
+  EXPECT_EQ(warnings, (std::vector<std::string>{kGatherScalarsWarning, kGatherScalarsWarning}));
+}
+
+TEST_P(DataParallelTest, ScalarOutputsWarningIsPrintedOnceByDefault) {
+  testing::ScalarNet net;
+  DataParallel dp(net, device_ids());
+  ::testing::internal::CaptureStderr();
+  dp(Variable(ones({2 * count(), 3})));
+  dp(Variable(ones({2 * count(), 3})));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            std::string("UserWarning: ") + kGatherScalarsWarning + "\n");
+}
+
+/// forward(x) = x * 2, warning "forward on <device>" from its replica and
+/// "backward on <device>" when its output's gradient is computed, and
+/// recording the threads both ran on.
+class WarningProbeImpl : public nn::Cloneable<WarningProbeImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& x) {
+    record_thread();
+    warn("forward on " + current_device().str());
+    Variable y = x * 2;
+    y.register_hook([this](const Variable& grad) {
+      record_thread();
+      warn("backward on " + current_device().str());
+      return grad;
+    });
+    std::lock_guard<std::mutex> lock(*mutex);
+    outputs->push_back(y);  // a hook runs while its Variable lives
+    return y;
+  }
+  void record_thread() {
+    std::lock_guard<std::mutex> lock(*mutex);
+    threads->insert(std::this_thread::get_id());
+  }
+  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
+  std::shared_ptr<variable_list> outputs = std::make_shared<variable_list>();
+  std::shared_ptr<std::set<std::thread::id>> threads = std::make_shared<std::set<std::thread::id>>();
+};
+TORCHLET_MODULE(WarningProbe);
+
+TEST_P(DataParallelTest, WarningsFromReplicasAndTheirBackwardReachTheCallersGuard) {
+  WarningProbe probe;
+  DataParallel dp(probe, device_ids());
+  std::multiset<std::string> warnings;
+  {
+    WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.insert(m); });
+    dp(leaf({2 * count(), 3})).sum().backward();
+  }
+  std::multiset<std::string> expected;
+  for (Device d : devices()) {
+    expected.insert("forward on " + d.str());
+    expected.insert("backward on " + d.str());
+  }
+  EXPECT_EQ(warnings, expected);
+  EXPECT_GT(probe->threads->size(), 1u);  // some came from other threads than the caller's
 }
 
 TEST_P(DataParallelTest, BufferUpdatesOnTheFirstDeviceAreKept) {

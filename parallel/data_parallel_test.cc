@@ -429,6 +429,98 @@ TEST_P(DataParallelTest, FunctionalFormMatchesTheModule) {
   EXPECT_TRUE(all_close(y.data(), net->forward(x, kwargs).data(), 1e-12, 1e-12));
 }
 
+/// A float64 Conv2d(2, 3, 3, padding 1) - BatchNorm2d(3) - ReLU.
+nn::Sequential conv_bn_relu() {
+  nn::Sequential seq(nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1)), nn::BatchNorm2d(3),
+                     nn::ReLU());
+  seq->to(kFloat64);
+  return seq;
+}
+
+/// A float64 batch of `n` 2-channel 4x4 images.
+Variable images(int64_t n, bool requires_grad = true) {
+  return Variable(leaf({n, 2, 4, 4}, false).data().mul(0.1), requires_grad);
+}
+
+::testing::AssertionResult same_buffers(const nn::Module& a, const nn::Module& b) {
+  const std::vector<nn::Module::NamedVariable> ba = a.named_buffers(), bb = b.named_buffers();
+  if (ba.size() != bb.size()) return ::testing::AssertionFailure() << "buffer counts differ";
+  for (size_t i = 0; i < ba.size(); ++i) {
+    if (ba[i].first != bb[i].first) {
+      return ::testing::AssertionFailure() << ba[i].first << " vs " << bb[i].first;
+    }
+    auto r = all_close(ba[i].second.data(), bb[i].second.data(), 1e-12, 1e-12);
+    if (!r) return r << " (buffer " << ba[i].first << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// PyTorch's DataParallel keeps only the running statistics device 0's
+// replica computed: it shares the module's buffers, the other replicas'
+// updates go to copies that are dropped.
+TEST_P(DataParallelTest, BatchNormRunningStatsAreThoseOfTheFirstChunk) {
+  nn::Sequential seq = conv_bn_relu();
+  nn::Sequential plain = copy_of(seq);
+  DataParallel dp(seq, device_ids());
+  const Variable x = images(2 * count(), false);
+  dp(x);
+  plain(x.chunk(count())[0]);
+  EXPECT_TRUE(same_buffers(*seq, *plain));
+  EXPECT_EQ(seq->ptr<nn::BatchNorm2dImpl>(1)->num_batches_tracked.data().item<int64_t>(), 1);
+  EXPECT_FALSE(all_close(seq->ptr<nn::BatchNorm2dImpl>(1)->running_mean.data(),
+                         zeros({3}, kFloat64)));
+}
+
+TEST_P(DataParallelTest, BatchNormInEvalMatchesThePlainModuleOnTheWholeBatch) {
+  nn::Sequential seq = conv_bn_relu();
+  DataParallel dp(seq, device_ids());
+  dp(images(2 * count(), false));  // running statistics other than the initial ones
+  nn::Sequential plain = copy_of(seq);
+  dp->eval();
+  plain->eval();
+  const Variable x = images(3 * count() + 1, false);
+  EXPECT_TRUE(all_close(dp(x).data(), plain(x).data(), 1e-12, 1e-12));
+  EXPECT_TRUE(same_buffers(*seq, *plain));  // eval leaves them alone
+}
+
+// Each replica normalizes its chunk by that chunk's statistics, so the
+// reference is the plain module run on each chunk separately.
+TEST_P(DataParallelTest, BatchNormGradientsAreThoseOfThePlainModulePerChunk) {
+  nn::Sequential seq = conv_bn_relu();
+  nn::Sequential plain = copy_of(seq);
+  DataParallel dp(seq, device_ids());
+  const Variable x = images(2 * count());
+  const Variable y = dp(x);
+  (y * y).sum().backward();
+  const Variable x_plain = images(2 * count());
+  variable_list outputs;
+  for (const Variable& chunk : x_plain.chunk(count())) outputs.push_back(plain(chunk));
+  const Variable expected = cat(outputs);
+  (expected * expected).sum().backward();
+  EXPECT_TRUE(all_close(y.data(), expected.data(), 1e-12, 1e-12));
+  EXPECT_TRUE(same_grads(*seq, *plain));
+  EXPECT_TRUE(all_close(x.grad().data(), x_plain.grad().data(), 1e-9, 1e-12));
+}
+
+TEST_P(DataParallelTest, BatchNormStateDictIsPrefixedAndLoadsIntoTheBareModule) {
+  nn::Sequential seq = conv_bn_relu();
+  DataParallel dp(seq, device_ids());
+  dp(images(2 * count(), false));
+  StateDict sd = dp->state_dict();
+  EXPECT_EQ(sd.keys(),
+            (std::vector<std::string>{"module.0.weight", "module.0.bias", "module.1.weight",
+                                      "module.1.bias", "module.1.running_mean",
+                                      "module.1.running_var", "module.1.num_batches_tracked"}));
+  consume_prefix_in_state_dict_if_present(sd, "module.");
+  nn::Sequential bare = conv_bn_relu();
+  bare->load_state_dict(sd);
+  EXPECT_TRUE(same_buffers(*bare, *seq));
+  bare->eval();
+  seq->eval();
+  const Variable x = images(count(), false);
+  EXPECT_TRUE(all_close(bare(x).data(), seq(x).data(), 1e-12, 1e-12));
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, DataParallelTest, ::testing::Values(2, 3, 4),
                          ::testing::PrintToStringParamName());
 

@@ -1,5 +1,7 @@
 #include "tensor/warning.h"
 
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
@@ -102,15 +104,35 @@ TEST_F(WarningFromWorkersTest, ExecutorTasksWarnThroughTheSubmittersHandler) {
   EXPECT_EQ(seen, (std::vector<std::string>{"from the executor"}));
 }
 
-// The handler is not synchronized: warn() calls it one thread at a time
-// (a TSan build reports a race otherwise).
-TEST_F(WarningFromWorkersTest, IntraOpWorkersWarnThroughTheCallersHandlerOneAtATime) {
+TEST_F(WarningFromWorkersTest, IntraOpWorkersWarnThroughTheCallersHandler) {
   std::vector<std::thread::id> threads;
   WarningHandlerGuard guard([&](const std::string&) { threads.push_back(std::this_thread::get_id()); });
   constexpr int64_t kGrain = 8;
   parallel_for(0, 4 * kGrain, kGrain, [](int64_t, int64_t) { warn("from a chunk"); });
   EXPECT_EQ(threads.size(), 4u);
   EXPECT_GT(std::set<std::thread::id>(threads.begin(), threads.end()).size(), 1u);
+}
+
+// Four chunks start together and warn at once; the handler, which takes a
+// while, must never see a second call while one is running.
+TEST_F(WarningFromWorkersTest, OneHandlerIsCalledOneThreadAtATime) {
+  std::atomic<int> started{0}, inside{0}, calls{0};
+  std::atomic<bool> overlapped{false};
+  WarningHandlerGuard guard([&](const std::string&) {
+    if (++inside > 1) overlapped = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    --inside;
+    ++calls;
+  });
+  constexpr int64_t kGrain = 8;
+  parallel_for(0, 4 * kGrain, kGrain, [&](int64_t, int64_t) {
+    ++started;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started < 4 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    warn("at once");
+  });
+  EXPECT_EQ(calls, 4);
+  EXPECT_FALSE(overlapped);
 }
 
 TEST_F(WarningFromWorkersTest, WorkersWarnToTheDefaultWithoutAGuard) {

@@ -226,20 +226,36 @@ TEST_P(CommTest, ScatterGradientReturnsToTheInputsDevice) {
   EXPECT_TRUE(all_close(x.grad().data().to(Device(kCPU, 0)), ones({5, 2}, kFloat64)));
 }
 
-TEST_P(CommTest, GatherOfScalarsGivesAVectorAndWarnsOnce) {
-  std::vector<std::string> warnings;
-  WarningHandler previous =
-      set_warning_handler([&warnings](const std::string& m) { warnings.push_back(m); });
+/// One 0-dim float64 leaf per device, 2 * its index.
+variable_list scalars_on(const std::vector<Device>& devices) {
   variable_list scalars;
-  for (Device d : devices()) scalars.push_back(Variable(full({}, 2.0 * d.index, kFloat64).to(d), true));
-  const Variable v = Gather::apply(devices()[0], int64_t{0}, scalars);
-  Gather::apply(devices()[0], int64_t{0}, scalars);
-  set_warning_handler(previous);
+  for (Device d : devices) scalars.push_back(Variable(full({}, 2.0 * d.index, kFloat64).to(d), true));
+  return scalars;
+}
+
+TEST_P(CommTest, GatherOfScalarsGivesAVectorAndWarnsEachTime) {
+  std::vector<std::string> warnings;
+  const variable_list scalars = scalars_on(devices());
+  Variable v;
+  {
+    WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.push_back(m); });
+    v = Gather::apply(devices()[0], int64_t{0}, scalars);
+    Gather::apply(devices()[0], int64_t{0}, scalars);
+  }
   EXPECT_EQ(v.sizes(), IntArrayRef({count()}));
-  EXPECT_EQ(warnings, std::vector<std::string>{kGatherScalarsWarning});
+  EXPECT_EQ(warnings, (std::vector<std::string>{kGatherScalarsWarning, kGatherScalarsWarning}));
   (v * v).sum().backward();
   EXPECT_EQ(scalars[1].grad().dim(), 0);
   EXPECT_DOUBLE_EQ(scalars[1].grad().item<double>(), 4.0);
+}
+
+TEST_P(CommTest, GatherOfScalarsPrintsItsWarningOnceByDefault) {
+  const variable_list scalars = scalars_on(devices());
+  ::testing::internal::CaptureStderr();
+  Gather::apply(devices()[0], int64_t{0}, scalars);
+  Gather::apply(devices()[0], int64_t{0}, scalars);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            std::string("UserWarning: ") + kGatherScalarsWarning + "\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, CommTest, ::testing::Values(2, 3, 4),

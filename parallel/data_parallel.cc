@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <thread>
 
-#include "parallel/warning.h"
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/parallel.h"
+#include "tensor/warning.h"
 
 namespace torchlet::parallel {
 
@@ -94,7 +94,7 @@ DataParallelConfig configure_data_parallel(nn::Module& module,
   check_device_exists(config.output_device, "DataParallel");
   std::vector<double> memory, cores;
   device_properties(config.device_ids, memory, cores);
-  if (auto warning = imbalance_warning(config.device_ids, memory, cores)) warn_once(*warning);
+  if (auto warning = imbalance_warning(config.device_ids, memory, cores)) warn(*warning);
   if (config.device_ids.size() == 1) module.to(config.device_ids[0]);
   return config;
 }

@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <sstream>
+#include <string>
+#include <thread>
 
 #include "autograd/engine.h"
 #include "autograd/gradcheck.h"
@@ -153,17 +156,74 @@ TEST_P(DataParallelTest, KwargsOnly) {
   EXPECT_TRUE(all_close(dp->forward_kwargs(kwargs).data(), net->forward(kwargs).data(), 1e-12));
 }
 
-TEST_P(DataParallelTest, ScalarOutputsBecomeAVectorWithAWarning) {
+TEST_P(DataParallelTest, ScalarOutputsBecomeAVectorWithAWarningEachCall) {
   std::vector<std::string> warnings;
-  WarningHandler previous =
-      set_warning_handler([&warnings](const std::string& m) { warnings.push_back(m); });
   testing::ScalarNet net;
   DataParallel dp(net, device_ids());
-  const Variable y = dp(Variable(ones({2 * count(), 3})));
-  dp(Variable(ones({2 * count(), 3})));
-  set_warning_handler(previous);
+  Variable y;
+  {
+    WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.push_back(m); });
+    y = dp(Variable(ones({2 * count(), 3})));
+    dp(Variable(ones({2 * count(), 3})));
+  }
   EXPECT_EQ(y.sizes(), IntArrayRef({count()}));
-  EXPECT_EQ(warnings, std::vector<std::string>{kGatherScalarsWarning});
+  EXPECT_EQ(warnings, (std::vector<std::string>{kGatherScalarsWarning, kGatherScalarsWarning}));
+}
+
+TEST_P(DataParallelTest, ScalarOutputsWarningIsPrintedOnceByDefault) {
+  testing::ScalarNet net;
+  DataParallel dp(net, device_ids());
+  ::testing::internal::CaptureStderr();
+  dp(Variable(ones({2 * count(), 3})));
+  dp(Variable(ones({2 * count(), 3})));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            std::string("UserWarning: ") + kGatherScalarsWarning + "\n");
+}
+
+/// forward(x) = x * 2, warning "forward on <device>" from its replica and
+/// "backward on <device>" when its output's gradient is computed, and
+/// recording the threads both ran on.
+class WarningProbeImpl : public nn::Cloneable<WarningProbeImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& x) {
+    record_thread();
+    warn("forward on " + current_device().str());
+    Variable y = x * 2;
+    y.register_hook([this](const Variable& grad) {
+      record_thread();
+      warn("backward on " + current_device().str());
+      return grad;
+    });
+    std::lock_guard<std::mutex> lock(*mutex);
+    outputs->push_back(y);  // a hook runs while its Variable lives
+    return y;
+  }
+  void record_thread() {
+    std::lock_guard<std::mutex> lock(*mutex);
+    threads->insert(std::this_thread::get_id());
+  }
+  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
+  std::shared_ptr<variable_list> outputs = std::make_shared<variable_list>();
+  std::shared_ptr<std::set<std::thread::id>> threads = std::make_shared<std::set<std::thread::id>>();
+};
+TORCHLET_MODULE(WarningProbe);
+
+TEST_P(DataParallelTest, WarningsFromReplicasAndTheirBackwardReachTheCallersGuard) {
+  WarningProbe probe;
+  DataParallel dp(probe, device_ids());
+  std::multiset<std::string> warnings;
+  {
+    WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.insert(m); });
+    dp(leaf({2 * count(), 3})).sum().backward();
+  }
+  std::multiset<std::string> expected;
+  for (Device d : devices()) {
+    expected.insert("forward on " + d.str());
+    expected.insert("backward on " + d.str());
+  }
+  EXPECT_EQ(warnings, expected);
+  EXPECT_GT(probe->threads->size(), 1u);  // some came from other threads than the caller's
 }
 
 TEST_P(DataParallelTest, BufferUpdatesOnTheFirstDeviceAreKept) {
@@ -367,6 +427,98 @@ TEST_P(DataParallelTest, FunctionalFormMatchesTheModule) {
   const testing::Kwargs kwargs{{"scale", leaf({8, 1})}};
   const Variable y = data_parallel(net, std::make_tuple(x), device_ids(), std::nullopt, 0, kwargs);
   EXPECT_TRUE(all_close(y.data(), net->forward(x, kwargs).data(), 1e-12, 1e-12));
+}
+
+/// A float64 Conv2d(2, 3, 3, padding 1) - BatchNorm2d(3) - ReLU.
+nn::Sequential conv_bn_relu() {
+  nn::Sequential seq(nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1)), nn::BatchNorm2d(3),
+                     nn::ReLU());
+  seq->to(kFloat64);
+  return seq;
+}
+
+/// A float64 batch of `n` 2-channel 4x4 images.
+Variable images(int64_t n, bool requires_grad = true) {
+  return Variable(leaf({n, 2, 4, 4}, false).data().mul(0.1), requires_grad);
+}
+
+::testing::AssertionResult same_buffers(const nn::Module& a, const nn::Module& b) {
+  const std::vector<nn::Module::NamedVariable> ba = a.named_buffers(), bb = b.named_buffers();
+  if (ba.size() != bb.size()) return ::testing::AssertionFailure() << "buffer counts differ";
+  for (size_t i = 0; i < ba.size(); ++i) {
+    if (ba[i].first != bb[i].first) {
+      return ::testing::AssertionFailure() << ba[i].first << " vs " << bb[i].first;
+    }
+    auto r = all_close(ba[i].second.data(), bb[i].second.data(), 1e-12, 1e-12);
+    if (!r) return r << " (buffer " << ba[i].first << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// PyTorch's DataParallel keeps only the running statistics device 0's
+// replica computed: it shares the module's buffers, the other replicas'
+// updates go to copies that are dropped.
+TEST_P(DataParallelTest, BatchNormRunningStatsAreThoseOfTheFirstChunk) {
+  nn::Sequential seq = conv_bn_relu();
+  nn::Sequential plain = copy_of(seq);
+  DataParallel dp(seq, device_ids());
+  const Variable x = images(2 * count(), false);
+  dp(x);
+  plain(x.chunk(count())[0]);
+  EXPECT_TRUE(same_buffers(*seq, *plain));
+  EXPECT_EQ(seq->ptr<nn::BatchNorm2dImpl>(1)->num_batches_tracked.data().item<int64_t>(), 1);
+  EXPECT_FALSE(all_close(seq->ptr<nn::BatchNorm2dImpl>(1)->running_mean.data(),
+                         zeros({3}, kFloat64)));
+}
+
+TEST_P(DataParallelTest, BatchNormInEvalMatchesThePlainModuleOnTheWholeBatch) {
+  nn::Sequential seq = conv_bn_relu();
+  DataParallel dp(seq, device_ids());
+  dp(images(2 * count(), false));  // running statistics other than the initial ones
+  nn::Sequential plain = copy_of(seq);
+  dp->eval();
+  plain->eval();
+  const Variable x = images(3 * count() + 1, false);
+  EXPECT_TRUE(all_close(dp(x).data(), plain(x).data(), 1e-12, 1e-12));
+  EXPECT_TRUE(same_buffers(*seq, *plain));  // eval leaves them alone
+}
+
+// Each replica normalizes its chunk by that chunk's statistics, so the
+// reference is the plain module run on each chunk separately.
+TEST_P(DataParallelTest, BatchNormGradientsAreThoseOfThePlainModulePerChunk) {
+  nn::Sequential seq = conv_bn_relu();
+  nn::Sequential plain = copy_of(seq);
+  DataParallel dp(seq, device_ids());
+  const Variable x = images(2 * count());
+  const Variable y = dp(x);
+  (y * y).sum().backward();
+  const Variable x_plain = images(2 * count());
+  variable_list outputs;
+  for (const Variable& chunk : x_plain.chunk(count())) outputs.push_back(plain(chunk));
+  const Variable expected = cat(outputs);
+  (expected * expected).sum().backward();
+  EXPECT_TRUE(all_close(y.data(), expected.data(), 1e-12, 1e-12));
+  EXPECT_TRUE(same_grads(*seq, *plain));
+  EXPECT_TRUE(all_close(x.grad().data(), x_plain.grad().data(), 1e-9, 1e-12));
+}
+
+TEST_P(DataParallelTest, BatchNormStateDictIsPrefixedAndLoadsIntoTheBareModule) {
+  nn::Sequential seq = conv_bn_relu();
+  DataParallel dp(seq, device_ids());
+  dp(images(2 * count(), false));
+  StateDict sd = dp->state_dict();
+  EXPECT_EQ(sd.keys(),
+            (std::vector<std::string>{"module.0.weight", "module.0.bias", "module.1.weight",
+                                      "module.1.bias", "module.1.running_mean",
+                                      "module.1.running_var", "module.1.num_batches_tracked"}));
+  consume_prefix_in_state_dict_if_present(sd, "module.");
+  nn::Sequential bare = conv_bn_relu();
+  bare->load_state_dict(sd);
+  EXPECT_TRUE(same_buffers(*bare, *seq));
+  bare->eval();
+  seq->eval();
+  const Variable x = images(count(), false);
+  EXPECT_TRUE(all_close(bare(x).data(), seq(x).data(), 1e-12, 1e-12));
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, DataParallelTest, ::testing::Values(2, 3, 4),

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "parallel/comm.h"
-#include "parallel/warning.h"
+#include "tensor/warning.h"
 
 namespace torchlet::parallel {
 namespace {
@@ -110,7 +110,7 @@ Variable Gather::forward(autograd::AutogradContext* ctx, Device target_device, i
   const bool unsqueezed = all_scalars && dim == 0;
   if (unsqueezed) {
     for (Tensor& t : tensors) t = t.view({1});
-    warn_once(kGatherScalarsWarning);
+    warn(kGatherScalarsWarning);
   }
   std::vector<Device> input_devices;
   std::vector<int64_t> input_sizes;

@@ -55,7 +55,7 @@ struct Scatter : autograd::Function<Scatter> {
 /// apply(target_device, dim, inputs): comm::gather of `inputs` along `dim`
 /// on `target_device`; the gradient is scattered back to the inputs'
 /// devices. When every input is 0-dim and dim is 0, they are gathered into
-/// a vector, with PyTorch's warning (once).
+/// a vector, with PyTorch's warning (torchlet::warn).
 struct Gather : autograd::Function<Gather> {
   static Variable forward(autograd::AutogradContext* ctx, Device target_device, int64_t dim,
                           const variable_list& inputs);

@@ -9,4 +9,4 @@
 #include "parallel/parallel_apply.h"     // IWYU pragma: export
 #include "parallel/replicate.h"          // IWYU pragma: export
 #include "parallel/scatter_gather.h"     // IWYU pragma: export
-#include "parallel/warning.h"            // IWYU pragma: export
+#include "tensor/warning.h"              // IWYU pragma: export

@@ -286,7 +286,7 @@ std::pair<std::vector<Inputs>, std::vector<Kwargs>> scatter_kwargs(
 /// key by key (maps with different keys throw PyTorch's error), an empty
 /// optional stays empty; other values are taken from the first replica.
 /// 0-dim Variables are gathered into a vector of one element per replica,
-/// with PyTorch's warning (once). Differentiable to any order.
+/// with PyTorch's warning (torchlet::warn). Differentiable to any order.
 template <typename T>
 T gather(const std::vector<T>& outputs, Device target_device, int64_t dim = 0) {
   TORCHLET_CHECK(!outputs.empty(), "gather: expected at least one output to gather");

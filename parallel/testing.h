@@ -19,7 +19,7 @@ class OnDevices : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     set_cpu_device_count(GetParam());
-    reset_warnings();
+    reset_warning_registry();
   }
   void TearDown() override { set_cpu_device_count(1); }
   int count() const { return GetParam(); }

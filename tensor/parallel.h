@@ -16,10 +16,11 @@ namespace torchlet {
 // loop nested inside a parallel region) runs inline, so nothing deadlocks.
 //
 // Per-thread settings travel as one value, ThreadLocalState
-// (tensor/thread_local_state.h): the current device and autograd's grad
-// mode, which autograd keeps in that struct because tensor cannot see
-// autograd. Each hand-off captures the state where work is submitted and
-// installs it (ThreadLocalStateGuard) in the thread that runs it:
+// (tensor/thread_local_state.h): the current device, autograd's grad mode
+// (autograd keeps it in that struct because tensor cannot see autograd) and
+// the warning handler. Each hand-off captures the state where work is
+// submitted and installs it (ThreadLocalStateGuard) in the thread that runs
+// it:
 // - Executor::submit: the submitter's state, with the executor's device;
 // - parallel_for: the caller's state, device included, in every pool worker;
 // - the autograd engine: the state of the thread that called backward, with

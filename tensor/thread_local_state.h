@@ -1,12 +1,18 @@
 #pragma once
 
+#include <memory>
+
 #include "tensor/device.h"
 
 namespace torchlet {
 
+namespace detail {
+struct InstalledWarningHandler;  // tensor/warning.cc
+}  // namespace detail
+
 /// Everything a thread carries that work it hands to another thread must
-/// see: the current device (DeviceGuard) and autograd's grad mode
-/// (NoGradGuard). It lives here, below autograd, so that executors and the
+/// see: the current device (DeviceGuard), autograd's grad mode
+/// (NoGradGuard) and the warning handler (WarningHandlerGuard). It lives here, below autograd, so that executors and the
 /// intra-op pool can carry it without knowing what each field means; see
 /// Note [Threading model] in tensor/parallel.h. A new per-thread setting is
 /// a new field here, and every hand-off carries it.
@@ -15,6 +21,11 @@ struct ThreadLocalState {
   Device device{kCPU, 0};
   /// autograd's is_grad_enabled().
   bool grad_enabled = true;
+  /// The handler WarningHandlerGuard installed (tensor/warning.h); null for
+  /// the default. Shared, so work handed to another thread warns through
+  /// the handler of the thread that handed it over; copying a null one is
+  /// free, so the common case costs nothing.
+  std::shared_ptr<detail::InstalledWarningHandler> warning_handler;
 };
 
 namespace detail {

@@ -5,10 +5,10 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "nn/data/warning.h"
 
 #include "tensor/factories.h"
 #include "tensor/shape.h"
+#include "tensor/warning.h"
 
 namespace torchlet::data {
 

@@ -108,7 +108,7 @@ class Subset : public Dataset<ExampleT> {
 /// summing to the dataset's size) or fractions summing to 1, each in
 /// [0, 1]: those become floor(fraction * size) items, the remainder added
 /// one by one to the splits in turn, and a split left empty is warned about
-/// (data::warn).
+/// (torchlet::warn).
 template <typename ExampleT>
 std::vector<std::shared_ptr<Subset<ExampleT>>> random_split(
     const std::shared_ptr<const Dataset<ExampleT>>& dataset, const std::vector<double>& lengths,

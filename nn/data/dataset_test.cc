@@ -10,9 +10,9 @@
 #include "gtest/gtest.h"
 #include "nn/data/collate.h"
 #include "nn/data/generator.h"
-#include "nn/data/warning.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
+#include "tensor/warning.h"
 
 namespace torchlet::data {
 namespace {
@@ -224,11 +224,12 @@ TEST(RandomSplitTest, FractionsCutTheSamePermutationAsCounts) {
 
 TEST(RandomSplitTest, AnEmptySplitFromFractionsIsWarnedAboutAsPyTorch) {
   std::vector<std::string> warnings;
-  const WarningHandler previous =
-      set_warning_handler([&](const std::string& message) { warnings.push_back(message); });
   Generator generator(0);
-  auto parts = random_split<Example>(rows(2), {0.1, 0.1, 0.8}, generator);
-  set_warning_handler(previous);
+  std::vector<std::shared_ptr<Subset<Example>>> parts;
+  {
+    WarningHandlerGuard guard([&](const std::string& message) { warnings.push_back(message); });
+    parts = random_split<Example>(rows(2), {0.1, 0.1, 0.8}, generator);
+  }
   EXPECT_EQ(parts[1]->size(), 0);
   EXPECT_EQ(warnings, (std::vector<std::string>{
                           "Length of split at index 1 is 0. This might result in an empty dataset."}));

@@ -3,7 +3,6 @@
 // LeNet `Net` with `features` and `classifier` Sequentials trained with two
 // parameter groups. The printed forms are PyTorch 1.13's.
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,12 +16,7 @@ namespace {
 
 using testing::all_close;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 constexpr char kPositional[] =
     "Sequential(\n"

@@ -3,7 +3,6 @@
 // (nn/testdata/norm_modules_golden.txt and batchnorm2d_state.safetensors,
 // written by tools/gen_norm_golden.py); reprs, registration, modes and
 // errors.
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,12 +16,7 @@ namespace {
 
 using testing::all_close;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 const std::map<std::string, Tensor>& golden() {
   static const auto* cases = new std::map<std::string, Tensor>(

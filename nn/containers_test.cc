@@ -1,4 +1,3 @@
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,12 +10,7 @@ namespace {
 
 using testing::all_close;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 std::vector<std::string> child_names(const Module& module) {
   std::vector<std::string> names;

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -18,12 +17,7 @@ namespace {
 
 using testing::all_close;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 const std::map<std::string, Tensor>& golden() {
   static const auto* cases =

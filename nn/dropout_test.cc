@@ -1,5 +1,4 @@
 // The dropout layers: reprs, training versus eval, and their options.
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -9,12 +8,7 @@
 namespace torchlet::nn {
 namespace {
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 TEST(DropoutModuleTest, ReprsMatchPyTorch) {
   EXPECT_EQ(printed(Dropout()), "Dropout(p=0.5, inplace=False)");

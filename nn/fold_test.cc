@@ -2,7 +2,6 @@
 // output, F.unfold and F.fold with fixed parameters.
 #include "nn/fold.h"
 
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -12,12 +11,7 @@
 namespace torchlet::nn {
 namespace {
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 TEST(FoldLayerTest, ReprsShowParametersAsGiven) {
   EXPECT_EQ(printed(Unfold(2)), "Unfold(kernel_size=2, dilation=1, padding=0, stride=1)");

@@ -1,4 +1,3 @@
-#include <sstream>
 #include <string>
 
 #include "autograd/gradcheck.h"
@@ -14,12 +13,7 @@ using testing::all_close;
 using testing::gradcheck;
 using testing::load_golden;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 Variable leaf(std::vector<int64_t> shape) { return Variable(randn(shape, kFloat64), true); }
 

@@ -5,12 +5,12 @@
 
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "autograd/golden_case.h"
 #include "gtest/gtest.h"
 #include "nn/module.h"
+#include "tensor/test_util.h"
 
 namespace torchlet::testing {
 
@@ -40,13 +40,6 @@ inline std::string pytorch_repr(const std::string& name) {
     return "";
   }
   return it->second;
-}
-
-/// The module as `std::cout << module` prints it.
-inline std::string printed(const nn::Module& module) {
-  std::ostringstream out;
-  out << module;
-  return out.str();
 }
 
 }  // namespace torchlet::testing

@@ -2,7 +2,6 @@
 // and eval outputs against PyTorch 1.13 (nn/testdata/norm_modules_golden.txt,
 // written by tools/gen_norm_golden.py), reprs, registration and errors.
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,12 +15,7 @@ namespace {
 using testing::all_close;
 namespace F = functional;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 const std::map<std::string, Tensor>& golden() {
   static const auto* cases = new std::map<std::string, Tensor>(

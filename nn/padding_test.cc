@@ -2,7 +2,6 @@
 // output, F.pad with fixed amounts.
 #include "nn/padding.h"
 
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -12,12 +11,7 @@
 namespace torchlet::nn {
 namespace {
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 TEST(PaddingLayerTest, ReprsArePyTorchs) {
   EXPECT_EQ(printed(ZeroPad2d(2)), "ZeroPad2d((2, 2, 2, 2))");

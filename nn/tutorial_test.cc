@@ -1,6 +1,5 @@
 // The seed tutorial's nn steps, each as the README shows it beside PyTorch.
 
-#include <sstream>
 
 #include "gtest/gtest.h"
 #include "nn/nn.h"
@@ -11,12 +10,7 @@ namespace {
 
 using testing::all_close;
 
-template <typename T>
-std::string printed(const T& value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using testing::printed;
 
 // class Linear(nn.Module): w [in, out], b [out], forward(x) = x.mm(w) + b.expand_as(x)
 class MyLinearImpl : public Module {

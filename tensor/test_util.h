@@ -86,4 +86,12 @@ inline std::map<std::string, Tensor> load_golden(const std::string& path) {
   return golden;
 }
 
+/// What `out << value` prints: a tensor's, module's or optimizer's repr.
+template <typename T>
+std::string printed(const T& value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 }  // namespace torchlet::testing

@@ -1,6 +1,7 @@
 #include "tensor/cpu/half_convert.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -59,8 +60,14 @@ __attribute__((target("avx,f16c"))) void half_to_float_f16c(const Half* src, flo
   half_to_float_scalar(src + i, dst + i, n - i);
 }
 
+// CPUID leaf 1, ECX bit 28 (AVX) and bit 29 (F16C): clang's
+// __builtin_cpu_supports does not know "f16c".
 bool has_f16c() {
-  static const bool supported = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool supported = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return (ecx & (1u << 28)) != 0 && (ecx & (1u << 29)) != 0;
+  }();
   return supported;
 }
 #endif

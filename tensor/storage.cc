@@ -134,10 +134,10 @@ void* cpu_allocate_block(size_t nbytes) {
   } else if (kLargeCacheBytes > 0) {
     if (void* p = large_cache().take(large_block_bytes(nbytes))) return p;
   }
-  const size_t rounded = c >= 0                  ? kCpuAlignment << c
-                         : kLargeCacheBytes > 0 ? large_block_bytes(nbytes)
-                                                : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-  void* p = std::aligned_alloc(kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
+  // A size class's size, or whole pages (a multiple of the alignment, as
+  // aligned_alloc requires).
+  const size_t rounded = c >= 0 ? kCpuAlignment << c : large_block_bytes(nbytes);
+  void* p = std::aligned_alloc(kCpuAlignment, rounded);
   TORCHLET_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
   return p;
 }

@@ -12,8 +12,9 @@ struct InstalledWarningHandler;  // tensor/warning.cc
 
 /// Everything a thread carries that work it hands to another thread must
 /// see: the current device (DeviceGuard), autograd's grad mode
-/// (NoGradGuard) and the warning handler (WarningHandlerGuard). It lives here, below autograd, so that executors and the
-/// intra-op pool can carry it without knowing what each field means; see
+/// (NoGradGuard) and the warning handler (WarningHandlerGuard). It lives
+/// here, below autograd, so that executors and the intra-op pool can carry
+/// it without knowing what each field means; see
 /// Note [Threading model] in tensor/parallel.h. A new per-thread setting is
 /// a new field here, and every hand-off carries it.
 struct ThreadLocalState {

@@ -94,7 +94,8 @@ auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
 // nesting of vector, tuple, pair, map and optional; other values copied)
 // along `dim` across device_ids, replicates the module onto as many devices
 // as there are chunks (Note [Kept replicas]), runs the replicas at once on
-// their devices' executors, and gathers the outputs on output_device. Named
+// their devices' executors (the caller's device's on the calling thread),
+// and gathers the outputs on output_device. Named
 // arguments (PyTorch's kwargs) go through forward_kwargs(kwargs, args...):
 // `kwargs` (e.g. a std::map<std::string, Variable>) is scattered like the
 // inputs and passed as the module's last argument. With one device the

@@ -1,5 +1,6 @@
 #include "parallel/device_tasks.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -38,17 +39,30 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
                                                const std::function<void(size_t)>& task) {
   for (Device device : devices) check_device_exists(device, "run_on_devices");
   auto pending = std::make_shared<Pending>(devices.size());
-  if (devices.size() == 1) {
+  const auto run = [&pending, &task](size_t i) {
     try {
-      DeviceGuard guard(devices[0]);
-      task(0);
+      task(i);
     } catch (...) {
-      pending->errors[0] = std::current_exception();
+      pending->errors[i] = std::current_exception();
     }
+  };
+  // Note [The caller runs its own device's task]: the task of the caller's
+  // current device runs on the calling thread, as the engine runs that
+  // device's backward nodes there. Handing it to the device's executor
+  // instead would leave three threads (caller, two executors) taking turns
+  // on two cores, and the scheduler, which places a woken thread beside the
+  // one that woke it, then stacks two busy threads on one core for
+  // milliseconds while the other idles.
+  if (devices.size() == 1) {
+    DeviceGuard guard(devices[0]);
+    run(0);
     return pending->errors;
   }
+  const auto here = std::find(devices.begin(), devices.end(), current_device());
+  const size_t inline_index = static_cast<size_t>(here - devices.begin());
   Executor* const waiting = current_executor();
   for (size_t i = 0; i < devices.size(); ++i) {
+    if (i == inline_index) continue;
     device_executor(devices[i]).submit([pending, &task, i, waiting] {
       try {
         task(i);
@@ -61,6 +75,10 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
         if (waiting != nullptr) waiting->wake();
       }
     });
+  }
+  if (inline_index < devices.size()) {
+    run(inline_index);
+    pending->left.fetch_sub(1, std::memory_order_acq_rel);
   }
   wait_for(*pending);
   // Take the exceptions out rather than copy them: a task's closure may

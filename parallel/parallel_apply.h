@@ -16,8 +16,9 @@ namespace torchlet::parallel {
 
 namespace detail {
 
-/// Runs task(i) for every i, on the executor of devices[i] (a single task
-/// runs on the calling thread, with devices[0] current). Returns when every
+/// Runs task(i) for every i, on the executor of devices[i]; the task of the
+/// caller's current device (or a single task, with devices[0] current) runs
+/// on the calling thread. Returns when every
 /// task has finished; then, if any threw, throws torchlet::Error for the
 /// first that did: "Caught <type> in replica <i> on device <device>.\n"
 /// followed by its message. Waiting on an executor's own thread helps that
@@ -55,7 +56,8 @@ auto call_replica(M& module, const Inputs& inputs, const Kwargs& kwargs) {
 }  // namespace detail
 
 /// Runs modules[i] on inputs[i] (and kwargs[i]) on devices[i], all at once
-/// (PyTorch's parallel_apply): each on its device's kept executor, with the
+/// (PyTorch's parallel_apply): each on its device's kept executor (the one on
+/// the caller's current device on the calling thread), with the
 /// caller's grad mode and the rest of its thread-local state, the device
 /// current. An input that is a std::tuple is spread into the call's
 /// arguments; a kwargs other than NoKwargs is passed as the last argument.

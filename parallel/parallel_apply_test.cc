@@ -1,4 +1,5 @@
-// parallel_apply(): replicas at once on their devices' executors, the
+// parallel_apply(): replicas at once on their devices' executors (the one
+// on the caller's device on the caller's thread), the
 // caller's thread-local state carried, exceptions wrapped, on 2, 3 and 4
 // CPU devices.
 #include "parallel/parallel_apply.h"
@@ -17,8 +18,8 @@ namespace {
 using testing::ThrowingNet;
 using testing::ThrowingNetImpl;
 
-/// Records, for each call, the device, grad mode and whether it ran on its
-/// device's executor.
+/// Records, for each call, the device, grad mode, whether it ran on its
+/// device's executor, and the thread.
 class ProbeImpl : public nn::Module {
  public:
   Variable forward(const Variable& x) {
@@ -26,12 +27,14 @@ class ProbeImpl : public nn::Module {
     devices.push_back(current_device());
     grad_modes.push_back(is_grad_enabled());
     on_executor.push_back(device_executor(current_device()).is_current_thread());
+    threads.push_back(std::this_thread::get_id());
     return x * 2;
   }
   std::mutex mutex;
   std::vector<Device> devices;
   std::vector<bool> grad_modes;
   std::vector<bool> on_executor;
+  std::vector<std::thread::id> threads;
 };
 
 class ParallelApplyTest : public testing::OnDevices {
@@ -62,14 +65,39 @@ class ParallelApplyTest : public testing::OnDevices {
   }
 };
 
-TEST_P(ParallelApplyTest, EachReplicaRunsOnItsDevicesExecutor) {
+TEST_P(ParallelApplyTest, EachReplicaOffTheCallersDeviceRunsOnItsDevicesExecutor) {
   const auto modules = probes();
   const std::vector<Variable> outs = parallel_apply(modules, inputs(), {}, devices());
   ASSERT_EQ(outs.size(), devices().size());
-  for (size_t i = 0; i < modules.size(); ++i) {
+  for (size_t i = 1; i < modules.size(); ++i) {
     EXPECT_EQ(modules[i]->devices, std::vector<Device>{devices()[i]});
     EXPECT_EQ(modules[i]->on_executor, std::vector<bool>{true});
     EXPECT_EQ(outs[i].device(), devices()[i]);
+  }
+}
+
+TEST_P(ParallelApplyTest, TheReplicaOnTheCallersDeviceRunsOnTheCallingThread) {
+  ASSERT_EQ(current_device(), devices()[0]);
+  const auto modules = probes();
+  const std::vector<Variable> outs = parallel_apply(modules, inputs(), {}, devices());
+  EXPECT_EQ(modules[0]->threads, std::vector<std::thread::id>{std::this_thread::get_id()});
+  EXPECT_EQ(modules[0]->devices, std::vector<Device>{devices()[0]});
+  EXPECT_EQ(outs[0].device(), devices()[0]);
+}
+
+TEST_P(ParallelApplyTest, FromAnotherDeviceEveryReplicaRunsOnItsExecutor) {
+  const std::vector<Device> all = devices();
+  const std::vector<Device> others(all.begin() + 1, all.end());
+  if (others.size() < 2) GTEST_SKIP() << "a single replica runs on the calling thread";
+  auto modules = probes();
+  modules.pop_back();
+  auto in = inputs();
+  in.erase(in.begin());
+  parallel_apply(modules, in, {}, others);
+  for (size_t i = 0; i < modules.size(); ++i) {
+    EXPECT_EQ(modules[i]->devices, std::vector<Device>{others[i]});
+    EXPECT_EQ(modules[i]->on_executor, std::vector<bool>{true});
+    EXPECT_NE(modules[i]->threads[0], std::this_thread::get_id());
   }
 }
 

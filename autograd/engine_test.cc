@@ -243,6 +243,73 @@ TEST(EngineTest, AnUndefinedGradientForALeafLeavesItsGradUndefined) {
   EXPECT_TRUE(all_close(y.grad().data(), tensor({1.0, 1.0})));
 }
 
+TEST(EngineTest, AFreshLeafGradIsTheIncomingGradientWhenNothingElseHoldsIt) {
+  Variable x = param({1, 2});
+  const void* made = nullptr;
+  x.register_hook([&made](const Variable& g) {
+    Variable fresh(g.data() * 1.0);
+    made = fresh.data().data_ptr();
+    return fresh;
+  });
+  (x * 3.0).sum().backward();
+  EXPECT_EQ(x.grad().data().data_ptr(), made);
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 3.0})));
+}
+
+TEST(EngineTest, AGradientTheCallerStillHoldsIsCopiedIntoTheLeaf) {
+  Variable x = param({1, 2});
+  const Variable seed(tensor({5.0, 7.0}).to(kFloat64));
+  x.backward(seed);
+  Tensor(x.grad().data()).add_(1.0);  // in place on the leaf's grad only
+  EXPECT_TRUE(all_close(seed.data(), tensor({5.0, 7.0})));
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({6.0, 8.0})));
+}
+
+TEST(EngineTest, OneGradientReachingTwoLeavesGivesEachItsOwnCopy) {
+  Variable a = param({1, 2});
+  Variable b = param({3, 4});
+  (a + b).backward(Variable(tensor({1.0, 1.0})));
+  Tensor(a.grad().data()).mul_(10.0);
+  EXPECT_TRUE(all_close(b.grad().data(), tensor({1.0, 1.0})));
+  EXPECT_TRUE(all_close(a.grad().data(), tensor({10.0, 10.0})));
+}
+
+TEST(EngineTest, AGradientThatIsAViewOfASharedBufferIsCopied) {
+  Variable a = param({1, 2});
+  Variable b = param({3, 4});
+  // split's backward fills one buffer; each piece's gradient flows back as is.
+  Variable both = stack({a, b});
+  const std::vector<Variable> rows = both.unbind(0);
+  (rows[0].sum() + rows[1].sum() * 2.0).backward();
+  Tensor(a.grad().data()).mul_(10.0);
+  EXPECT_TRUE(all_close(b.grad().data(), tensor({2.0, 2.0})));
+}
+
+// A Linear's weight enters the product as weight.t(): its gradient is made
+// in that layout, so the weight's own gradient is contiguous (and kept
+// without a copy).
+TEST(EngineTest, TheGradientOfATransposedMatrixIsLaidOutAsItIs) {
+  Variable x = Variable(randn({5, 3}).to(kFloat64));
+  Variable w = Variable(randn({4, 3}).to(kFloat64), true);
+  Variable b = Variable(randn({4}).to(kFloat64), true);
+  const Variable wt = w.t();
+  std::vector<int64_t> mm_strides, addmm_strides;
+  wt.register_hook([&](const Variable& g) {
+    addmm_strides.assign(g.data().strides().begin(), g.data().strides().end());
+    return Variable();
+  });
+  addmm(b, x, wt).sum().backward();
+  const Variable wt2 = w.t();
+  wt2.register_hook([&](const Variable& g) {
+    mm_strides.assign(g.data().strides().begin(), g.data().strides().end());
+    return Variable();
+  });
+  x.mm(wt2).sum().backward();
+  EXPECT_EQ(addmm_strides, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(mm_strides, (std::vector<int64_t>{1, 3}));
+  EXPECT_TRUE(all_close(w.grad().data(), x.data().sum({0}, true).expand({4, 3}) * 2.0));
+}
+
 Variable param_on(Device device, std::initializer_list<double> v) {
   return Variable(param(v).data().to(device), true);
 }

@@ -147,6 +147,29 @@ AccumulateGrad::AccumulateGrad(std::shared_ptr<VariableImpl> leaf) : leaf_(std::
   set_device(leaf_->data.device());
 }
 
+namespace {
+
+// Note [Stealing the incoming gradient]
+// A leaf without a grad takes the incoming gradient itself, no copy, when
+// nothing else can see it: this is the only handle to its Variable and its
+// tensor, no view shares its storage, and it is dense and contiguous over
+// exactly its own elements (PyTorch's AccumulateGrad does the same). Any
+// other gradient (one the engine also hands to another input, one the user
+// passed to backward, a view into a buffer shared with other gradients) is
+// cloned, so that accumulating in place later never writes into memory
+// something else reads. A training step after zero_grad(set_to_none) thereby
+// copies none of its gradients.
+bool sole_owner(const Variable& grad) {
+  const Tensor& t = grad.data();
+  const TensorImpl* impl = t.impl();
+  return grad.shared_impl().use_count() == 1 && impl->use_count() == 1 &&
+         impl->storage()->use_count() == 1 && impl->is_contiguous() &&
+         impl->storage_offset() == 0 &&
+         impl->storage()->nbytes() == static_cast<size_t>(t.numel()) * element_size(t.dtype());
+}
+
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Variable grad = std::move(grads.at(0));
   if (!grad.defined()) return {};
@@ -163,8 +186,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // create_graph: the gradient keeps its history.
     current = current.defined() ? current + grad : grad;
   } else if (!current.defined()) {
-    // A fresh tensor: the incoming one may be shared with other gradients.
-    current = Variable(grad.data().clone(), false);
+    current = Variable(sole_owner(grad) ? grad.data() : grad.data().clone(), false);
   } else {
     Tensor accumulated = current.data();
     accumulated.add_(grad.data());

@@ -9,10 +9,39 @@ using autograd::FunctionNode;
 using autograd::record;
 using autograd::save_meta;
 
+namespace {
+
+// Note [Matrix gradients keep their input's layout]
+// The gradient of a matrix that is a transposed contiguous one (a Linear's
+// weight.t()) is computed transposed, (m2 @ g^T)^T rather than g @ m2^T: the
+// same product, but the result is laid out as the input is, so the t()
+// node's backward hands the weight a contiguous gradient that
+// AccumulateGrad takes as it is instead of copying (Note [Stealing the
+// incoming gradient]). PyTorch's mm_mat1_backward/mm_mat2_backward do the
+// same.
+bool is_transposed(const Variable& m) {
+  const Tensor& t = m.data();
+  return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.stride(0) == 1 &&
+         t.stride(1) == t.size(0);
+}
+
+// d(m1 @ m2)/d m1 given the output's gradient `g`.
+Variable mm_mat1_backward(const Variable& g, const Variable& m1, const Variable& m2) {
+  return is_transposed(m1) ? m2.mm(g.t()).t() : g.mm(m2.t());
+}
+
+// d(m1 @ m2)/d m2 given the output's gradient `g`.
+Variable mm_mat2_backward(const Variable& g, const Variable& m1, const Variable& m2) {
+  return is_transposed(m2) ? g.t().mm(m1).t() : m1.t().mm(g);
+}
+
+}  // namespace
+
 Variable mm(const Variable& a, const Variable& b) {
   return record("MmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].mm(n.var(1).t()) : Variable(),
-            n.needs_input_grad(1) ? n.var(0).t().mm(g[0]) : Variable()};
+    const Variable a = n.var(0), b = n.var(1);
+    return {n.needs_input_grad(0) ? mm_mat1_backward(g[0], a, b) : Variable(),
+            n.needs_input_grad(1) ? mm_mat2_backward(g[0], a, b) : Variable()};
   }, {&a, &b}, torchlet::mm(a.data(), b.data()), [&](FunctionNode& n) {
     n.saved.emplace_back(a, false);
     n.saved.emplace_back(b, false);
@@ -51,8 +80,9 @@ Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Sca
       grads[0] = beta == 0 ? autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device())
                            : autograd::sum_to(beta == 1 ? g[0] : g[0] * beta, n.shapes[0], n.dtypes[0]);
     }
-    if (n.needs_input_grad(1)) grads[1] = ga.mm(n.var(1).t());
-    if (n.needs_input_grad(2)) grads[2] = n.var(0).t().mm(ga);
+    const Variable m1 = n.var(0), m2 = n.var(1);
+    if (n.needs_input_grad(1)) grads[1] = mm_mat1_backward(ga, m1, m2);
+    if (n.needs_input_grad(2)) grads[2] = mm_mat2_backward(ga, m1, m2);
     return grads;
   }, {&self, &m1, &m2}, torchlet::addmm(self.data(), m1.data(), m2.data(), beta, alpha),
      [&](FunctionNode& n) {

@@ -127,12 +127,6 @@ Variable conv_transpose_nd(const Variable& input, const Variable& weight, const 
 
 }  // namespace
 
-template <size_t D>
-ExpandingArray<D>::ExpandingArray(std::initializer_list<int64_t> values) {
-  TORCHLET_CHECK(values.size() == D, "expected ", D, " values, got ", values.size());
-  std::copy(values.begin(), values.end(), values_.begin());
-}
-
 template <size_t D, typename Derived>
 ConvNdImpl<D, Derived>::ConvNdImpl(ConvOptions<D> options, bool transposed)
     : options_(std::move(options)), transposed_(transposed) {
@@ -193,11 +187,6 @@ Variable ConvTransposeImpl<D, Derived>::forward(const Variable& input) {
   return conv_transpose_nd(input, this->weight, this->bias, this->options_);
 }
 
-template class ExpandingArray<1>;
-template class ExpandingArray<2>;
-template class ExpandingArray<3>;
-template class ExpandingArray<4>;
-template class ExpandingArray<6>;
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
 template class ConvNdImpl<3, Conv3dImpl>;

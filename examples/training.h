@@ -25,11 +25,11 @@ using Loader = data::DataLoader<data::Example>;
 constexpr double kFashionMNISTMean = 0.2860;
 constexpr double kFashionMNISTStd = 0.3530;
 
-/// A split of Fashion-MNIST as [N, 1, 28, 28] float images scaled to [0, 1]
-/// and normalized, with int64 targets. `limit` > 0 keeps the first `limit`
-/// examples.
-std::shared_ptr<data::TensorDataset> load_fashion_mnist(const std::string& root, bool train,
-                                                        int64_t limit = 0);
+/// A split of Fashion-MNIST whose examples are [1, 28, 28] float images
+/// scaled to [0, 1] and normalized, with int64 targets. `limit` > 0 keeps the
+/// first `limit` examples. See Note [Fashion-MNIST stays uint8].
+std::shared_ptr<data::Dataset<data::Example>> load_fashion_mnist(const std::string& root,
+                                                                 bool train, int64_t limit = 0);
 
 /// Under `bazel run` the program runs inside the runfiles tree; relative paths
 /// the user typed mean the directory they typed them in.

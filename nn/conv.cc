@@ -6,21 +6,12 @@
 #include "nn/functional/conv.h"
 #include "nn/functional/pad.h"
 #include "nn/init.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 namespace {
 
 namespace F = functional;
-
-// "(3, 3)", "(3,)": a Python tuple.
-std::string tuple_str(IntArrayRef values) {
-  std::string out = "(";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(values[i]);
-  }
-  return out + (values.size() == 1 ? ",)" : ")");
-}
 
 bool all_equal(IntArrayRef values, int64_t v) {
   for (int64_t x : values) {
@@ -136,12 +127,6 @@ Variable conv_transpose_nd(const Variable& input, const Variable& weight, const 
 
 }  // namespace
 
-template <size_t D>
-ExpandingArray<D>::ExpandingArray(std::initializer_list<int64_t> values) {
-  TORCHLET_CHECK(values.size() == D, "expected ", D, " values, got ", values.size());
-  std::copy(values.begin(), values.end(), values_.begin());
-}
-
 template <size_t D, typename Derived>
 ConvNdImpl<D, Derived>::ConvNdImpl(ConvOptions<D> options, bool transposed)
     : options_(std::move(options)), transposed_(transposed) {
@@ -170,16 +155,16 @@ template <size_t D, typename Derived>
 std::string ConvNdImpl<D, Derived>::extra_repr() const {
   const ConvOptions<D>& o = options_;
   std::string s = std::to_string(o.in_channels_) + ", " + std::to_string(o.out_channels_) +
-                  ", kernel_size=" + tuple_str(o.kernel_size_.ref()) +
-                  ", stride=" + tuple_str(o.stride_.ref());
+                  ", kernel_size=" + detail::tuple_repr(o.kernel_size_.ref()) +
+                  ", stride=" + detail::tuple_repr(o.stride_.ref());
   if (o.padding_.is_mode()) {
     s += ", padding=" + o.padding_.mode();
   } else if (!all_equal(o.padding_.values(), 0)) {
-    s += ", padding=" + tuple_str(padding_values(o));
+    s += ", padding=" + detail::tuple_repr(padding_values(o));
   }
-  if (!all_equal(o.dilation_.ref(), 1)) s += ", dilation=" + tuple_str(o.dilation_.ref());
+  if (!all_equal(o.dilation_.ref(), 1)) s += ", dilation=" + detail::tuple_repr(o.dilation_.ref());
   if (transposed_ && !all_equal(o.output_padding_.ref(), 0)) {
-    s += ", output_padding=" + tuple_str(o.output_padding_.ref());
+    s += ", output_padding=" + detail::tuple_repr(o.output_padding_.ref());
   }
   if (o.groups_ != 1) s += ", groups=" + std::to_string(o.groups_);
   if (!bias.defined()) s += ", bias=False";
@@ -202,11 +187,6 @@ Variable ConvTransposeImpl<D, Derived>::forward(const Variable& input) {
   return conv_transpose_nd(input, this->weight, this->bias, this->options_);
 }
 
-template class ExpandingArray<1>;
-template class ExpandingArray<2>;
-template class ExpandingArray<3>;
-template class ExpandingArray<4>;
-template class ExpandingArray<6>;
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
 template class ConvNdImpl<3, Conv3dImpl>;

@@ -3,36 +3,16 @@
 // Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d
 // (torch.nn.Conv2d, ...), with libtorch-style options.
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 
 #include "nn/cloneable.h"
+#include "nn/expanding_array.h"
 #include "nn/functional/conv.h"
 #include "nn/module_holder.h"
 
 namespace torchlet::nn {
-
-/// D integers, given as one (repeated D times) or as D (libtorch's
-/// ExpandingArray): `3` and `{3, 3}` are the same 2-d kernel size.
-template <size_t D>
-class ExpandingArray {
- public:
-  ExpandingArray(int64_t value) : single_(true) { values_.fill(value); }  // NOLINT: implicit
-  ExpandingArray(std::initializer_list<int64_t> values);  // NOLINT
-  /// The D values.
-  IntArrayRef ref() const { return IntArrayRef(values_.data(), D); }
-  int64_t operator[](size_t i) const { return values_[i]; }
-  /// Whether given as one number (PyTorch's reprs of Fold and Unfold show
-  /// the value as given).
-  bool single() const { return single_; }
-
- private:
-  std::array<int64_t, D> values_{};
-  bool single_ = false;
-};
 
 /// The options of a D-dimensional convolution layer, plain or transposed
 /// (libtorch's ConvOptions and ConvTransposeOptions): required in_channels,

@@ -1,19 +1,13 @@
 #include "nn/pooling.h"
 
+#include "nn/repr.h"
+
 namespace torchlet::nn {
 namespace {
-
-const char* py_bool(bool value) { return value ? "True" : "False"; }
 
 // AvgPool1d keeps its arguments as 1-tuples (PyTorch's _single) and prints
 // them so.
 IntOrTuple as_tuple(const IntOrTuple& value) { return std::vector<int64_t>(value.values()); }
-
-// A number as Python prints it: an int as is, a float by python_float.
-std::string python_number(Scalar value) {
-  if (!value.is_floating_point()) return std::to_string(value.to<int64_t>());
-  return python_float(value.to_double());
-}
 
 }  // namespace
 
@@ -22,7 +16,7 @@ std::string MaxPoolImpl<D, Derived>::extra_repr() const {
   const IntOrTuple& stride = options.stride_ ? *options.stride_ : options.kernel_size_;
   return "kernel_size=" + options.kernel_size_.repr() + ", stride=" + stride.repr() +
          ", padding=" + options.padding_.repr() + ", dilation=" + options.dilation_.repr() +
-         ", ceil_mode=" + py_bool(options.ceil_mode_);
+         ", ceil_mode=" + detail::bool_repr(options.ceil_mode_);
 }
 
 template <size_t D, typename Derived>
@@ -121,10 +115,10 @@ Variable LPPool2dImpl::forward(const Variable& input) {
 }
 
 std::string LPPool2dImpl::extra_repr() const {
-  return "norm_type=" + python_number(options.norm_type_) +
+  return "norm_type=" + detail::scalar_repr(options.norm_type_) +
          ", kernel_size=" + options.kernel_size_.repr() +
          ", stride=" + (options.stride_ ? options.stride_->repr() : "None") +
-         ", ceil_mode=" + py_bool(options.ceil_mode_);
+         ", ceil_mode=" + detail::bool_repr(options.ceil_mode_);
 }
 
 }  // namespace torchlet::nn

@@ -10,7 +10,9 @@
 
 namespace torchlet::nn::detail {
 
-/// A float as Python's repr() prints it (`0.01`, `1.0`, `1e-05`).
+/// A float as Python's repr() prints it: the shortest text that reads back
+/// exactly, in scientific notation below 1e-4 and from 1e16 (`1e-05`,
+/// `0.01`, `1.0`, `100000.0`, `inf`).
 std::string float_repr(double value);
 /// A number as Python prints it: integers without a point (`20`), floats as
 /// float_repr.

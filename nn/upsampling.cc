@@ -1,5 +1,6 @@
 #include "nn/upsampling.h"
 
+#include "nn/repr.h"
 
 namespace torchlet::nn {
 
@@ -18,10 +19,10 @@ std::string UpsampleImpl::extra_repr() const {
     const std::vector<double>& s = *options.scale_factor_;
     if (options.scale_is_tuple_) {
       info = "scale_factor=(";
-      for (size_t i = 0; i < s.size(); ++i) info += (i ? ", " : "") + python_float(s[i]);
+      for (size_t i = 0; i < s.size(); ++i) info += (i ? ", " : "") + detail::float_repr(s[i]);
       info += s.size() == 1 ? ",)" : ")";
     } else {
-      info = "scale_factor=" + python_float(s[0]);
+      info = "scale_factor=" + detail::float_repr(s[0]);
     }
   } else {
     info = "size=" + (options.size_ ? options.size_->repr() : std::string("None"));

@@ -1,6 +1,7 @@
 #include "nn/data/data_loader.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -8,9 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "gtest/gtest.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
+#include "tensor/warning.h"
 
 namespace torchlet::data {
 namespace {
@@ -160,6 +163,52 @@ TEST(DataLoaderTest, WorkersMakeBatchesOffTheLoopThread) {
   }
   EXPECT_EQ(batches, 6);
   EXPECT_EQ(probe->threads.count(std::this_thread::get_id()), 0u);
+}
+
+// Note [DataLoader threading]: a worker's collate sees the thread state of
+// the thread that started the epoch.
+class DataLoaderWorkerStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override { set_cpu_device_count(2); }
+  void TearDown() override { set_cpu_device_count(1); }
+
+  // Two workers over six batches of numbered(12), whatever `collate` makes.
+  template <typename Batch>
+  std::vector<Batch> collect(std::function<Batch(std::vector<Example>)> collate) {
+    DataLoaderOptions options = batches_of(2);
+    options.num_workers = 2;
+    DataLoader<Example, Batch> loader(numbered(12), options, std::move(collate));
+    std::vector<Batch> batches;
+    for (Batch& batch : loader) batches.push_back(batch);
+    return batches;
+  }
+};
+
+TEST_F(DataLoaderWorkerStateTest, CollateAllocatesOnTheLoopsCurrentDevice) {
+  DeviceGuard device(Device("cpu:1"));
+  const std::vector<Tensor> batches =
+      collect<Tensor>([](std::vector<Example>) { return zeros({1}); });
+  ASSERT_EQ(batches.size(), 6u);
+  for (const Tensor& batch : batches) EXPECT_EQ(batch.device(), Device("cpu:1"));
+}
+
+TEST_F(DataLoaderWorkerStateTest, CollateRunsUnderTheLoopsGradMode) {
+  NoGradGuard no_grad;
+  const std::vector<bool> grad_enabled =
+      collect<bool>([](std::vector<Example>) { return is_grad_enabled(); });
+  EXPECT_EQ(grad_enabled, std::vector<bool>(6, false));
+}
+
+TEST_F(DataLoaderWorkerStateTest, CollateWarningsReachTheLoopsHandler) {
+  std::vector<std::string> warnings;
+  WarningHandlerGuard handler([&warnings](const std::string& message) {
+    warnings.push_back(message);
+  });
+  collect<int64_t>([](std::vector<Example> examples) {
+    warn("collating " + std::to_string(examples.size()));
+    return static_cast<int64_t>(examples.size());
+  });
+  EXPECT_EQ(warnings, std::vector<std::string>(6, "collating 2"));
 }
 
 TEST(DataLoaderTest, WorkersPrefetchAtMostWorkersTimesPrefetchFactorBatches) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensor/error.h"
+#include "tensor/thread_local_state.h"
 
 namespace torchlet::data::detail {
 
@@ -29,6 +30,11 @@ namespace torchlet::data::detail {
 // a flag under the lock and wakes every waiter; a worker finishes the batch it
 // is making, sees the flag and returns, and the stopping thread joins them
 // all. Nothing is left running and nothing waits on a timer.
+// Thread state: the epoch captures the ThreadLocalState of the thread that
+// starts it (current device, grad mode, warning handler) and every worker
+// installs it, so a collate allocates on the loop's device, runs under its
+// grad mode and warns through its handler, as it would with num_workers = 0
+// (Note [Threading model] in tensor/parallel.h).
 // Cores: a worker's tensor ops (one index_select per tensor for a
 // TensorDataset) use the device's intra-op pool only when it is free and run
 // inline otherwise (tensor/parallel.h), so W workers add at most W busy
@@ -47,7 +53,8 @@ class Prefetcher {
              int64_t prefetch_factor)
       : make_batch_(std::move(make_batch)),
         num_batches_(num_batches),
-        capacity_(num_workers * prefetch_factor) {
+        capacity_(num_workers * prefetch_factor),
+        caller_state_(thread_local_state()) {
     for (int64_t w = 0; w < num_workers && w < num_batches; ++w) {
       workers_.emplace_back([this] { work(); });
     }
@@ -99,6 +106,7 @@ class Prefetcher {
   };
 
   void work() {
+    ThreadLocalStateGuard state_guard(caller_state_);
     for (;;) {
       int64_t index;
       {
@@ -126,6 +134,7 @@ class Prefetcher {
   MakeBatch make_batch_;
   const int64_t num_batches_;
   const int64_t capacity_;
+  const ThreadLocalState caller_state_;  // installed in every worker
   std::mutex mutex_;
   std::condition_variable room_;   // workers wait for room to prefetch
   std::condition_variable ready_;  // the consumer waits for its batch

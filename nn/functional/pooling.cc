@@ -1,8 +1,5 @@
 #include "nn/functional/pooling.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "autograd/pool_ops.h"
 
 namespace torchlet::nn {
@@ -14,17 +11,6 @@ std::string IntOrTuple::repr() const {
     text += (i ? ", " : "") + std::to_string(values_[i]);
   }
   return text + (values_.size() == 1 ? ",)" : ")");
-}
-
-std::string python_float(double value) {
-  char buffer[32];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  std::string text = buffer;
-  if (text.find_first_of(".eni") == std::string::npos) text += ".0";
-  return text;
 }
 
 namespace functional {

@@ -37,10 +37,6 @@ class IntOrTuple {
   bool is_tuple_;
 };
 
-/// A float as Python's repr prints it: the shortest text that reads back
-/// the same, with ".0" when integral (2.0, 2.5, 1e-05).
-std::string python_float(double value);
-
 /// torch.nn.MaxPool{D}d's arguments; stride defaults to kernel_size.
 template <size_t D>
 struct MaxPoolOptions {

@@ -6,6 +6,7 @@
 
 #include "autograd/pool_ops.h"
 #include "nn/functional/pooling.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn::functional {
 namespace {
@@ -38,7 +39,7 @@ std::string sequence(const std::vector<T>& values, bool tuple, Format format) {
 }
 
 std::string int_text(int64_t v) { return std::to_string(v); }
-std::string float_text(double v) { return python_float(v); }
+std::string float_text(double v) { return nn::detail::float_repr(v); }
 
 // One value per spatial dim, a single value standing for all.
 template <typename T>

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "nn/repr.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
 #include "tensor/shape.h"
@@ -254,7 +255,7 @@ Optimizer& check_one_cycle(Optimizer& optimizer, const OneCycleLROptions& o) {
   one_cycle_total_steps(o);
   TORCHLET_CHECK(o.pct_start_ >= 0 && o.pct_start_ <= 1,
                  "Expected float between 0 and 1 pct_start, but got ",
-                 python_float_repr(o.pct_start_));
+                 nn::detail::float_repr(o.pct_start_));
   TORCHLET_CHECK(o.anneal_strategy_ == "cos" || o.anneal_strategy_ == "linear",
                  "anneal_strategy must by one of 'cos' or 'linear', instead got ",
                  o.anneal_strategy_);

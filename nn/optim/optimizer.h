@@ -53,10 +53,6 @@ class OptionValue {
   std::pair<double, double> pair_{0, 0};
 };
 
-/// Python's repr() of a float: the shortest text that reads back exactly,
-/// in scientific notation below 1e-4 and from 1e16 (`1e-05`, `0.01`, `1.0`).
-std::string python_float_repr(double value);
-
 /// Options by name, in sorted order (the order PyTorch prints them).
 using Options = std::map<std::string, OptionValue>;
 

@@ -209,20 +209,6 @@ TEST(OptimizerRepr, StreamsTheRepr) {
   EXPECT_EQ(out.str(), sgd.repr());
 }
 
-TEST(PythonFloatRepr, MatchesPythonsShortestRoundTripForm) {
-  EXPECT_EQ(python_float_repr(1e-5), "1e-05");
-  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
-  EXPECT_EQ(python_float_repr(0.1), "0.1");
-  EXPECT_EQ(python_float_repr(1.0), "1.0");
-  EXPECT_EQ(python_float_repr(-2.5), "-2.5");
-  EXPECT_EQ(python_float_repr(1.5e-7), "1.5e-07");
-  EXPECT_EQ(python_float_repr(123456789.0), "123456789.0");
-  EXPECT_EQ(python_float_repr(1e16), "1e+16");
-  EXPECT_EQ(python_float_repr(0.1 + 0.2), "0.30000000000000004");
-  EXPECT_EQ(python_float_repr(0.0), "0.0");
-  EXPECT_EQ(python_float_repr(1.0 / 0.0), "inf");
-}
-
 // ---- Behaviour -------------------------------------------------------------------------
 
 TEST(Optimizer, GroupsTakeDefaultsForOptionsTheyDoNotSet) {

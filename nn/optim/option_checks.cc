@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "nn/repr.h"
 #include "tensor/error.h"
 
 namespace torchlet::optim::detail {
@@ -24,9 +25,9 @@ void check_betas(const Options& options) {
   TORCHLET_CHECK(betas.kind() == OptionValue::Kind::kPair, "Invalid betas: ", betas.str());
   const auto [beta1, beta2] = betas.to_pair();
   TORCHLET_CHECK(0.0 <= beta1 && beta1 < 1.0, "Invalid beta parameter at index 0: ",
-                 python_float_repr(beta1));
+                 nn::detail::float_repr(beta1));
   TORCHLET_CHECK(0.0 <= beta2 && beta2 < 1.0, "Invalid beta parameter at index 1: ",
-                 python_float_repr(beta2));
+                 nn::detail::float_repr(beta2));
 }
 
 void check_unsupported_flags(const std::string& optimizer, const Options& options) {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "autograd/grad_mode.h"
-#include "nn/optim/optimizer.h"
+#include "nn/repr.h"
 
 namespace torchlet::nn::utils {
 namespace {
@@ -38,7 +38,7 @@ double clip_grad_norm_(const std::vector<Variable>& parameters, double max_norm,
   const Tensor total = total_norm(grads, norm_type);
   const double value = total.item<double>();
   TORCHLET_CHECK(!error_if_nonfinite || std::isfinite(value), "The total norm of order ",
-                 optim::python_float_repr(norm_type),
+                 nn::detail::float_repr(norm_type),
                  " for gradients from `parameters` is non-finite, so it cannot be clipped. To "
                  "disable this error and scale the gradients by the non-finite norm anyway, set "
                  "`error_if_nonfinite=False`");

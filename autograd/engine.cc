@@ -317,6 +317,9 @@ std::pair<std::vector<Edge>, variable_list> roots_of(const variable_list& output
       TORCHLET_CHECK(g.sizes() == out.sizes(), "backward: the gradient of shape ",
                      shape_str(g.sizes()), " does not match output ", i, " of shape ",
                      shape_str(out.sizes()));
+      // As PyTorch's engine does for every gradient it passes on: a seed of
+      // another dtype is converted to the output's.
+      if (g.dtype() != out.dtype()) g = g.to(out.dtype());
     }
     edges.push_back(gradient_edge(out));
     grads.push_back(std::move(g));

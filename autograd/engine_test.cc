@@ -310,6 +310,16 @@ TEST(EngineTest, TheGradientOfATransposedMatrixIsLaidOutAsItIs) {
   EXPECT_TRUE(all_close(w.grad().data(), x.data().sum({0}, true).expand({4, 3}) * 2.0));
 }
 
+TEST(EngineTest, ASeedOfAnotherDtypeIsConvertedToTheOutputs) {
+  Variable x = param({1, 2});
+  (x * 2.0).backward(Variable(tensor({1.5f, 2.5f})));
+  EXPECT_EQ(x.grad().dtype(), kFloat64);
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 5.0}).to(kFloat64)));
+  Variable leaf = param({1, 2});
+  leaf.backward(Variable(tensor({4.0f, 6.0f})));
+  EXPECT_TRUE(all_close(leaf.grad().data(), tensor({4.0, 6.0}).to(kFloat64)));
+}
+
 Variable param_on(Device device, std::initializer_list<double> v) {
   return Variable(param(v).data().to(device), true);
 }

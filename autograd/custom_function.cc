@@ -298,6 +298,9 @@ std::string default_function_name(const char* mangled_type_name) {
 
 // ---- AutogradContext -------------------------------------------------------------
 
+AutogradContext::AutogradContext() = default;
+AutogradContext::~AutogradContext() = default;
+
 void AutogradContext::save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
 
 variable_list AutogradContext::get_saved_variables() const {

@@ -50,6 +50,8 @@
 
 namespace torchlet::autograd {
 
+class SavedVariable;
+
 namespace detail {
 class CustomFunctionNode;
 class FunctionCall;
@@ -58,7 +60,8 @@ class FunctionCall;
 /// What forward hands to backward, and how forward describes its outputs.
 class AutogradContext {
  public:
-  AutogradContext() = default;
+  AutogradContext();
+  ~AutogradContext();
   AutogradContext(const AutogradContext&) = delete;
   AutogradContext& operator=(const AutogradContext&) = delete;
 

@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/node.h"
+#include "autograd/internal/graph.h"
 #include "tensor/executor.h"
 #include "tensor/thread_local_state.h"
 

@@ -45,6 +45,42 @@ TEST(EngineTest, SecondBackwardWithoutRetainGraphThrows) {
   EXPECT_THROW_MSG(y.backward(), "Trying to backward through the graph a second time");
 }
 
+// clamp saves no Variable, only a mask in its node state: a backward
+// without retain_graph frees the mask, and a second one is refused.
+TEST(EngineTest, SecondBackwardThroughStateFreedByTheFirstThrows) {
+  Variable x = param({-1, 0.5, 2});
+  Variable y = x.clamp(0, 1).sum();
+  y.backward();
+  EXPECT_THROW_MSG(y.backward(),
+                   "ClampBackward1: Trying to backward through the graph a second time");
+}
+
+// Integers and slices are no saved tensors: nothing is freed, and the node
+// runs again, as a basic index (select, slice) does in PyTorch.
+TEST(EngineTest, ABasicIndexNodeRunsAgainWithoutRetainGraph) {
+  Variable x = param({1, 2, 3});
+  Variable y = x.index({indexing::Slice(1, indexing::None)}).sum();
+  y.backward();
+  y.backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({0.0, 2.0, 2.0})));
+}
+
+TEST(EngineTest, ATensorIndexNodeIsFreedByTheFirstBackward) {
+  Variable x = param({1, 2, 3});
+  Variable y = x.index({tensor({0, 2})}).sum();
+  y.backward();
+  EXPECT_THROW_MSG(y.backward(),
+                   "IndexBackward0: Trying to backward through the graph a second time");
+}
+
+TEST(EngineTest, RetainGraphKeepsTheNodeState) {
+  Variable x = param({-1, 0.5, 2});
+  Variable y = x.clamp(0, 1).sum();
+  y.backward(Variable(), /*retain_graph=*/true);
+  y.backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({0.0, 2.0, 0.0})));
+}
+
 TEST(EngineTest, RetainGraphAllowsASecondBackward) {
   Variable x = param({1, 2});
   Variable y = (x * x).sum();

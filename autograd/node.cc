@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "autograd/grad_mode.h"
+#include "autograd/internal/graph.h"
 
 namespace torchlet::autograd {
 namespace {
@@ -196,15 +197,13 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
 
 // ---- FunctionNode ------------------------------------------------------------------------
 
-variable_list FunctionNode::apply(variable_list&& grad_outputs) {
+void FunctionNode::check_not_released() const {
   TORCHLET_CHECK(!released_, name_, kSecondBackward);
-  return formula_(*this, grad_outputs);
 }
 
 void FunctionNode::release_variables() {
-  released_ = !saved.empty() || !tensors.empty();
+  released_ = released_ || !saved.empty();
   for (SavedVariable& s : saved) s.reset();
-  tensors.clear();
 }
 
 // ---- Recording ---------------------------------------------------------------------------------
@@ -243,43 +242,36 @@ bool should_record(std::initializer_list<const Variable*> inputs) {
   return false;
 }
 
-namespace {
-std::shared_ptr<FunctionNode> new_node(const char* name, FunctionNode::Formula formula,
-                                       Device device) {
-  auto node = std::make_shared<FunctionNode>(name, formula);
-  node->set_device(device);
-  return node;
-}
-}  // namespace
-
-std::shared_ptr<FunctionNode> record_op(const char* name, FunctionNode::Formula formula,
-                                        std::initializer_list<const Variable*> inputs,
-                                        Device device) {
-  if (!should_record(inputs)) return nullptr;
-  auto node = new_node(name, formula, device);
-  for (const Variable* v : inputs) node->mutable_next_edges().push_back(gradient_edge(*v));
-  return node;
+bool should_record(const std::vector<Variable>& inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Variable& v : inputs) {
+    if (v.defined() && v.requires_grad()) return true;
+  }
+  return false;
 }
 
-std::shared_ptr<FunctionNode> record_op(const char* name, FunctionNode::Formula formula,
-                                        const std::vector<Variable>& inputs, Device device) {
-  if (!is_grad_enabled()) return nullptr;
-  bool any = false;
-  for (const Variable& v : inputs) any = any || (v.defined() && v.requires_grad());
-  if (!any) return nullptr;
-  auto node = new_node(name, formula, device);
-  for (const Variable& v : inputs) node->mutable_next_edges().push_back(gradient_edge(v));
-  return node;
+void connect(Node& node, std::initializer_list<const Variable*> inputs, Device device) {
+  node.set_device(device);
+  std::vector<Edge>& edges = node.mutable_next_edges();
+  edges.reserve(inputs.size());
+  for (const Variable* v : inputs) edges.push_back(gradient_edge(*v));
 }
 
-Variable make_result(Tensor data, const std::shared_ptr<FunctionNode>& node, uint32_t output_nr) {
+void connect(Node& node, const std::vector<Variable>& inputs, Device device) {
+  node.set_device(device);
+  std::vector<Edge>& edges = node.mutable_next_edges();
+  edges.reserve(inputs.size());
+  for (const Variable& v : inputs) edges.push_back(gradient_edge(v));
+}
+
+Variable make_result(Tensor data, std::shared_ptr<Node> node, uint32_t output_nr) {
   auto impl = std::make_shared<VariableImpl>(std::move(data));
   if (node) {
-    impl->requires_grad = true;
-    impl->grad_fn = node;
-    impl->output_nr = output_nr;
     if (output_nr >= node->num_outputs()) node->set_num_outputs(output_nr + 1);
     node->set_output_meta(output_nr, impl->data);
+    impl->requires_grad = true;
+    impl->grad_fn = std::move(node);
+    impl->output_nr = output_nr;
   }
   return Variable(std::move(impl));
 }

@@ -17,11 +17,6 @@ Variable sum_to(const Variable& grad, IntArrayRef shape, DType dtype) {
   return g;
 }
 
-void save_meta(FunctionNode& node, const Variable& input) {
-  node.shapes.emplace_back(input.sizes().begin(), input.sizes().end());
-  node.dtypes.push_back(input.dtype());
-}
-
 Variable snapshot(const Variable& self, bool copy_data) {
   auto impl = std::make_shared<VariableImpl>(copy_data ? self.data().clone() : self.data());
   impl->requires_grad = self.requires_grad();

@@ -5,8 +5,7 @@
 #include <memory>
 
 #include "autograd/grad_mode.h"
-
-#include "autograd/node.h"
+#include "autograd/internal/graph.h"
 
 namespace torchlet::autograd {
 
@@ -14,17 +13,38 @@ namespace torchlet::autograd {
 /// and converted to `dtype` (the input's).
 Variable sum_to(const Variable& grad, IntArrayRef shape, DType dtype);
 
-/// Records the input's shape and dtype (for sum_to in the formula).
-void save_meta(FunctionNode& node, const Variable& input);
+/// An input's shape and dtype, saved so that its gradient can be given
+/// back in that form (sum_to).
+struct InputMeta {
+  InputMeta() = default;
+  explicit InputMeta(const Variable& input)
+      : shape(input.sizes().begin(), input.sizes().end()), dtype(input.dtype()) {}
+  SizeVec shape;
+  DType dtype = kFloat32;
+};
+
+/// `grad` summed and converted back to the input `meta` describes.
+inline Variable sum_to(const Variable& grad, const InputMeta& meta) {
+  return sum_to(grad, meta.shape, meta.dtype);
+}
+
+/// The node of an op that saves nothing beyond its saved variables.
+using PlainNode = OpNode<NoState>;
+
+/// The state of an op that needs only its input's metadata.
+struct InputMetaState {
+  InputMeta input;
+};
 
 /// The common case: an op with these inputs producing `out`. Returns the
-/// result Variable; `setup` (if recording) saves what the formula needs.
-template <typename Setup>
-Variable record(const char* name, FunctionNode::Formula formula,
-                std::initializer_list<const Variable*> inputs, Tensor out, Setup&& setup) {
-  std::shared_ptr<FunctionNode> node = record_op(name, formula, inputs, out.device());
+/// result Variable; `setup` (if recording) fills the node's state and saves
+/// what the formula needs (Note [Named node state]).
+template <typename Formula, typename Setup>
+Variable record(const char* name, Formula formula, std::initializer_list<const Variable*> inputs,
+                Tensor out, Setup&& setup) {
+  auto node = record_op(name, formula, inputs, out.device());
   if (node) setup(*node);
-  return make_result(std::move(out), node);
+  return make_result(std::move(out), std::move(node));
 }
 
 /// A constant (no history) Variable.

@@ -7,7 +7,7 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::OpNode;
 
 // Note [Convolution backward is convolution]
 // Convolution is bilinear in input and weight, and each gradient is again a
@@ -25,21 +25,25 @@ using autograd::FunctionNode;
 
 namespace {
 
-void save_params(FunctionNode& n, const ConvParams& p) {
-  n.shapes = {p.stride, p.padding, p.dilation, p.output_padding};
-  n.ints = {p.transposed ? 1 : 0, p.groups};
-}
+// Convolution nodes keep the convolution's parameters as their state.
+using ConvNode = OpNode<ConvParams>;
 
-ConvParams saved_params(const FunctionNode& n) {
-  ConvParams p;
-  p.stride = n.shapes[0];
-  p.padding = n.shapes[1];
-  p.dilation = n.shapes[2];
-  p.output_padding = n.shapes[3];
-  p.transposed = n.ints[0] != 0;
-  p.groups = n.ints[1];
-  return p;
-}
+// Saved-variable slots: convolution saves its input and weight,
+// convolution_backward_weight its input and grad_output.
+enum Saved : size_t { kInput = 0, kWeight = 1, kGradOutput = 1 };
+
+SizeVec to_sizes(IntArrayRef s) { return SizeVec(s.begin(), s.end()); }
+
+// im2col and col2im: the block parameters, and the size the adjoint op
+// needs (im2col's input shape, col2im's output size).
+struct BlockState {
+  SizeVec kernel_size;
+  SizeVec dilation;
+  SizeVec padding;
+  SizeVec stride;
+  SizeVec size;
+};
+using BlockNode = OpNode<BlockState>;
 
 // The parameters of the transposed convolution that maps an output of
 // `output_size` of the convolution `p` (not transposed) back to an input of
@@ -83,10 +87,10 @@ Variable bias_grad(const Variable& grad_output) {
   return grad_output.sum(dims);
 }
 
-variable_list convolution_backward(FunctionNode& n, const variable_list& grads) {
-  const ConvParams p = saved_params(n);
+variable_list convolution_backward(ConvNode& n, const variable_list& grads) {
+  const ConvParams& p = n.state;
   const Variable& g = grads[0];
-  const Variable x = n.var(0), w = n.var(1);
+  const Variable x = n.var(kInput), w = n.var(kWeight);
   Variable gx, gw, gb;
   if (!p.transposed) {
     if (n.needs_input_grad(0)) {
@@ -103,10 +107,10 @@ variable_list convolution_backward(FunctionNode& n, const variable_list& grads) 
   return {gx, gw, gb};
 }
 
-variable_list convolution_backward_weight_backward(FunctionNode& n, const variable_list& grads) {
-  const ConvParams p = saved_params(n);
+variable_list convolution_backward_weight_backward(ConvNode& n, const variable_list& grads) {
+  const ConvParams& p = n.state;
   const Variable& v = grads[0];
-  const Variable x = n.var(0), gy = n.var(1);
+  const Variable x = n.var(kInput), gy = n.var(kGradOutput);
   Variable gx, ggy;
   if (n.needs_input_grad(0)) {
     gx = convolution(gy, v, Variable(), adjoint_params(p, x.sizes(), v.sizes(), gy.sizes()));
@@ -115,22 +119,21 @@ variable_list convolution_backward_weight_backward(FunctionNode& n, const variab
   return {gx, ggy};
 }
 
-// Saved block parameters: kernel_size, dilation, padding, stride, then the
-// size the adjoint op needs (im2col's input size, col2im's output size).
-void save_blocks(FunctionNode& n, IntArrayRef kernel_size, IntArrayRef dilation,
+void save_blocks(BlockNode& n, IntArrayRef kernel_size, IntArrayRef dilation,
                  IntArrayRef padding, IntArrayRef stride, IntArrayRef size) {
-  n.shapes = {SizeVec(kernel_size.begin(), kernel_size.end()),
-              SizeVec(dilation.begin(), dilation.end()), SizeVec(padding.begin(), padding.end()),
-              SizeVec(stride.begin(), stride.end()), SizeVec(size.begin(), size.end())};
+  n.state = {to_sizes(kernel_size), to_sizes(dilation), to_sizes(padding), to_sizes(stride),
+             to_sizes(size)};
 }
 
-variable_list im2col_backward(FunctionNode& n, const variable_list& grads) {
-  const SizeVec& in = n.shapes[4];
-  return {col2im(grads[0], {in[2], in[3]}, n.shapes[0], n.shapes[1], n.shapes[2], n.shapes[3])};
+variable_list im2col_backward(BlockNode& n, const variable_list& grads) {
+  const BlockState& s = n.state;
+  const SizeVec& in = s.size;
+  return {col2im(grads[0], {in[2], in[3]}, s.kernel_size, s.dilation, s.padding, s.stride)};
 }
 
-variable_list col2im_backward(FunctionNode& n, const variable_list& grads) {
-  return {im2col(grads[0], n.shapes[0], n.shapes[1], n.shapes[2], n.shapes[3])};
+variable_list col2im_backward(BlockNode& n, const variable_list& grads) {
+  const BlockState& s = n.state;
+  return {im2col(grads[0], s.kernel_size, s.dilation, s.padding, s.stride)};
 }
 
 }  // namespace
@@ -139,7 +142,7 @@ Variable im2col(const Variable& input, IntArrayRef kernel_size, IntArrayRef dila
                 IntArrayRef padding, IntArrayRef stride) {
   Tensor out = im2col(input.data(), kernel_size, dilation, padding, stride);
   return autograd::record("Im2ColBackward0", im2col_backward, {&input}, std::move(out),
-                          [&](FunctionNode& n) {
+                          [&](BlockNode& n) {
                             save_blocks(n, kernel_size, dilation, padding, stride, input.sizes());
                           });
 }
@@ -148,7 +151,7 @@ Variable col2im(const Variable& columns, IntArrayRef output_size, IntArrayRef ke
                 IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   Tensor out = col2im(columns.data(), output_size, kernel_size, dilation, padding, stride);
   return autograd::record("Col2ImBackward0", col2im_backward, {&columns}, std::move(out),
-                          [&](FunctionNode& n) {
+                          [&](BlockNode& n) {
                             save_blocks(n, kernel_size, dilation, padding, stride, output_size);
                           });
 }
@@ -158,10 +161,10 @@ Variable convolution(const Variable& input, const Variable& weight, const Variab
   Tensor out = convolution(input.data(), weight.data(), bias.defined() ? bias.data() : Tensor(),
                            params);
   return autograd::record("ConvolutionBackward0", convolution_backward,
-                          {&input, &weight, &bias}, std::move(out), [&](FunctionNode& n) {
+                          {&input, &weight, &bias}, std::move(out), [&](ConvNode& n) {
                             n.saved.emplace_back(input, false);
                             n.saved.emplace_back(weight, false);
-                            save_params(n, params);
+                            n.state = params;
                           });
 }
 
@@ -169,10 +172,10 @@ Variable convolution_backward_weight(const Variable& input, const Variable& grad
                                      IntArrayRef weight_size, const ConvParams& params) {
   Tensor out = convolution_backward_weight(input.data(), grad_output.data(), weight_size, params);
   return autograd::record("ConvolutionBackwardBackward0", convolution_backward_weight_backward,
-                          {&input, &grad_output}, std::move(out), [&](FunctionNode& n) {
+                          {&input, &grad_output}, std::move(out), [&](ConvNode& n) {
                             n.saved.emplace_back(input, false);
                             n.saved.emplace_back(grad_output, false);
-                            save_params(n, params);
+                            n.state = params;
                           });
 }
 

@@ -8,36 +8,89 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::InputMetaState;
+using autograd::OpNode;
+using autograd::PlainNode;
 using autograd::constant;
 using autograd::record;
-using autograd::save_meta;
 using autograd::sum_to;
 
 namespace {
 
+// Saved-variable slots of the binary ops that save their inputs.
+enum Saved : size_t { kSelf = 0, kOther = 1 };
+
+// A binary op's inputs' metadata, and (add, sub) the scale of `other`.
+struct BinaryState {
+  InputMeta self;
+  InputMeta other;
+  double alpha = 1;
+};
+using BinaryNode = OpNode<BinaryState>;
+
+// An op with a number operand (the factor, divisor or exponent).
+struct ScalarState {
+  InputMeta input;
+  double scalar = 0;
+};
+using ScalarNode = OpNode<ScalarState>;
+
+// The elements whose gradient is zero (clamped, non-finite, filled).
+struct MaskState {
+  InputMeta input;
+  Tensor mask;
+  bool release() {
+    mask = Tensor();
+    return true;
+  }
+};
+
+struct WhereState {
+  InputMeta self;
+  InputMeta other;
+  Tensor condition;
+  bool release() {
+    condition = Tensor();
+    return true;
+  }
+};
+
+// copy_: where the source came from (its gradient goes back there).
+struct CopyState {
+  InputMeta src;
+  Device src_device;
+};
+
 // relu's gradient from its output y: g where y > 0. One fused kernel, and
 // itself differentiable in g (its gradient is the same mask).
 Variable threshold_relu_backward(const Variable& g, const Variable& y) {
-  return record("ThresholdBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
+  return record("ThresholdBackwardBackward0", [](PlainNode& n, const variable_list& gg)
                                                    -> variable_list {
     return {threshold_relu_backward(gg[0], n.var(0))};
-  }, {&g}, threshold_backward(g.data(), y.data(), 0), [&](FunctionNode& n) {
+  }, {&g}, threshold_backward(g.data(), y.data(), 0), [&](PlainNode& n) {
     n.saved.emplace_back(y.detach(), false);
   });
 }
 
-Variable input_grad(const FunctionNode& n, size_t i, const Variable& g) {
-  return n.needs_input_grad(i) ? sum_to(g, n.shapes[i], n.dtypes[i]) : Variable();
+// The gradient of an input, given back in its shape and dtype (none when
+// it needs none).
+Variable input_grad(bool needed, const InputMeta& input, const Variable& g) {
+  return needed ? sum_to(g, input) : Variable();
+}
+Variable self_grad(const BinaryNode& n, const Variable& g) {
+  return input_grad(n.needs_input_grad(0), n.state.self, g);
+}
+Variable other_grad(const BinaryNode& n, const Variable& g) {
+  return input_grad(n.needs_input_grad(1), n.state.other, g);
 }
 
-// a op b on Variables: both inputs' shapes and dtypes saved, plus each other.
-Variable binary_op(const char* name, FunctionNode::Formula f, const Variable& a, const Variable& b,
-                   Tensor out, bool save_inputs, double number = 0) {
-  return record(name, f, {&a, &b}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, a);
-    save_meta(n, b);
-    n.numbers.push_back(number);
+// a op b on Variables: both inputs' shapes and dtypes, and (`save_inputs`)
+// the inputs themselves in slots kSelf and kOther.
+Variable binary_op(const char* name, BinaryNode::Formula f, const Variable& a, const Variable& b,
+                   Tensor out, bool save_inputs, double alpha = 1) {
+  return record(name, f, {&a, &b}, std::move(out), [&](BinaryNode& n) {
+    n.state = {InputMeta(a), InputMeta(b), alpha};
     if (save_inputs) {
       n.saved.emplace_back(a, false);
       n.saved.emplace_back(b, false);
@@ -45,70 +98,74 @@ Variable binary_op(const char* name, FunctionNode::Formula f, const Variable& a,
   });
 }
 
-variable_list add_backward(FunctionNode& n, const variable_list& g) {
-  const double alpha = n.numbers[0];
-  return {input_grad(n, 0, g[0]), input_grad(n, 1, alpha == 1 ? g[0] : g[0] * alpha)};
+variable_list add_backward(BinaryNode& n, const variable_list& g) {
+  const double alpha = n.state.alpha;
+  return {self_grad(n, g[0]), other_grad(n, alpha == 1 ? g[0] : g[0] * alpha)};
 }
-variable_list sub_backward(FunctionNode& n, const variable_list& g) {
-  const double alpha = n.numbers[0];
-  return {input_grad(n, 0, g[0]), input_grad(n, 1, alpha == 1 ? -g[0] : g[0] * -alpha)};
+variable_list sub_backward(BinaryNode& n, const variable_list& g) {
+  const double alpha = n.state.alpha;
+  return {self_grad(n, g[0]), other_grad(n, alpha == 1 ? -g[0] : g[0] * -alpha)};
 }
-variable_list mul_backward(FunctionNode& n, const variable_list& g) {
-  return {n.needs_input_grad(0) ? input_grad(n, 0, g[0] * n.var(1)) : Variable(),
-          n.needs_input_grad(1) ? input_grad(n, 1, g[0] * n.var(0)) : Variable()};
+variable_list mul_backward(BinaryNode& n, const variable_list& g) {
+  return {n.needs_input_grad(0) ? self_grad(n, g[0] * n.var(kOther)) : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, g[0] * n.var(kSelf)) : Variable()};
 }
-variable_list div_backward(FunctionNode& n, const variable_list& g) {
-  const Variable b = n.var(1);
-  return {n.needs_input_grad(0) ? input_grad(n, 0, g[0] / b) : Variable(),
-          n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * n.var(0) / (b * b)) : Variable()};
+variable_list div_backward(BinaryNode& n, const variable_list& g) {
+  const Variable b = n.var(kOther);
+  return {n.needs_input_grad(0) ? self_grad(n, g[0] / b) : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, -g[0] * n.var(kSelf) / (b * b)) : Variable()};
 }
-variable_list pow_backward(FunctionNode& n, const variable_list& g) {
-  const Variable a = n.var(0), b = n.var(1);
+variable_list pow_backward(BinaryNode& n, const variable_list& g) {
+  const Variable a = n.var(kSelf), b = n.var(kOther);
   Variable ga, gb;
   // d/da a^b = b a^(b-1), taken as 0 where b == 0 (0^0 included), as PyTorch.
   if (n.needs_input_grad(0)) {
-    ga = input_grad(n, 0, (g[0] * b * a.pow(b - 1.0)).masked_fill(b.data().eq(0), 0));
+    ga = self_grad(n, (g[0] * b * a.pow(b - 1.0)).masked_fill(b.data().eq(0), 0));
   }
   if (n.needs_input_grad(1)) {
     // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch).
     const Tensor zero_base = a.data().eq(0).logical_and(b.data().ge(0));
-    gb = input_grad(n, 1, (g[0] * a.pow(b) * a.log()).masked_fill(zero_base, 0));
+    gb = other_grad(n, (g[0] * a.pow(b) * a.log()).masked_fill(zero_base, 0));
   }
   return {ga, gb};
 }
-variable_list extreme_backward(FunctionNode& n, const variable_list& g, bool maximum) {
+variable_list extreme_backward(BinaryNode& n, const variable_list& g, bool maximum) {
   // Ties split the gradient evenly (PyTorch 1.13).
-  const Tensor a = n.var(0).data(), b = n.var(1).data();
+  const Tensor a = n.var(kSelf).data(), b = n.var(kOther).data();
   const Variable shared = g[0].where(a.ne(b), g[0] * 0.5);
   const Tensor a_loses = maximum ? a.lt(b) : a.gt(b);
   const Tensor b_loses = maximum ? a.gt(b) : a.lt(b);
-  return {input_grad(n, 0, shared.masked_fill(a_loses, 0)),
-          input_grad(n, 1, shared.masked_fill(b_loses, 0))};
+  return {self_grad(n, shared.masked_fill(a_loses, 0)),
+          other_grad(n, shared.masked_fill(b_loses, 0))};
 }
-variable_list maximum_backward(FunctionNode& n, const variable_list& g) {
+variable_list maximum_backward(BinaryNode& n, const variable_list& g) {
   return extreme_backward(n, g, true);
 }
-variable_list minimum_backward(FunctionNode& n, const variable_list& g) {
+variable_list minimum_backward(BinaryNode& n, const variable_list& g) {
   return extreme_backward(n, g, false);
 }
 
-// Unary ops save their input (index 0) or output (index 0) as the formula needs.
-Variable unary_op(const char* name, FunctionNode::Formula f, const Variable& x, Tensor out,
+// Unary ops save one Variable, their input or their output, as the
+// formula needs: it is n.var(0).
+Variable unary_op(const char* name, PlainNode::Formula f, const Variable& x, Tensor out,
                   bool save_input, bool save_output) {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(name, f, {&x}, out.device());
+  auto node = autograd::record_op(name, f, {&x}, out.device());
   if (node && save_input) node->saved.emplace_back(x, false);
   Variable result = autograd::make_result(std::move(out), node);
   if (node && save_output) node->saved.emplace_back(result, true);
   return result;
 }
 
-Variable scalar_op(const char* name, FunctionNode::Formula f, const Variable& x, Tensor out,
-                   double number, bool save_input = false) {
-  return record(name, f, {&x}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, x);
-    n.numbers.push_back(number);
+Variable scalar_op(const char* name, ScalarNode::Formula f, const Variable& x, Tensor out,
+                   double scalar, bool save_input = false) {
+  return record(name, f, {&x}, std::move(out), [&](ScalarNode& n) {
+    n.state = {InputMeta(x), scalar};
     if (save_input) n.saved.emplace_back(x, false);
   });
+}
+
+Variable scalar_input_grad(const ScalarNode& n, const Variable& g) {
+  return input_grad(n.needs_input_grad(0), n.state.input, g);
 }
 
 }  // namespace
@@ -146,14 +203,14 @@ Variable Variable::minimum(const Variable& other) const {
 
 namespace {
 // The gradient of x + c, x - c, fmod(x, c) and remainder(x, c): g itself.
-variable_list pass_backward(FunctionNode& n, const variable_list& g) {
-  return {input_grad(n, 0, g[0])};
+variable_list pass_backward(ScalarNode& n, const variable_list& g) {
+  return {scalar_input_grad(n, g[0])};
 }
-variable_list mul_scalar_backward(FunctionNode& n, const variable_list& g) {
-  return {input_grad(n, 0, g[0] * n.numbers[0])};
+variable_list mul_scalar_backward(ScalarNode& n, const variable_list& g) {
+  return {scalar_input_grad(n, g[0] * n.state.scalar)};
 }
-variable_list div_scalar_backward(FunctionNode& n, const variable_list& g) {
-  return {input_grad(n, 0, g[0] / n.numbers[0])};
+variable_list div_scalar_backward(ScalarNode& n, const variable_list& g) {
+  return {scalar_input_grad(n, g[0] / n.state.scalar)};
 }
 }  // namespace
 
@@ -172,24 +229,24 @@ Variable Variable::div(Scalar other) const {
                    other.to<double>());
 }
 Variable Variable::pow(Scalar exponent) const {
-  return scalar_op("PowBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const double p = n.numbers[0];
-    if (p == 0) return {input_grad(n, 0, g[0] * 0.0)};
-    return {input_grad(n, 0, g[0] * (n.var(0).pow(p - 1) * p))};
+  return scalar_op("PowBackward0", [](ScalarNode& n, const variable_list& g) -> variable_list {
+    const double p = n.state.scalar;
+    if (p == 0) return {scalar_input_grad(n, g[0] * 0.0)};
+    return {scalar_input_grad(n, g[0] * (n.var(0).pow(p - 1) * p))};
   }, *this, data().pow(exponent), exponent.to<double>(), /*save_input=*/true);
 }
 
 // ---- Division family --------------------------------------------------------------------------
 
 Variable Variable::floor_divide(const Variable& other) const {
-  return binary_op("FloorDivideBackward0", [](FunctionNode&, const variable_list&)
+  return binary_op("FloorDivideBackward0", [](BinaryNode&, const variable_list&)
                                                -> variable_list {
     TORCHLET_CHECK(false, "floor_divide: derivative for floor_divide is not implemented");
     return {};
   }, *this, other, data().floor_divide(other.data()), false);
 }
 Variable Variable::floor_divide(Scalar other) const {
-  return scalar_op("FloorDivideBackward1", [](FunctionNode&, const variable_list&)
+  return scalar_op("FloorDivideBackward1", [](ScalarNode&, const variable_list&)
                                                -> variable_list {
     TORCHLET_CHECK(false, "floor_divide: derivative for floor_divide is not implemented");
     return {};
@@ -197,12 +254,14 @@ Variable Variable::floor_divide(Scalar other) const {
 }
 Variable Variable::remainder(const Variable& other) const {
   // d/db (a - floor(a / b) b) = -floor(a / b), a constant where it is defined.
-  return binary_op("RemainderBackward0", [](FunctionNode& n, const variable_list& g)
+  return binary_op("RemainderBackward0", [](BinaryNode& n, const variable_list& g)
                                              -> variable_list {
     const Variable quotient =
-        n.needs_input_grad(1) ? constant(n.var(0).data().floor_divide(n.var(1).data())) : Variable();
-    return {input_grad(n, 0, g[0]),
-            n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * quotient) : Variable()};
+        n.needs_input_grad(1)
+            ? constant(n.var(kSelf).data().floor_divide(n.var(kOther).data()))
+            : Variable();
+    return {self_grad(n, g[0]),
+            n.needs_input_grad(1) ? other_grad(n, -g[0] * quotient) : Variable()};
   }, *this, other, data().remainder(other.data()), true);
 }
 Variable Variable::remainder(Scalar other) const {
@@ -210,22 +269,23 @@ Variable Variable::remainder(Scalar other) const {
 }
 Variable Variable::fmod(const Variable& other) const {
   // d/db (a - trunc(a / b) b) = -trunc(a / b).
-  return binary_op("FmodBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return binary_op("FmodBackward1", [](BinaryNode& n, const variable_list& g) -> variable_list {
     const Variable quotient =
-        n.needs_input_grad(1) ? constant(n.var(0).data().div(n.var(1).data()).trunc()) : Variable();
-    return {input_grad(n, 0, g[0]),
-            n.needs_input_grad(1) ? input_grad(n, 1, -g[0] * quotient) : Variable()};
+        n.needs_input_grad(1) ? constant(n.var(kSelf).data().div(n.var(kOther).data()).trunc())
+                              : Variable();
+    return {self_grad(n, g[0]),
+            n.needs_input_grad(1) ? other_grad(n, -g[0] * quotient) : Variable()};
   }, *this, other, data().fmod(other.data()), true);
 }
 Variable Variable::fmod(Scalar other) const {
   return scalar_op("FmodBackward0", pass_backward, *this, data().fmod(other), 0);
 }
 Variable Variable::atan2(const Variable& other) const {
-  return binary_op("Atan2Backward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable a = n.var(0), b = n.var(1);
+  return binary_op("Atan2Backward0", [](BinaryNode& n, const variable_list& g) -> variable_list {
+    const Variable a = n.var(kSelf), b = n.var(kOther);
     const Variable scale = g[0] / (a * a + b * b);
-    return {n.needs_input_grad(0) ? input_grad(n, 0, scale * b) : Variable(),
-            n.needs_input_grad(1) ? input_grad(n, 1, -scale * a) : Variable()};
+    return {n.needs_input_grad(0) ? self_grad(n, scale * b) : Variable(),
+            n.needs_input_grad(1) ? other_grad(n, -scale * a) : Variable()};
   }, *this, other, data().atan2(other.data()), true);
 }
 
@@ -251,39 +311,39 @@ namespace {
 // in-place ops]).
 struct OutputOnlyUnary {
   const char* name;
-  FunctionNode::Formula formula;
+  PlainNode::Formula formula;
   bool save_output;
   Variable record(const Variable& x, Tensor out) const {
     return unary_op(name, formula, x, std::move(out), false, save_output);
   }
 };
 
-variable_list zero_backward(FunctionNode&, const variable_list& g) { return {g[0] * 0.0}; }
+variable_list zero_backward(PlainNode&, const variable_list& g) { return {g[0] * 0.0}; }
 
-const OutputOnlyUnary kNeg{"NegBackward0", [](FunctionNode&, const variable_list& g)
+const OutputOnlyUnary kNeg{"NegBackward0", [](PlainNode&, const variable_list& g)
                                                -> variable_list { return {-g[0]}; }, false};
-const OutputOnlyUnary kExp{"ExpBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kExp{"ExpBackward0", [](PlainNode& n, const variable_list& g)
                                                -> variable_list { return {g[0] * n.var(0)}; },
                            true};
-const OutputOnlyUnary kSqrt{"SqrtBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kSqrt{"SqrtBackward0", [](PlainNode& n, const variable_list& g)
                                                  -> variable_list {
   return {g[0] / (n.var(0) * 2.0)};
 }, true};
-const OutputOnlyUnary kRsqrt{"RsqrtBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kRsqrt{"RsqrtBackward0", [](PlainNode& n, const variable_list& g)
                                                    -> variable_list {
   const Variable y = n.var(0);
   return {g[0] * y * y * y * -0.5};
 }, true};
-const OutputOnlyUnary kRelu{"ReluBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kRelu{"ReluBackward0", [](PlainNode& n, const variable_list& g)
                                                  -> variable_list {
   return {threshold_relu_backward(g[0], n.var(0))};
 }, true};
-const OutputOnlyUnary kSigmoid{"SigmoidBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kSigmoid{"SigmoidBackward0", [](PlainNode& n, const variable_list& g)
                                                        -> variable_list {
   const Variable y = n.var(0);
   return {g[0] * y * (1.0 - y)};
 }, true};
-const OutputOnlyUnary kTanh{"TanhBackward0", [](FunctionNode& n, const variable_list& g)
+const OutputOnlyUnary kTanh{"TanhBackward0", [](PlainNode& n, const variable_list& g)
                                                  -> variable_list {
   const Variable y = n.var(0);
   return {g[0] * (1.0 - y * y)};
@@ -295,7 +355,7 @@ const OutputOnlyUnary kCeil{"CeilBackward0", zero_backward, false};
 const OutputOnlyUnary kTrunc{"TruncBackward0", zero_backward, false};
 const OutputOnlyUnary kRound{"RoundBackward0", zero_backward, false};
 const OutputOnlyUnary kRoundDecimals{"RoundBackward1", zero_backward, false};
-const OutputOnlyUnary kFrac{"FracBackward0", [](FunctionNode&, const variable_list& g)
+const OutputOnlyUnary kFrac{"FracBackward0", [](PlainNode&, const variable_list& g)
                                                  -> variable_list { return {g[0]}; }, false};
 }  // namespace
 
@@ -317,48 +377,49 @@ Variable Variable::round(int64_t decimals) const {
 Variable Variable::nan_to_num(double nan, std::optional<double> posinf,
                               std::optional<double> neginf) const {
   // The gradient passes where the input was finite (PyTorch).
-  return record("NanToNumBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].masked_fill(n.tensors[0], 0)};
-  }, {this}, data().nan_to_num(nan, posinf, neginf), [&](FunctionNode& n) {
-    n.tensors.push_back(data().isfinite().logical_not());
+  return record("NanToNumBackward0", [](OpNode<MaskState>& n, const variable_list& g)
+                                          -> variable_list {
+    return {g[0].masked_fill(n.state.mask, 0)};
+  }, {this}, data().nan_to_num(nan, posinf, neginf), [&](OpNode<MaskState>& n) {
+    n.state.mask = data().isfinite().logical_not();
   });
 }
 
 Variable Variable::abs() const {
-  return unary_op("AbsBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("AbsBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     return {g[0] * constant(n.var(0).data().sign())};
   }, *this, data().abs(), true, false);
 }
 Variable Variable::log() const {
-  return unary_op("LogBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("LogBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     return {g[0] / n.var(0)};
   }, *this, data().log(), true, false);
 }
 Variable Variable::sin() const {
-  return unary_op("SinBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("SinBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     return {g[0] * n.var(0).cos()};
   }, *this, data().sin(), true, false);
 }
 Variable Variable::cos() const {
-  return unary_op("CosBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("CosBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     return {-g[0] * n.var(0).sin()};
   }, *this, data().cos(), true, false);
 }
 Variable Variable::erf() const {
-  return unary_op("ErfBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("ErfBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     const Variable x = n.var(0);
     return {g[0] * (x * x * -1.0).exp() * M_2_SQRTPI};
   }, *this, data().erf(), true, false);
 }
 Variable Variable::log1p() const {
-  return unary_op("Log1PBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("Log1PBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     return {g[0] / (n.var(0) + 1.0)};
   }, *this, data().log1p(), true, false);
 }
 Variable Variable::gelu(const std::string& approximate) const {
   Tensor out = data().gelu(approximate);
   if (approximate == "tanh") {
-    return unary_op("GeluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+    return unary_op("GeluBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
       // d/dx 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3).
       const Variable x = n.var(0);
       const double k = M_2_SQRTPI * M_SQRT1_2;
@@ -367,7 +428,7 @@ Variable Variable::gelu(const std::string& approximate) const {
       return {g[0] * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du)};
     }, *this, std::move(out), true, false);
   }
-  return unary_op("GeluBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return unary_op("GeluBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
     // d/dx x Phi(x) = Phi(x) + x phi(x).
     const Variable x = n.var(0);
     const Variable cdf = 0.5 * (1.0 + (x * M_SQRT1_2).erf());
@@ -377,28 +438,29 @@ Variable Variable::gelu(const std::string& approximate) const {
 }
 Variable Variable::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   Tensor out = data().clamp(min, max);
-  return record("ClampBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].masked_fill(n.tensors[0], 0)};
-  }, {this}, std::move(out), [&](FunctionNode& n) {
+  return record("ClampBackward1", [](OpNode<MaskState>& n, const variable_list& g)
+                                       -> variable_list {
+    return {g[0].masked_fill(n.state.mask, 0)};
+  }, {this}, std::move(out), [&](OpNode<MaskState>& n) {
     // Where the input was clamped the gradient is 0 (bounds themselves pass).
     Tensor outside = zeros(sizes(), options().dtype(kBool));
     if (min) outside = outside.logical_or(data().lt(*min));
     if (max) outside = outside.logical_or(data().gt(*max));
-    n.tensors.push_back(outside);
+    n.state.mask = outside;
   });
 }
 
 Variable Variable::where(const Tensor& condition, const Variable& other) const {
   Tensor out = data().where(condition, other.data());
-  return record("WhereBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Tensor& cond = n.tensors[0];
-    return {n.needs_input_grad(0) ? input_grad(n, 0, g[0].masked_fill(cond.logical_not(), 0))
+  return record("WhereBackward0", [](OpNode<WhereState>& n, const variable_list& g)
+                                       -> variable_list {
+    const WhereState& s = n.state;
+    const Tensor& cond = s.condition;
+    return {n.needs_input_grad(0) ? sum_to(g[0].masked_fill(cond.logical_not(), 0), s.self)
                                   : Variable(),
-            n.needs_input_grad(1) ? input_grad(n, 1, g[0].masked_fill(cond, 0)) : Variable()};
-  }, {this, &other}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, *this);
-    save_meta(n, other);
-    n.tensors.push_back(condition);
+            n.needs_input_grad(1) ? sum_to(g[0].masked_fill(cond, 0), s.other) : Variable()};
+  }, {this, &other}, std::move(out), [&](OpNode<WhereState>& n) {
+    n.state = {InputMeta(*this), InputMeta(other), condition};
   });
 }
 Variable where(const Tensor& condition, const Variable& a, const Variable& b) {
@@ -407,12 +469,10 @@ Variable where(const Tensor& condition, const Variable& a, const Variable& b) {
 
 namespace {
 Variable record_masked_fill(const Variable& x, const Tensor& mask, Tensor out) {
-  return record("MaskedFillBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {input_grad(n, 0, g[0].masked_fill(n.tensors[0], 0))};
-  }, {&x}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, x);
-    n.tensors.push_back(mask);
-  });
+  return record("MaskedFillBackward0", [](OpNode<MaskState>& n, const variable_list& g)
+                                            -> variable_list {
+    return {input_grad(n.needs_input_grad(0), n.state.input, g[0].masked_fill(n.state.mask, 0))};
+  }, {&x}, std::move(out), [&](OpNode<MaskState>& n) { n.state = {InputMeta(x), mask}; });
 }
 }  // namespace
 
@@ -477,9 +537,9 @@ namespace {
 Variable& fill_inplace(const char* op, const char* node, Variable& self, Scalar value) {
   return inplace_direct(op, self, {}, [&](Tensor& t) { t.fill_(value); },
                         [&](const Variable& old, Tensor out) {
-    return record(node, [](FunctionNode&, const variable_list& g) -> variable_list {
+    return record(node, [](PlainNode&, const variable_list& g) -> variable_list {
       return {constant(zeros_like(g[0].data()))};
-    }, {&old}, std::move(out), [](FunctionNode&) {});
+    }, {&old}, std::move(out), [](PlainNode&) {});
   });
 }
 }  // namespace
@@ -509,12 +569,11 @@ Variable& Variable::copy_(const Variable& src) {
     Tensor out = empty_like(old.data());
     out.copy_(src.data());
     const Device source = src.device();
-    return record("CopyBackwards", [](FunctionNode& n, const variable_list& g) -> variable_list {
-      const Device to(static_cast<DeviceType>(n.ints[0]), static_cast<int>(n.ints[1]));
-      return {autograd::sum_to(g[0], n.shapes[0], n.dtypes[0]).to(to)};
-    }, {&src}, std::move(out), [&](FunctionNode& n) {
-      save_meta(n, src);
-      n.ints = {static_cast<int64_t>(source.type), source.index};
+    return record("CopyBackwards", [](OpNode<CopyState>& n, const variable_list& g)
+                                        -> variable_list {
+      return {sum_to(g[0], n.state.src).to(n.state.src_device)};
+    }, {&src}, std::move(out), [&](OpNode<CopyState>& n) {
+      n.state = {InputMeta(src), source};
     });
   }, [&](Tensor& t) { t.copy_(src.data()); });
 }

@@ -7,17 +7,45 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::OpNode;
 using autograd::constant;
 using autograd::record;
-using autograd::save_meta;
 
 // ---- Index ops ------------------------------------------------------------------------------
 
 namespace {
 
-Variable zeros_of(const FunctionNode& n, size_t i, Device device) {
-  return autograd::constant_zeros(n.shapes[i], n.dtypes[i], device);
+// Ops that pick or place elements by an index tensor along `dim`.
+struct DimIndexState {
+  InputMeta input;
+  int64_t dim = 0;
+  Tensor index;
+  bool release() {
+    index = Tensor();
+    return true;
+  }
+};
+using DimIndexNode = OpNode<DimIndexState>;
+
+struct MaskedSelectState {
+  InputMeta input;
+  SizeVec broadcast_shape;  // of input and mask
+  Tensor positions;         // flat indices of the mask's true elements
+  bool release() {
+    positions = Tensor();
+    return true;
+  }
+};
+
+// cat: each input's shape and dtype, and the dim joined along.
+struct CatState {
+  std::vector<InputMeta> inputs;
+  int64_t dim = 0;
+};
+
+Variable zeros_of(const InputMeta& input, Device device) {
+  return autograd::constant_zeros(input.shape, input.dtype, device);
 }
 
 }  // namespace
@@ -25,53 +53,51 @@ Variable zeros_of(const FunctionNode& n, size_t i, Device device) {
 Variable Variable::index_select(int64_t dim, const Tensor& index) const {
   const int64_t d = wrap_dim(dim, this->dim(), "index_select");
   Tensor out = data().index_select(d, index);
-  return record("IndexSelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return record("IndexSelectBackward0", [](DimIndexNode& n, const variable_list& g)
+                                             -> variable_list {
     // Rows picked twice get both gradients: scatter_add over the index
     // broadcast along the other dims.
-    const int64_t d = n.ints[0];
+    const DimIndexState& s = n.state;
     SizeVec view_shape(g[0].dim(), 1);
-    if (!view_shape.empty()) view_shape[d] = -1;
-    const Tensor idx = g[0].dim() == 0 ? n.tensors[0].view({})
-                                       : n.tensors[0].to(kInt64).view(view_shape).expand(g[0].sizes());
-    return {zeros_of(n, 0, g[0].device()).scatter_add(d, idx, g[0])};
-  }, {this}, std::move(out), [&](FunctionNode& n) {
-    save_meta(n, *this);
-    n.ints = {d};
-    n.tensors = {index};
-  });
+    if (!view_shape.empty()) view_shape[s.dim] = -1;
+    const Tensor idx = g[0].dim() == 0
+                           ? s.index.view({})
+                           : s.index.to(kInt64).view(view_shape).expand(g[0].sizes());
+    return {zeros_of(s.input, g[0].device()).scatter_add(s.dim, idx, g[0])};
+  }, {this}, std::move(out), [&](DimIndexNode& n) { n.state = {InputMeta(*this), d, index}; });
 }
 
 Variable Variable::gather(int64_t dim, const Tensor& index) const {
   const int64_t d = wrap_dim(dim, this->dim(), "gather");
-  return record("GatherBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {zeros_of(n, 0, g[0].device()).scatter_add(n.ints[0], n.tensors[0], g[0])};
-  }, {this}, data().gather(d, index), [&](FunctionNode& n) {
-    save_meta(n, *this);
-    n.ints = {d};
-    n.tensors = {index};
+  return record("GatherBackward0", [](DimIndexNode& n, const variable_list& g) -> variable_list {
+    const DimIndexState& s = n.state;
+    return {zeros_of(s.input, g[0].device()).scatter_add(s.dim, s.index, g[0])};
+  }, {this}, data().gather(d, index), [&](DimIndexNode& n) {
+    n.state = {InputMeta(*this), d, index};
   });
 }
 
 Variable Variable::scatter(int64_t dim, const Tensor& index, const Variable& src) const {
   const int64_t d = wrap_dim(dim, this->dim(), "scatter");
-  return record("ScatterBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Tensor& idx = n.tensors[0];
-    return {n.needs_input_grad(0) ? g[0].scatter(n.ints[0], idx, autograd::constant_zeros({}, g[0].dtype(), g[0].device()).expand(idx.sizes())) : Variable(),
-            n.needs_input_grad(1) ? g[0].gather(n.ints[0], idx) : Variable()};
-  }, {this, &src}, data().scatter(d, index, src.data()), [&](FunctionNode& n) {
-    n.ints = {d};
-    n.tensors = {index};
+  return record("ScatterBackward0", [](DimIndexNode& n, const variable_list& g) -> variable_list {
+    const DimIndexState& s = n.state;
+    const Variable zero = autograd::constant_zeros({}, g[0].dtype(), g[0].device());
+    return {n.needs_input_grad(0) ? g[0].scatter(s.dim, s.index, zero.expand(s.index.sizes()))
+                                  : Variable(),
+            n.needs_input_grad(1) ? g[0].gather(s.dim, s.index) : Variable()};
+  }, {this, &src}, data().scatter(d, index, src.data()), [&](DimIndexNode& n) {
+    n.state = {InputMeta(*this), d, index};
   });
 }
 
 Variable Variable::scatter_add(int64_t dim, const Tensor& index, const Variable& src) const {
   const int64_t d = wrap_dim(dim, this->dim(), "scatter_add");
-  return record("ScatterAddBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return record("ScatterAddBackward0", [](DimIndexNode& n, const variable_list& g)
+                                            -> variable_list {
     return {n.needs_input_grad(0) ? g[0] : Variable(),
-            n.needs_input_grad(1) ? g[0].gather(n.ints[0], n.tensors[0]) : Variable()};
-  }, {this, &src}, data().scatter_add(d, index, src.data()), [&](FunctionNode& n) {
-    n.ints = {d};
-    n.tensors = {index};
+            n.needs_input_grad(1) ? g[0].gather(n.state.dim, n.state.index) : Variable()};
+  }, {this, &src}, data().scatter_add(d, index, src.data()), [&](DimIndexNode& n) {
+    n.state = {InputMeta(*this), d, index};
   });
 }
 
@@ -88,31 +114,32 @@ Variable& Variable::scatter_add_(int64_t dim, const Tensor& index, const Variabl
 }
 
 Variable Variable::take(const Tensor& index) const {
-  return record("TakeBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return record("TakeBackward0", [](DimIndexNode& n, const variable_list& g) -> variable_list {
     // Into the flattened input, summing repeated indices.
+    const InputMeta& input = n.state.input;
     int64_t numel = 1;
-    for (int64_t s : n.shapes[0]) numel *= s;
-    const Variable flat = autograd::constant_zeros({numel}, n.dtypes[0], g[0].device());
-    return {flat.index_put({n.tensors[0]}, g[0], /*accumulate=*/true).view(n.shapes[0])};
-  }, {this}, data().take(index), [&](FunctionNode& n) {
-    save_meta(n, *this);
-    n.tensors = {index};
+    for (int64_t s : input.shape) numel *= s;
+    const Variable flat = autograd::constant_zeros({numel}, input.dtype, g[0].device());
+    return {flat.index_put({n.state.index}, g[0], /*accumulate=*/true).view(input.shape)};
+  }, {this}, data().take(index), [&](DimIndexNode& n) {
+    n.state = {InputMeta(*this), 0, index};
   });
 }
 
 Variable Variable::masked_select(const Tensor& mask) const {
-  return record("MaskedSelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    // Scattered into zeros of the broadcast shape at the mask's positions
-    // (flat indices in n.tensors[0], shape in n.shapes[1]), then summed back
-    // to the input's shape; scatter keeps it differentiable in g.
-    const Variable flat = constant(zeros(n.shapes[1], g[0].options()).view({-1}));
-    const Variable grad = flat.scatter(0, n.tensors[0], g[0]).view(n.shapes[1]);
-    return {autograd::sum_to(grad, n.shapes[0], n.dtypes[0])};
-  }, {this}, data().masked_select(mask), [&](FunctionNode& n) {
-    save_meta(n, *this);
+  return record("MaskedSelectBackward0", [](OpNode<MaskedSelectState>& n,
+                                               const variable_list& g) -> variable_list {
+    // Scattered into zeros of the broadcast shape at the mask's positions,
+    // then summed back to the input's shape; scatter keeps it
+    // differentiable in g.
+    const MaskedSelectState& s = n.state;
+    const Variable flat = constant(zeros(s.broadcast_shape, g[0].options()).view({-1}));
+    const Variable grad = flat.scatter(0, s.positions, g[0]).view(s.broadcast_shape);
+    return {autograd::sum_to(grad, s.input)};
+  }, {this}, data().masked_select(mask), [&](OpNode<MaskedSelectState>& n) {
     const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), "masked_select");
-    n.shapes.push_back(shape);
-    n.tensors = {mask.to(kBool).expand(shape).reshape({-1}).nonzero().view({-1})};
+    n.state = {InputMeta(*this), shape,
+               mask.to(kBool).expand(shape).reshape({-1}).nonzero().view({-1})};
   });
 }
 
@@ -123,33 +150,36 @@ Variable cat(const std::vector<Variable>& tensors, int64_t dim) {
   data.reserve(tensors.size());
   for (const Variable& v : tensors) data.push_back(v.data());
   Tensor out = torchlet::cat(data, dim);
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "CatBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  auto node = autograd::record_op(
+      "CatBackward0", [](OpNode<CatState>& n, const variable_list& g) -> variable_list {
+        const CatState& s = n.state;
         variable_list grads;
         int64_t offset = 0;
-        for (size_t i = 0; i < n.shapes.size(); ++i) {
-          const SizeVec& shape = n.shapes[i];
-          if (shape.size() == 1 && shape[0] == 0) {  // skipped by cat: an empty gradient
-            grads.push_back(n.needs_input_grad(i) ? zeros_of(n, i, g[0].device()) : Variable());
+        for (size_t i = 0; i < s.inputs.size(); ++i) {
+          const InputMeta& input = s.inputs[i];
+          // Skipped by cat: an empty gradient.
+          if (input.shape.size() == 1 && input.shape[0] == 0) {
+            grads.push_back(n.needs_input_grad(i) ? zeros_of(input, g[0].device()) : Variable());
             continue;
           }
-          const int64_t length = shape[n.ints[0]];
+          const int64_t length = input.shape[s.dim];
           grads.push_back(n.needs_input_grad(i)
-                              ? g[0].narrow(n.ints[0], offset, length).to(n.dtypes[i])
+                              ? g[0].narrow(s.dim, offset, length).to(input.dtype)
                               : Variable());
           offset += length;
         }
         return grads;
       }, tensors, out.device());
   if (node) {
-    for (const Variable& v : tensors) save_meta(*node, v);
+    node->state.inputs.reserve(tensors.size());
+    for (const Variable& v : tensors) node->state.inputs.emplace_back(v);
     // Note [cat of only skipped tensors]: when every input is a 1-D empty
     // tensor, cat checks no dim (PyTorch's legacy rule) and the backward
     // reads none.
     const bool all_skipped = out.dim() == 1 && out.numel() == 0;
-    node->ints = {all_skipped ? 0 : wrap_dim(dim, out.dim(), "cat")};
+    node->state.dim = all_skipped ? 0 : wrap_dim(dim, out.dim(), "cat");
   }
-  return autograd::make_result(std::move(out), node);
+  return autograd::make_result(std::move(out), std::move(node));
 }
 
 Variable stack(const std::vector<Variable>& tensors, int64_t dim) {

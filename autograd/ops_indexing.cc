@@ -1,67 +1,44 @@
 // Differentiable indexing: v.index({...}), v.index_put(...) and
-// v.index_put_(...). The index list is kept in the node (integers and slice
-// bounds as ints, index tensors as tensors) and replayed by the formulas:
-// the gradient of an index is an accumulating index_put into zeros, and that
-// of an index_put is the index of the gradient, so double backward works.
+// v.index_put_(...). The index list is kept in the node and replayed by the
+// formulas: the gradient of an index is an accumulating index_put into
+// zeros, and that of an index_put is the index of the gradient, so double
+// backward works.
+#include <algorithm>
+
 #include "autograd/op_helpers.h"
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::OpNode;
 using autograd::constant;
 using autograd::record;
 
 namespace {
 
-using Kind = TensorIndex::Kind;
-
-// Five ints per entry: kind, then the integer, the index tensor's slot, or
-// the slice's (has start, start, has stop, stop, step) packed into four.
-constexpr size_t kIntsPerEntry = 5;
-
-void save_indices(FunctionNode& n, const std::vector<TensorIndex>& indices) {
-  for (const TensorIndex& entry : indices) {
-    int64_t fields[kIntsPerEntry] = {static_cast<int64_t>(entry.kind()), 0, 0, 0, 0};
-    switch (entry.kind()) {
-      case Kind::kInteger: fields[1] = entry.integer(); break;
-      case Kind::kTensor:
-        fields[1] = static_cast<int64_t>(n.tensors.size());
-        n.tensors.push_back(entry.tensor());
-        break;
-      case Kind::kSlice: {
-        const indexing::Slice& s = entry.slice();
-        fields[1] = (s.start().has_value() ? 1 : 0) | (s.stop().has_value() ? 2 : 0);
-        fields[2] = s.start().value_or(0);
-        fields[3] = s.stop().value_or(0);
-        fields[4] = s.step();
-        break;
-      }
-      case Kind::kNone:
-      case Kind::kEllipsis: break;
-    }
-    n.ints.insert(n.ints.end(), fields, fields + kIntsPerEntry);
-  }
+// Frees an index list that holds index tensors (the node then refuses
+// another backward); a list of integers and slices holds no tensor and is
+// kept, so such a node may run again.
+bool release_index_tensors(std::vector<TensorIndex>& indices) {
+  const bool has_tensor =
+      std::any_of(indices.begin(), indices.end(),
+                  [](const TensorIndex& i) { return i.kind() == TensorIndex::Kind::kTensor; });
+  if (has_tensor) indices.clear();
+  return has_tensor;
 }
 
-// The index list saved from ints[first...].
-std::vector<TensorIndex> load_indices(const FunctionNode& n, size_t first) {
+// The index list, kept as given.
+struct IndexState {
+  SizeVec input_shape;
   std::vector<TensorIndex> indices;
-  for (size_t i = first; i + kIntsPerEntry <= n.ints.size(); i += kIntsPerEntry) {
-    const int64_t* f = &n.ints[i];
-    switch (static_cast<Kind>(f[0])) {
-      case Kind::kInteger: indices.emplace_back(f[1]); break;
-      case Kind::kTensor: indices.emplace_back(n.tensors[static_cast<size_t>(f[1])]); break;
-      case Kind::kSlice:
-        indices.emplace_back(indexing::Slice((f[1] & 1) ? std::optional<int64_t>(f[2]) : std::nullopt,
-                                             (f[1] & 2) ? std::optional<int64_t>(f[3]) : std::nullopt,
-                                             f[4]));
-        break;
-      case Kind::kNone: indices.emplace_back(indexing::None); break;
-      case Kind::kEllipsis: indices.emplace_back(indexing::Ellipsis); break;
-    }
-  }
-  return indices;
-}
+  bool release() { return release_index_tensors(indices); }
+};
+struct IndexPutState {
+  InputMeta value;
+  bool accumulate = false;
+  std::vector<TensorIndex> indices;
+  bool release() { return release_index_tensors(indices); }
+};
 
 }  // namespace
 
@@ -70,12 +47,13 @@ Variable Variable::index(std::initializer_list<TensorIndex> indices) const {
 }
 
 Variable Variable::index(const std::vector<TensorIndex>& indices) const {
-  Variable result = record("IndexBackward0", [](FunctionNode& n, const variable_list& g)
+  Variable result = record("IndexBackward0", [](OpNode<IndexState>& n, const variable_list& g)
                                                  -> variable_list {
-    return {autograd::constant_zeros(n.shapes[0], g[0].dtype(), g[0].device()).index_put(load_indices(n, 0), g[0], true)};
-  }, {this}, data().index(indices), [&](FunctionNode& n) {
-    n.shapes.emplace_back(sizes().begin(), sizes().end());
-    save_indices(n, indices);
+    const IndexState& s = n.state;
+    return {autograd::constant_zeros(s.input_shape, g[0].dtype(), g[0].device())
+                .index_put(s.indices, g[0], true)};
+  }, {this}, data().index(indices), [&](OpNode<IndexState>& n) {
+    n.state = {SizeVec(sizes().begin(), sizes().end()), indices};
   });
   autograd::mark_view(result, *this);  // only when no tensor index made a copy
   return result;
@@ -85,22 +63,20 @@ Variable Variable::index_put(const std::vector<TensorIndex>& indices, const Vari
                              bool accumulate) const {
   Tensor out = data().clone();
   out.index_put_(indices, value.data(), accumulate);
-  return record("IndexPutBackward0", [](FunctionNode& n, const variable_list& g)
+  return record("IndexPutBackward0", [](OpNode<IndexPutState>& n, const variable_list& g)
                                           -> variable_list {
-    const std::vector<TensorIndex> indices = load_indices(n, 1);
+    const IndexPutState& s = n.state;
     variable_list grads(2);
     if (n.needs_input_grad(0)) {
       // Written positions lose their old value unless accumulating.
-      grads[0] = n.ints[0] ? g[0] : g[0].index_put(indices, autograd::constant_zeros({}, g[0].dtype(), g[0].device()));
+      grads[0] = s.accumulate ? g[0]
+                              : g[0].index_put(s.indices, autograd::constant_zeros(
+                                                              {}, g[0].dtype(), g[0].device()));
     }
-    if (n.needs_input_grad(1)) {
-      grads[1] = autograd::sum_to(g[0].index(indices), n.shapes[0], n.dtypes[0]);
-    }
+    if (n.needs_input_grad(1)) grads[1] = autograd::sum_to(g[0].index(s.indices), s.value);
     return grads;
-  }, {this, &value}, std::move(out), [&](FunctionNode& n) {
-    autograd::save_meta(n, value);
-    n.ints.push_back(accumulate ? 1 : 0);
-    save_indices(n, indices);
+  }, {this, &value}, std::move(out), [&](OpNode<IndexPutState>& n) {
+    n.state = {InputMeta(value), accumulate, indices};
   });
 }
 

@@ -5,11 +5,21 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::OpNode;
+using autograd::PlainNode;
 using autograd::record;
-using autograd::save_meta;
 
 namespace {
+// Saved-variable slots of the products of two operands.
+enum Saved : size_t { kA = 0, kB = 1 };
+
+// addmm: self's shape and dtype, and the two scales.
+struct AddmmState {
+  InputMeta self;
+  double beta = 1;
+  double alpha = 1;
+};
 
 // Note [Matrix gradients keep their input's layout]
 // The gradient of a matrix that is a transposed contiguous one (a Linear's
@@ -38,31 +48,31 @@ Variable mm_mat2_backward(const Variable& g, const Variable& m1, const Variable&
 }  // namespace
 
 Variable mm(const Variable& a, const Variable& b) {
-  return record("MmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable a = n.var(0), b = n.var(1);
+  return record("MmBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
+    const Variable a = n.var(kA), b = n.var(kB);
     return {n.needs_input_grad(0) ? mm_mat1_backward(g[0], a, b) : Variable(),
             n.needs_input_grad(1) ? mm_mat2_backward(g[0], a, b) : Variable()};
-  }, {&a, &b}, torchlet::mm(a.data(), b.data()), [&](FunctionNode& n) {
+  }, {&a, &b}, torchlet::mm(a.data(), b.data()), [&](PlainNode& n) {
     n.saved.emplace_back(a, false);
     n.saved.emplace_back(b, false);
   });
 }
 
 Variable bmm(const Variable& a, const Variable& b) {
-  return record("BmmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].bmm(n.var(1).transpose(1, 2)) : Variable(),
-            n.needs_input_grad(1) ? n.var(0).transpose(1, 2).bmm(g[0]) : Variable()};
-  }, {&a, &b}, torchlet::bmm(a.data(), b.data()), [&](FunctionNode& n) {
+  return record("BmmBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
+    return {n.needs_input_grad(0) ? g[0].bmm(n.var(kB).transpose(1, 2)) : Variable(),
+            n.needs_input_grad(1) ? n.var(kA).transpose(1, 2).bmm(g[0]) : Variable()};
+  }, {&a, &b}, torchlet::bmm(a.data(), b.data()), [&](PlainNode& n) {
     n.saved.emplace_back(a, false);
     n.saved.emplace_back(b, false);
   });
 }
 
 Variable mv(const Variable& m, const Variable& v) {
-  return record("MvBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0].unsqueeze(1).mm(n.var(1).unsqueeze(0)) : Variable(),
-            n.needs_input_grad(1) ? torchlet::mv(n.var(0).t(), g[0]) : Variable()};
-  }, {&m, &v}, torchlet::mv(m.data(), v.data()), [&](FunctionNode& n) {
+  return record("MvBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
+    return {n.needs_input_grad(0) ? g[0].unsqueeze(1).mm(n.var(kB).unsqueeze(0)) : Variable(),
+            n.needs_input_grad(1) ? torchlet::mv(n.var(kA).t(), g[0]) : Variable()};
+  }, {&m, &v}, torchlet::mv(m.data(), v.data()), [&](PlainNode& n) {
     n.saved.emplace_back(m, false);
     n.saved.emplace_back(v, false);
   });
@@ -71,23 +81,24 @@ Variable mv(const Variable& m, const Variable& v) {
 // One node over the fused kernel: beta * self + alpha * (m1 @ m2).
 Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta,
                Scalar alpha) {
-  return record("AddmmBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const double beta = n.numbers[0], alpha = n.numbers[1];
-    const Variable ga = alpha == 1 ? g[0] : g[0] * alpha;
+  return record("AddmmBackward0", [](OpNode<AddmmState>& n, const variable_list& g)
+                                       -> variable_list {
+    const AddmmState& s = n.state;
+    const Variable ga = s.alpha == 1 ? g[0] : g[0] * s.alpha;
     variable_list grads(3);
     if (n.needs_input_grad(0)) {
       // With beta == 0 self is ignored: its gradient is zero, never nan.
-      grads[0] = beta == 0 ? autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device())
-                           : autograd::sum_to(beta == 1 ? g[0] : g[0] * beta, n.shapes[0], n.dtypes[0]);
+      grads[0] = s.beta == 0
+                     ? autograd::constant_zeros(s.self.shape, s.self.dtype, g[0].device())
+                     : autograd::sum_to(s.beta == 1 ? g[0] : g[0] * s.beta, s.self);
     }
-    const Variable m1 = n.var(0), m2 = n.var(1);
+    const Variable m1 = n.var(kA), m2 = n.var(kB);
     if (n.needs_input_grad(1)) grads[1] = mm_mat1_backward(ga, m1, m2);
     if (n.needs_input_grad(2)) grads[2] = mm_mat2_backward(ga, m1, m2);
     return grads;
   }, {&self, &m1, &m2}, torchlet::addmm(self.data(), m1.data(), m2.data(), beta, alpha),
-     [&](FunctionNode& n) {
-       save_meta(n, self);
-       n.numbers = {beta.to<double>(), alpha.to<double>()};
+     [&](OpNode<AddmmState>& n) {
+       n.state = {InputMeta(self), beta.to<double>(), alpha.to<double>()};
        n.saved.emplace_back(m1, false);
        n.saved.emplace_back(m2, false);
      });
@@ -104,10 +115,10 @@ Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& b
 }
 
 Variable dot(const Variable& a, const Variable& b) {
-  return record("DotBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {n.needs_input_grad(0) ? g[0] * n.var(1) : Variable(),
-            n.needs_input_grad(1) ? g[0] * n.var(0) : Variable()};
-  }, {&a, &b}, torchlet::dot(a.data(), b.data()), [&](FunctionNode& n) {
+  return record("DotBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
+    return {n.needs_input_grad(0) ? g[0] * n.var(kB) : Variable(),
+            n.needs_input_grad(1) ? g[0] * n.var(kA) : Variable()};
+  }, {&a, &b}, torchlet::dot(a.data(), b.data()), [&](PlainNode& n) {
     n.saved.emplace_back(a, false);
     n.saved.emplace_back(b, false);
   });

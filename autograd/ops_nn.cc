@@ -8,7 +8,8 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::OpNode;
 using autograd::constant;
 
 // Note [Fused backward, composite double backward]
@@ -20,19 +21,70 @@ using autograd::constant;
 
 namespace {
 
-enum CrossEntropySaved : size_t { kProbs, kTarget, kWeight };
+// Saved-variable slots: every op here saves its input first; layer norm
+// then its weight (when defined), binary cross-entropy its target.
+enum Saved : size_t { kInput = 0, kWeight = 1, kTarget = 1 };
+
+struct CrossEntropyState {
+  SizeVec input_shape;
+  Tensor probs;   // softmax of the input, from the forward kernel
+  Tensor target;
+  Tensor weight;  // per class, or undefined
+  int64_t ignore_index = -100;
+  Reduction reduction = Reduction::kMean;
+  double label_smoothing = 0;
+  double scale = 1;  // 1 / total weight for a mean, else 1
+  bool release() {
+    probs = target = weight = Tensor();
+    return true;
+  }
+};
+using CrossEntropyNode = OpNode<CrossEntropyState>;
+
+struct LayerNormState {
+  SizeVec normalized_shape;
+  Tensor mean;  // per row, from the forward kernel
+  Tensor rstd;
+  bool has_weight = false;
+  bool has_bias = false;
+  double eps = 1e-5;
+  bool release() {
+    mean = rstd = Tensor();
+    return true;
+  }
+};
+using LayerNormNode = OpNode<LayerNormState>;
+
+struct EmbeddingState {
+  InputMeta weight;
+  Tensor flat_indices;
+  Tensor row_scale;  // [K, 1]: each looked-up row's gradient factor
+  bool release() {
+    flat_indices = row_scale = Tensor();
+    return true;
+  }
+};
+
+// binary cross-entropy's per-element weight (or undefined).
+struct LossWeightState {
+  Tensor weight;
+  bool release() {
+    weight = Tensor();
+    return true;
+  }
+};
 
 int64_t class_dim(const Variable& input) { return input.dim() == 1 ? 0 : 1; }
 
 // The Variable formula of cross-entropy's input gradient (see Note [Fused
 // cross-entropy] in tensor/cpu/nn_kernels.cc), differentiable in the input
 // and in g.
-Variable cross_entropy_grad_formula(const FunctionNode& n, const Variable& input,
+Variable cross_entropy_grad_formula(const CrossEntropyState& s, const Variable& input,
                                     const Variable& g) {
-  const Tensor& target = n.tensors[kTarget];
-  const Tensor& weight = n.tensors[kWeight];
-  const int64_t ignore_index = n.ints[0];
-  const double smoothing = n.numbers[0], scale = n.numbers[1];
+  const Tensor& target = s.target;
+  const Tensor& weight = s.weight;
+  const int64_t ignore_index = s.ignore_index;
+  const double smoothing = s.label_smoothing, scale = s.scale;
   const int64_t dim = class_dim(input), classes = input.size(dim);
   const TensorOptions options = input.options();
   const Tensor kept = target.ne(ignore_index).to(input.dtype()).unsqueeze(dim);
@@ -45,15 +97,15 @@ Variable cross_entropy_grad_formula(const FunctionNode& n, const Variable& input
   const double uniform = smoothing / classes;
   const Tensor p_coef = w_target * (1 - smoothing) + kept * (uniform * w.sum().item<double>());
   const Tensor constant_part = onehot * w_target * (1 - smoothing) + w * kept * uniform;
-  const Variable seed = n.ints[1] == static_cast<int64_t>(Reduction::kNone) ? g.unsqueeze(dim) : g;
+  const Variable seed = s.reduction == Reduction::kNone ? g.unsqueeze(dim) : g;
   return (input.softmax(dim) * constant(p_coef) - constant(constant_part)) * seed * scale;
 }
 
-variable_list cross_entropy_backward_formula(FunctionNode& n, const variable_list& grads) {
-  if (is_grad_enabled()) return {cross_entropy_grad_formula(n, n.var(0), grads[0])};
-  return {constant(cross_entropy_backward(grads[0].data(), n.numbers[1], n.tensors[kProbs],
-                                          n.tensors[kTarget], n.tensors[kWeight], n.shapes[0],
-                                          n.ints[0], n.numbers[0]))};
+variable_list cross_entropy_backward_formula(CrossEntropyNode& n, const variable_list& grads) {
+  const CrossEntropyState& s = n.state;
+  if (is_grad_enabled()) return {cross_entropy_grad_formula(s, n.var(kInput), grads[0])};
+  return {constant(cross_entropy_backward(grads[0].data(), s.scale, s.probs, s.target, s.weight,
+                                          s.input_shape, s.ignore_index, s.label_smoothing))};
 }
 
 Tensor reduce(const Tensor& loss, Reduction reduction, double total_weight) {
@@ -67,29 +119,29 @@ Tensor reduce(const Tensor& loss, Reduction reduction, double total_weight) {
 
 // The layer norm gradients as Variable formulas of the saved input, weight
 // and bias (mean and rstd recomputed, so they are differentiated too).
-variable_list layer_norm_grad_formula(FunctionNode& n, const Variable& g) {
-  const Variable x = n.var(0);
-  const int64_t norm_ndim = static_cast<int64_t>(n.shapes[0].size());
+variable_list layer_norm_grad_formula(LayerNormNode& n, const Variable& g) {
+  const LayerNormState& s = n.state;
+  const Variable x = n.var(kInput);
+  const int64_t norm_ndim = static_cast<int64_t>(s.normalized_shape.size());
   std::vector<int64_t> dims, lead;
   for (int64_t d = x.dim() - norm_ndim; d < x.dim(); ++d) dims.push_back(d);
   for (int64_t d = 0; d < x.dim() - norm_ndim; ++d) lead.push_back(d);
   const Variable mean = x.mean(dims, true);
-  const Variable rstd = (x.var(dims, false, true) + n.numbers[0]).rsqrt();
+  const Variable rstd = (x.var(dims, false, true) + s.eps).rsqrt();
   const Variable xhat = (x - mean) * rstd;
-  const bool has_weight = n.ints[0] != 0;
-  const Variable gw = has_weight ? g * n.var(1) : g;
+  const Variable gw = s.has_weight ? g * n.var(kWeight) : g;
   const Variable dx = (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true)) * rstd;
   const auto over_rows = [&](const Variable& v) { return lead.empty() ? v : v.sum(lead); };
   return {dx, n.needs_input_grad(1) ? over_rows(g * xhat) : Variable(),
           n.needs_input_grad(2) ? over_rows(g) : Variable()};
 }
 
-variable_list layer_norm_backward_formula(FunctionNode& n, const variable_list& grads) {
+variable_list layer_norm_backward_formula(LayerNormNode& n, const variable_list& grads) {
   if (is_grad_enabled()) return layer_norm_grad_formula(n, grads[0]);
-  const bool has_weight = n.ints[0] != 0, has_bias = n.ints[1] != 0;
-  const LayerNormBackward b =
-      layer_norm_backward(grads[0].data(), n.var(0).data(), n.shapes[0], n.tensors[0],
-                          n.tensors[1], has_weight ? n.var(1).data() : Tensor(), has_bias);
+  const LayerNormState& s = n.state;
+  const LayerNormBackward b = layer_norm_backward(
+      grads[0].data(), n.var(kInput).data(), s.normalized_shape, s.mean, s.rstd,
+      s.has_weight ? n.var(kWeight).data() : Tensor(), s.has_bias);
   const auto wrap = [&](const Tensor& t, size_t i) {
     return t.defined() && n.needs_input_grad(i) ? constant(t) : Variable();
   };
@@ -98,13 +150,13 @@ variable_list layer_norm_backward_formula(FunctionNode& n, const variable_list& 
 
 // Each looked-up row's gradient is scaled by the row's factor (0 for the
 // padding row, 1 / count with scale_grad_by_freq) and summed into the rows.
-variable_list embedding_backward_formula(FunctionNode& n, const variable_list& grads) {
-  const Tensor& flat_indices = n.tensors[0];
-  const Tensor& row_scale = n.tensors[1];
-  const SizeVec& weight_shape = n.shapes[0];
-  const Variable rows = grads[0].reshape({-1, weight_shape[1]}) * constant(row_scale);
-  const Variable zero = autograd::constant_zeros(weight_shape, n.dtypes[0], grads[0].device());
-  return {zero.index_put({TensorIndex(flat_indices)}, rows, /*accumulate=*/true)};
+variable_list embedding_backward_formula(OpNode<EmbeddingState>& n, const variable_list& grads) {
+  const EmbeddingState& s = n.state;
+  const SizeVec& weight_shape = s.weight.shape;
+  const Variable rows = grads[0].reshape({-1, weight_shape[1]}) * constant(s.row_scale);
+  const Variable zero =
+      autograd::constant_zeros(weight_shape, s.weight.dtype, grads[0].device());
+  return {zero.index_put({TensorIndex(s.flat_indices)}, rows, /*accumulate=*/true)};
 }
 
 // [K, 1]: each index's gradient factor.
@@ -125,10 +177,11 @@ Tensor embedding_row_scale(const Tensor& flat_indices, int64_t num_embeddings,
 constexpr double kLogClamp = -100;
 constexpr double kBceEpsilon = 1e-12;
 
-variable_list binary_cross_entropy_backward(FunctionNode& n, const variable_list& grads) {
-  const Variable x = n.var(0), y = n.var(1);
+variable_list binary_cross_entropy_backward(OpNode<LossWeightState>& n,
+                                            const variable_list& grads) {
+  const Variable x = n.var(kInput), y = n.var(kTarget);
   Variable g = grads[0];
-  if (n.tensors[0].defined()) g = g * constant(n.tensors[0]);
+  if (n.state.weight.defined()) g = g * constant(n.state.weight);
   Variable gx, gy;
   if (n.needs_input_grad(0)) gx = g * (x - y) / (x * (1.0 - x)).clamp_min(kBceEpsilon);
   if (n.needs_input_grad(1)) {
@@ -146,10 +199,10 @@ Variable binary_cross_entropy(const Variable& input, const Variable& target,
   Tensor loss = -(y * x.log().clamp_min(kLogClamp) + (1.0 - y) * (1.0 - x).log().clamp_min(kLogClamp));
   if (weight.defined()) loss = loss * weight;
   return autograd::record("BinaryCrossEntropyBackward0", binary_cross_entropy_backward,
-                          {&input, &target}, std::move(loss), [&](FunctionNode& n) {
+                          {&input, &target}, std::move(loss), [&](OpNode<LossWeightState>& n) {
                             n.saved.emplace_back(input, false);
                             n.saved.emplace_back(target, false);
-                            n.tensors = {weight};
+                            n.state.weight = weight;
                           });
 }
 
@@ -159,13 +212,17 @@ Variable cross_entropy_loss(const Variable& input, const Tensor& target, const T
       cross_entropy_forward(input.data(), target, weight, ignore_index, label_smoothing);
   Tensor out = reduce(f.loss, reduction, f.total_weight);
   return autograd::record("NllLossBackward0", cross_entropy_backward_formula, {&input},
-                          std::move(out), [&](FunctionNode& n) {
+                          std::move(out), [&](CrossEntropyNode& n) {
                             n.saved.emplace_back(input, false);
-                            n.shapes.emplace_back(input.sizes().begin(), input.sizes().end());
-                            n.tensors = {std::move(f.probs), target, weight};
-                            n.ints = {ignore_index, static_cast<int64_t>(reduction)};
-                            n.numbers = {label_smoothing,
-                                         reduction == Reduction::kMean ? 1.0 / f.total_weight : 1.0};
+                            n.state = {SizeVec(input.sizes().begin(), input.sizes().end()),
+                                       std::move(f.probs),
+                                       target,
+                                       weight,
+                                       ignore_index,
+                                       reduction,
+                                       label_smoothing,
+                                       reduction == Reduction::kMean ? 1.0 / f.total_weight
+                                                                     : 1.0};
                           });
 }
 
@@ -175,13 +232,15 @@ Variable layer_norm(const Variable& input, IntArrayRef normalized_shape, const V
       layer_norm_forward(input.data(), normalized_shape, weight.defined() ? weight.data() : Tensor(),
                          bias.defined() ? bias.data() : Tensor(), eps);
   return autograd::record("NativeLayerNormBackward0", layer_norm_backward_formula,
-                          {&input, &weight, &bias}, std::move(f.output), [&](FunctionNode& n) {
+                          {&input, &weight, &bias}, std::move(f.output), [&](LayerNormNode& n) {
                             n.saved.emplace_back(input, false);
                             if (weight.defined()) n.saved.emplace_back(weight, false);
-                            n.shapes.emplace_back(normalized_shape.begin(), normalized_shape.end());
-                            n.tensors = {std::move(f.mean), std::move(f.rstd)};
-                            n.ints = {weight.defined(), bias.defined()};
-                            n.numbers = {eps};
+                            n.state = {SizeVec(normalized_shape.begin(), normalized_shape.end()),
+                                       std::move(f.mean),
+                                       std::move(f.rstd),
+                                       weight.defined(),
+                                       bias.defined(),
+                                       eps};
                           });
 }
 
@@ -192,12 +251,11 @@ Variable embedding(const Variable& weight, const Tensor& indices,
   out_shape.push_back(weight.size(1));
   Tensor out = weight.data().index_select(0, flat_indices).view(out_shape);
   return autograd::record("EmbeddingBackward0", embedding_backward_formula, {&weight},
-                          std::move(out), [&](FunctionNode& n) {
-                            autograd::save_meta(n, weight);
-                            n.tensors = {flat_indices,
-                                         embedding_row_scale(flat_indices, weight.size(0),
-                                                             padding_idx, scale_grad_by_freq,
-                                                             weight.dtype())};
+                          std::move(out), [&](OpNode<EmbeddingState>& n) {
+                            n.state = {InputMeta(weight), flat_indices,
+                                       embedding_row_scale(flat_indices, weight.size(0),
+                                                           padding_idx, scale_grad_by_freq,
+                                                           weight.dtype())};
                           });
 }
 

@@ -9,12 +9,27 @@
 
 namespace torchlet {
 
+using autograd::OpNode;
 using autograd::constant;
-using autograd::FunctionNode;
 
 namespace {
 
-enum BatchNormInts : size_t { kHasWeight, kTraining };
+// Saved-variable slots: the input, then the weight when defined.
+enum Saved : size_t { kInput = 0, kWeight = 1 };
+
+struct BatchNormState {
+  // The batch statistics in training, the running ones in eval (per channel).
+  Tensor mean;
+  Tensor invstd;
+  bool has_weight = false;
+  bool training = false;
+  double eps = 1e-5;
+  bool release() {
+    mean = invstd = Tensor();
+    return true;
+  }
+};
+using BatchNormNode = OpNode<BatchNormState>;
 
 // Every dim of an [N, C, *] input but the channel dim.
 std::vector<int64_t> non_channel_dims(int64_t ndim) {
@@ -33,21 +48,22 @@ SizeVec channel_shape(const Variable& input) {
 // The batch norm gradients as Variable formulas of the saved input and
 // weight; in training the statistics are recomputed from the input so that
 // they are differentiated too.
-variable_list batch_norm_grad_formula(FunctionNode& n, const Variable& g) {
-  const Variable x = n.var(0);
+variable_list batch_norm_grad_formula(BatchNormNode& n, const Variable& g) {
+  const BatchNormState& s = n.state;
+  const Variable x = n.var(kInput);
   const std::vector<int64_t> dims = non_channel_dims(x.dim());
   const SizeVec shape = channel_shape(x);
-  const bool training = n.ints[kTraining] != 0;
+  const bool training = s.training;
   Variable mean, invstd;
   if (training) {
     mean = x.mean(dims, true);
-    invstd = (x.var(dims, false, true) + n.numbers[0]).rsqrt();
+    invstd = (x.var(dims, false, true) + s.eps).rsqrt();
   } else {
-    mean = constant(n.tensors[0].view(shape));
-    invstd = constant(n.tensors[1].view(shape));
+    mean = constant(s.mean.view(shape));
+    invstd = constant(s.invstd.view(shape));
   }
   const Variable xhat = (x - mean) * invstd;
-  const Variable gw = n.ints[kHasWeight] != 0 ? g * n.var(1).view(shape) : g;
+  const Variable gw = s.has_weight ? g * n.var(kWeight).view(shape) : g;
   Variable dx;
   if (n.needs_input_grad(0)) {
     dx = training ? (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true)) * invstd
@@ -57,13 +73,13 @@ variable_list batch_norm_grad_formula(FunctionNode& n, const Variable& g) {
           n.needs_input_grad(2) ? g.sum(dims) : Variable()};
 }
 
-variable_list batch_norm_backward_formula(FunctionNode& n, const variable_list& grads) {
+variable_list batch_norm_backward_formula(BatchNormNode& n, const variable_list& grads) {
   if (is_grad_enabled()) return batch_norm_grad_formula(n, grads[0]);
-  const bool has_weight = n.ints[kHasWeight] != 0;
-  const BatchNormBackward b =
-      batch_norm_backward(grads[0].data(), n.var(0).data(), has_weight ? n.var(1).data() : Tensor(),
-                          n.tensors[0], n.tensors[1], n.ints[kTraining] != 0,
-                          {n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2)});
+  const BatchNormState& s = n.state;
+  const BatchNormBackward b = batch_norm_backward(
+      grads[0].data(), n.var(kInput).data(), s.has_weight ? n.var(kWeight).data() : Tensor(),
+      s.mean, s.invstd, s.training,
+      {n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2)});
   const auto wrap = [](const Tensor& t) { return t.defined() ? constant(t) : Variable(); };
   return {wrap(b.grad_input), wrap(b.grad_weight), wrap(b.grad_bias)};
 }
@@ -77,12 +93,11 @@ Variable batch_norm(const Variable& input, const Variable& weight, const Variabl
                                           bias.defined() ? bias.data() : Tensor(), running_mean,
                                           running_var, training, momentum, eps);
   return autograd::record("NativeBatchNormBackward0", batch_norm_backward_formula,
-                          {&input, &weight, &bias}, std::move(f.output), [&](FunctionNode& n) {
+                          {&input, &weight, &bias}, std::move(f.output), [&](BatchNormNode& n) {
                             n.saved.emplace_back(input, false);
                             if (weight.defined()) n.saved.emplace_back(weight, false);
-                            n.tensors = {std::move(f.mean), std::move(f.invstd)};
-                            n.ints = {weight.defined(), training};
-                            n.numbers = {eps};
+                            n.state = {std::move(f.mean), std::move(f.invstd), weight.defined(),
+                                       training, eps};
                           });
 }
 

@@ -8,7 +8,7 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::OpNode;
 using autograd::constant;
 
 namespace {
@@ -21,25 +21,46 @@ const char* avg_pool_name(int64_t dims) {
   return dims == 3 ? "AvgPool3DBackward0" : "AvgPool2DBackward0";
 }
 
-// A node keeps the geometry in shapes [kernel, stride, padding, dilation,
-// input shape] and ints [spatial_dims, ceil_mode, count_include_pad,
-// divisor_override or 0].
-void save_geometry(FunctionNode& n, const PoolGeometry& g, IntArrayRef input_shape) {
-  n.shapes = {g.kernel, g.stride, g.padding, g.dilation,
-              SizeVec(input_shape.begin(), input_shape.end())};
-  n.ints = {g.spatial_dims, g.ceil_mode};
-}
+SizeVec to_sizes(IntArrayRef s) { return SizeVec(s.begin(), s.end()); }
 
-PoolGeometry saved_geometry(const FunctionNode& n) {
-  PoolGeometry g;
-  g.spatial_dims = n.ints[0];
-  g.ceil_mode = n.ints[1] != 0;
-  g.kernel = n.shapes[0];
-  g.stride = n.shapes[1];
-  g.padding = n.shapes[2];
-  g.dilation = n.shapes[3];
-  return g;
-}
+// Max pooling (fixed or adaptive) and max_unpool2d: where each output
+// element came from.
+struct MaxPoolState {
+  SizeVec input_shape;
+  int64_t spatial_dims = 2;
+  Tensor indices;
+  bool release() {
+    indices = Tensor();
+    return true;
+  }
+};
+using MaxPoolNode = OpNode<MaxPoolState>;
+
+// Average pooling and its backward (whose own backward pools again).
+struct AvgPoolState {
+  PoolGeometry geometry;
+  SizeVec input_shape;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor_override;
+};
+using AvgPoolNode = OpNode<AvgPoolState>;
+
+// Adaptive average pooling and its backward.
+struct AdaptivePoolState {
+  SizeVec input_shape;
+  SizeVec output_size;
+};
+using AdaptivePoolNode = OpNode<AdaptivePoolState>;
+
+// Upsampling (nearest, bilinear) and its backward.
+struct ResampleState {
+  SizeVec input_shape;
+  SizeVec output_size;
+  absl::InlinedVector<double, 3> scales;
+  ResampleMode mode = ResampleMode::kNearest;
+  bool align_corners = false;
+};
+using ResampleNode = OpNode<ResampleState>;
 
 // The gradient as Variable ops: grad_output's elements summed into a zero
 // input at their indices, plane by plane.
@@ -53,33 +74,30 @@ Variable max_pool_grad_formula(const Variable& grad, const Tensor& indices,
       .view(input_shape);
 }
 
-variable_list max_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
-  const Tensor& indices = n.tensors[0];
-  const SizeVec& input_shape = n.shapes[0];
-  const int64_t spatial_dims = n.ints[0];
+variable_list max_pool_backward_formula(MaxPoolNode& n, const variable_list& grads) {
+  const MaxPoolState& s = n.state;
   if (is_grad_enabled()) {
-    return {max_pool_grad_formula(grads[0], indices, input_shape, spatial_dims)};
+    return {max_pool_grad_formula(grads[0], s.indices, s.input_shape, s.spatial_dims)};
   }
-  return {constant(max_pool_backward(grads[0].data(), indices, input_shape, spatial_dims))};
+  return {constant(max_pool_backward(grads[0].data(), s.indices, s.input_shape, s.spatial_dims))};
 }
 
 Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
                               IntArrayRef input_shape, bool count_include_pad,
                               std::optional<int64_t> divisor_override);
 
-variable_list avg_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
-  const std::optional<int64_t> divisor =
-      n.ints[3] != 0 ? std::optional<int64_t>(n.ints[3]) : std::nullopt;
-  return {avg_pool_backward_op(grads[0], saved_geometry(n), n.shapes[4], n.ints[2] != 0,
-                               divisor)};
+variable_list avg_pool_backward_formula(AvgPoolNode& n, const variable_list& grads) {
+  const AvgPoolState& s = n.state;
+  return {avg_pool_backward_op(grads[0], s.geometry, s.input_shape, s.count_include_pad,
+                               s.divisor_override)};
 }
 
 // Average pooling's backward is linear in the gradient, and its own
 // gradient is the average pool again.
-variable_list avg_pool_double_backward_formula(FunctionNode& n, const variable_list& grads) {
-  const std::optional<int64_t> divisor =
-      n.ints[3] != 0 ? std::optional<int64_t>(n.ints[3]) : std::nullopt;
-  return {avg_pool("avg_pool_backward", grads[0], saved_geometry(n), n.ints[2] != 0, divisor)};
+variable_list avg_pool_double_backward_formula(AvgPoolNode& n, const variable_list& grads) {
+  const AvgPoolState& s = n.state;
+  return {avg_pool("avg_pool_backward", grads[0], s.geometry, s.count_include_pad,
+                   s.divisor_override)};
 }
 
 Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
@@ -88,26 +106,25 @@ Variable avg_pool_backward_op(const Variable& grad, const PoolGeometry& g,
   Tensor out =
       avg_pool_backward(grad.data(), input_shape, g, count_include_pad, divisor_override);
   return autograd::record("AvgPoolBackwardBackward0", avg_pool_double_backward_formula, {&grad},
-                          std::move(out), [&](FunctionNode& n) {
-                            save_geometry(n, g, input_shape);
-                            n.ints.push_back(count_include_pad);
-                            n.ints.push_back(divisor_override.value_or(0));
+                          std::move(out), [&](AvgPoolNode& n) {
+                            n.state = {g, to_sizes(input_shape), count_include_pad,
+                                       divisor_override};
                           });
 }
 
 // Adaptive average pooling's backward, like avg_pool's: linear in the
-// gradient, its own gradient the forward pool again. Nodes keep the input
-// shape in shapes[0] and the output size in shapes[1].
+// gradient, its own gradient the forward pool again.
 Variable adaptive_avg_pool_backward_op(const Variable& grad, IntArrayRef input_shape,
                                        IntArrayRef output_size);
 
-variable_list adaptive_avg_pool_backward_formula(FunctionNode& n, const variable_list& grads) {
-  return {adaptive_avg_pool_backward_op(grads[0], n.shapes[0], n.shapes[1])};
+variable_list adaptive_avg_pool_backward_formula(AdaptivePoolNode& n,
+                                                 const variable_list& grads) {
+  return {adaptive_avg_pool_backward_op(grads[0], n.state.input_shape, n.state.output_size)};
 }
 
-variable_list adaptive_avg_pool_double_backward_formula(FunctionNode& n,
+variable_list adaptive_avg_pool_double_backward_formula(AdaptivePoolNode& n,
                                                         const variable_list& grads) {
-  return {adaptive_avg_pool("adaptive_avg_pool_backward", grads[0], n.shapes[1])};
+  return {adaptive_avg_pool("adaptive_avg_pool_backward", grads[0], n.state.output_size)};
 }
 
 Variable adaptive_avg_pool_backward_op(const Variable& grad, IntArrayRef input_shape,
@@ -116,16 +133,15 @@ Variable adaptive_avg_pool_backward_op(const Variable& grad, IntArrayRef input_s
                                           static_cast<int64_t>(output_size.size()));
   return autograd::record("AdaptiveAvgPoolBackwardBackward0",
                           adaptive_avg_pool_double_backward_formula, {&grad}, std::move(out),
-                          [&](FunctionNode& n) {
-                            n.shapes = {SizeVec(input_shape.begin(), input_shape.end()),
-                                        SizeVec(output_size.begin(), output_size.end())};
+                          [&](AdaptivePoolNode& n) {
+                            n.state = {to_sizes(input_shape), to_sizes(output_size)};
                           });
 }
 
 // max_unpool2d's gradient: the output gradient at each input's index.
-variable_list max_unpool2d_backward_formula(FunctionNode& n, const variable_list& grads) {
-  const Tensor& indices = n.tensors[0];
-  const SizeVec& input_shape = n.shapes[0];
+variable_list max_unpool2d_backward_formula(MaxPoolNode& n, const variable_list& grads) {
+  const Tensor& indices = n.state.indices;
+  const SizeVec& input_shape = n.state.input_shape;
   int64_t planes = 1;
   for (size_t d = 0; d + 2 < input_shape.size(); ++d) planes *= input_shape[d];
   const int64_t in_plane = input_shape[input_shape.size() - 2] * input_shape.back();
@@ -136,28 +152,25 @@ variable_list max_unpool2d_backward_formula(FunctionNode& n, const variable_list
               .view(input_shape)};
 }
 
-// Resampling nodes keep shapes [input shape, output size], numbers = the
-// scales and ints [mode, align_corners].
-void save_resample(FunctionNode& n, IntArrayRef input_shape, IntArrayRef output_size,
+void save_resample(ResampleNode& n, IntArrayRef input_shape, IntArrayRef output_size,
                    absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
-  n.shapes = {SizeVec(input_shape.begin(), input_shape.end()),
-              SizeVec(output_size.begin(), output_size.end())};
-  n.numbers.assign(scales.begin(), scales.end());
-  n.ints = {static_cast<int64_t>(mode), align_corners};
+  n.state = {to_sizes(input_shape), to_sizes(output_size),
+             absl::InlinedVector<double, 3>(scales.begin(), scales.end()), mode, align_corners};
 }
 
 Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
                               IntArrayRef output_size, absl::Span<const double> scales,
                               ResampleMode mode, bool align_corners);
 
-variable_list resample_backward_formula(FunctionNode& n, const variable_list& grads) {
-  return {resample_backward_op(grads[0], n.shapes[0], n.shapes[1], n.numbers,
-                               static_cast<ResampleMode>(n.ints[0]), n.ints[1] != 0)};
+variable_list resample_backward_formula(ResampleNode& n, const variable_list& grads) {
+  const ResampleState& s = n.state;
+  return {resample_backward_op(grads[0], s.input_shape, s.output_size, s.scales, s.mode,
+                               s.align_corners)};
 }
 
-variable_list resample_double_backward_formula(FunctionNode& n, const variable_list& grads) {
-  return {resample(grads[0], n.shapes[1], n.numbers, static_cast<ResampleMode>(n.ints[0]),
-                   n.ints[1] != 0)};
+variable_list resample_double_backward_formula(ResampleNode& n, const variable_list& grads) {
+  const ResampleState& s = n.state;
+  return {resample(grads[0], s.output_size, s.scales, s.mode, s.align_corners)};
 }
 
 Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
@@ -165,7 +178,7 @@ Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
                               ResampleMode mode, bool align_corners) {
   Tensor out = resample_backward(grad.data(), input_shape, scales, mode, align_corners);
   return autograd::record("UpsampleBackwardBackward0", resample_double_backward_formula, {&grad},
-                          std::move(out), [&](FunctionNode& n) {
+                          std::move(out), [&](ResampleNode& n) {
                             save_resample(n, input_shape, output_size, scales, mode,
                                           align_corners);
                           });
@@ -186,11 +199,9 @@ std::tuple<Variable, Tensor> max_pool(const char* op, const Variable& input,
   MaxPoolForward f = max_pool_forward(op, input.data(), geometry, needs_indices);
   Tensor indices = f.indices;
   Variable out = autograd::record(max_pool_name(geometry.spatial_dims), max_pool_backward_formula,
-                                  {&input}, std::move(f.output), [&](FunctionNode& n) {
-                                    n.tensors = {f.indices};
-                                    n.shapes = {SizeVec(input.sizes().begin(),
-                                                        input.sizes().end())};
-                                    n.ints = {geometry.spatial_dims};
+                                  {&input}, std::move(f.output), [&](MaxPoolNode& n) {
+                                    n.state = {to_sizes(input.sizes()), geometry.spatial_dims,
+                                               f.indices};
                                   });
   return {std::move(out), return_indices ? std::move(indices) : Tensor()};
 }
@@ -200,10 +211,9 @@ Variable avg_pool(const char* op, const Variable& input, const PoolGeometry& geo
   Tensor out =
       avg_pool_forward(op, input.data(), geometry, count_include_pad, divisor_override);
   return autograd::record(avg_pool_name(geometry.spatial_dims), avg_pool_backward_formula,
-                          {&input}, std::move(out), [&](FunctionNode& n) {
-                            save_geometry(n, geometry, input.sizes());
-                            n.ints.push_back(count_include_pad);
-                            n.ints.push_back(divisor_override.value_or(0));
+                          {&input}, std::move(out), [&](AvgPoolNode& n) {
+                            n.state = {geometry, to_sizes(input.sizes()), count_include_pad,
+                                       divisor_override};
                           });
 }
 
@@ -212,9 +222,8 @@ Variable adaptive_avg_pool(const char* op, const Variable& input, IntArrayRef ou
   return autograd::record(output_size.size() == 3 ? "AdaptiveAvgPool3DBackward0"
                                                   : "AdaptiveAvgPool2DBackward0",
                           adaptive_avg_pool_backward_formula, {&input}, std::move(out),
-                          [&](FunctionNode& n) {
-                            n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end()),
-                                        SizeVec(output_size.begin(), output_size.end())};
+                          [&](AdaptivePoolNode& n) {
+                            n.state = {to_sizes(input.sizes()), to_sizes(output_size)};
                           });
 }
 
@@ -225,10 +234,8 @@ std::tuple<Variable, Tensor> adaptive_max_pool(const char* op, const Variable& i
   Tensor indices = f.indices;
   Variable out = autograd::record(
       output_size.size() == 3 ? "AdaptiveMaxPool3DBackward0" : "AdaptiveMaxPool2DBackward0",
-      max_pool_backward_formula, {&input}, std::move(f.output), [&](FunctionNode& n) {
-        n.tensors = {f.indices};
-        n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end())};
-        n.ints = {static_cast<int64_t>(output_size.size())};
+      max_pool_backward_formula, {&input}, std::move(f.output), [&](MaxPoolNode& n) {
+        n.state = {to_sizes(input.sizes()), static_cast<int64_t>(output_size.size()), f.indices};
       });
   return {std::move(out), return_indices ? std::move(indices) : Tensor()};
 }
@@ -236,9 +243,8 @@ std::tuple<Variable, Tensor> adaptive_max_pool(const char* op, const Variable& i
 Variable max_unpool2d(const Variable& input, const Tensor& indices, IntArrayRef output_size) {
   Tensor out = max_unpool2d_forward(input.data(), indices, output_size);
   return autograd::record("MaxUnpool2DBackward0", max_unpool2d_backward_formula, {&input},
-                          std::move(out), [&](FunctionNode& n) {
-                            n.tensors = {indices};
-                            n.shapes = {SizeVec(input.sizes().begin(), input.sizes().end())};
+                          std::move(out), [&](MaxPoolNode& n) {
+                            n.state = {to_sizes(input.sizes()), 2, indices};
                           });
 }
 
@@ -246,7 +252,7 @@ Variable resample(const Variable& input, IntArrayRef output_size, absl::Span<con
                   ResampleMode mode, bool align_corners) {
   Tensor out = resample_forward(input.data(), output_size, scales, mode, align_corners);
   return autograd::record(resample_name(mode, output_size.size()), resample_backward_formula,
-                          {&input}, std::move(out), [&](FunctionNode& n) {
+                          {&input}, std::move(out), [&](ResampleNode& n) {
                             save_resample(n, input.sizes(), output_size, scales, mode,
                                           align_corners);
                           });

@@ -7,12 +7,48 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::NoState;
+using autograd::OpNode;
 using autograd::constant;
 using autograd::record;
-using autograd::save_meta;
 
 namespace {
+
+// Saved-variable slots of the reductions that save their input and result.
+enum Saved : size_t { kInput = 0, kResult = 1 };
+
+// What a reduction's backward needs: the input's shape and dtype, the
+// reduced dims (wrapped and sorted) and whether they were kept.
+struct ReductionState {
+  InputMeta input;
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+};
+// var and std: the reduction, and whether the estimate is unbiased.
+struct VarState : ReductionState {
+  bool unbiased = false;
+};
+// norm: the reduction and the order p.
+struct NormState : ReductionState {
+  double p = 2;
+};
+// Ops that pick elements by index along `dim` (max(dim), sort, topk).
+struct IndexedState {
+  InputMeta input;
+  int64_t dim = 0;
+  bool keepdim = false;
+  Tensor indices;
+  bool release() {
+    indices = Tensor();
+    return true;
+  }
+};
+// Softmax and scans: the dim they run along.
+struct DimState {
+  int64_t dim = 0;
+};
+using ReductionNode = OpNode<ReductionState>;
 
 // The reduced dims of `shape` (all when `dims` is empty), wrapped and sorted.
 // The tensor op that made the result has checked `dims`, so this only wraps.
@@ -28,58 +64,64 @@ std::vector<int64_t> reduced_dims(IntArrayRef dims, int64_t ndim, const char* op
 }
 
 // A reduction's gradient (or output) given back its reduced dims as size 1,
-// so it broadcasts against the input. ints = reduced dims, numbers[0] =
-// keepdim.
-Variable unreduce(const FunctionNode& n, const Variable& g) {
-  if (n.numbers.at(0) != 0.0 || n.shapes[0].empty()) return g;
+// so it broadcasts against the input.
+Variable unreduce(const ReductionState& s, const Variable& g) {
+  if (s.keepdim || s.input.shape.empty()) return g;
   Variable out = g;
-  for (int64_t d : n.ints) out = out.unsqueeze(d);
+  for (int64_t d : s.dims) out = out.unsqueeze(d);
   return out;
 }
 
-void save_reduction(FunctionNode& n, const Variable& x, IntArrayRef dims, bool keepdim) {
-  save_meta(n, x);
-  n.ints = reduced_dims(dims, x.dim(), n.name().c_str());
-  n.numbers = {keepdim ? 1.0 : 0.0};
+void save_reduction(ReductionState& s, const char* op, const Variable& x, IntArrayRef dims,
+                    bool keepdim) {
+  s.input = InputMeta(x);
+  s.dims = reduced_dims(dims, x.dim(), op);
+  s.keepdim = keepdim;
 }
 
-int64_t reduced_count(const FunctionNode& n) {
+int64_t reduced_count(const ReductionState& s) {
   int64_t count = 1;
-  for (int64_t d : n.ints) count *= n.shapes[0].empty() ? 1 : n.shapes[0][d];
+  for (int64_t d : s.dims) count *= s.input.shape.empty() ? 1 : s.input.shape[d];
   return count;
 }
 
 // Gradient of var() given the gradient of its result with the reduced dims
-// kept (`grad`); numbers[1] = 1 for the unbiased estimate, saved[0] = input.
-Variable var_backward(const FunctionNode& n, const Variable& grad) {
-  const Variable x = n.var(0);
-  const double denom = static_cast<double>(reduced_count(n)) - n.numbers[1];
-  return grad * (x - x.mean(n.ints, true)) * (2.0 / denom);
+// kept (`grad`).
+Variable var_backward(const OpNode<VarState>& n, const Variable& grad) {
+  const Variable x = n.var(kInput);
+  const double denom = static_cast<double>(reduced_count(n.state)) - (n.state.unbiased ? 1 : 0);
+  return grad * (x - x.mean(n.state.dims, true)) * (2.0 / denom);
 }
 
 // Gradient of amax/amin/max()/min(): shared evenly among the extreme values.
-variable_list extreme_backward(FunctionNode& n, const variable_list& g) {
-  const Tensor x = n.var(0).data();
-  const Tensor hit = x.eq(unreduce(n, n.var(1)).data()).to(x.dtype());
-  const Tensor count = hit.sum(n.ints, true);
-  return {unreduce(n, g[0]) * constant(hit.div(count))};
+variable_list extreme_backward(ReductionNode& n, const variable_list& g) {
+  const Tensor x = n.var(kInput).data();
+  const Tensor hit = x.eq(unreduce(n.state, n.var(kResult)).data()).to(x.dtype());
+  const Tensor count = hit.sum(n.state.dims, true);
+  return {unreduce(n.state, g[0]) * constant(hit.div(count))};
 }
 
 // Gradient of max() and min() over every element (PyTorch's
 // evenly_distribute_backward): shared evenly among the elements equal to
 // the result, or among the NaNs when the result is NaN.
-variable_list evenly_distribute_backward(FunctionNode& n, const variable_list& g) {
-  const Tensor x = n.var(0).data();
-  const Tensor result = n.var(1).data();
+variable_list evenly_distribute_backward(ReductionNode& n, const variable_list& g) {
+  const Tensor x = n.var(kInput).data();
+  const Tensor result = n.var(kResult).data();
   const Tensor hit = (result.isnan().item<bool>() ? x.isnan() : x.eq(result)).to(x.dtype());
   return {g[0] * constant(hit.div(hit.sum()))};
 }
 
-Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef dims, bool keepdim,
-                 FunctionNode::Formula formula = extreme_backward) {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(name, formula, {&x}, out.device());
+// A reduction that saves its input and result (slots kInput and kResult)
+// besides its ReductionState (or one derived from it); `fill` completes the
+// derived state.
+template <class State, class Fill>
+Variable reduction_with_result(const char* name, typename OpNode<State>::Formula formula,
+                               const Variable& x, Tensor out, IntArrayRef dims, bool keepdim,
+                               Fill fill) {
+  auto node = autograd::record_op(name, formula, {&x}, out.device());
   if (node) {
-    save_reduction(*node, x, dims, keepdim);
+    save_reduction(node->state, name, x, dims, keepdim);
+    fill(node->state);
     node->saved.emplace_back(x, false);
   }
   Variable result = autograd::make_result(std::move(out), node);
@@ -87,26 +129,29 @@ Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef di
   return result;
 }
 
+Variable extreme(const char* name, const Variable& x, Tensor out, IntArrayRef dims, bool keepdim,
+                 ReductionNode::Formula formula = extreme_backward) {
+  return reduction_with_result<ReductionState>(name, formula, x, std::move(out), dims, keepdim,
+                                               [](ReductionState&) {});
+}
+
 // Gradient of ops that pick elements by index along a dim (max(dim), sort,
 // topk): scattered back through a differentiable scatter. The tensor op that
 // made `values` has checked `dim`, so this only wraps it.
 Variable indexed(const char* name, const Variable& x, Tensor values, const Tensor& indices,
                  int64_t dim, bool keepdim) {
-  return record(name, [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable base = autograd::constant_zeros(n.shapes[0], n.dtypes[0], g[0].device());
-    const int64_t dim = n.ints[0];
+  return record(name, [](OpNode<IndexedState>& n, const variable_list& g) -> variable_list {
+    const IndexedState& s = n.state;
+    const Variable base = autograd::constant_zeros(s.input.shape, s.input.dtype, g[0].device());
     Variable grad = g[0];
-    Tensor index = n.tensors[0];
-    if (n.numbers[0] == 0.0 && !n.shapes[0].empty()) {
-      grad = grad.unsqueeze(dim);
-      index = index.unsqueeze(dim);
+    Tensor index = s.indices;
+    if (!s.keepdim && !s.input.shape.empty()) {
+      grad = grad.unsqueeze(s.dim);
+      index = index.unsqueeze(s.dim);
     }
-    return {base.scatter(dim, index, grad)};
-  }, {&x}, std::move(values), [&](FunctionNode& n) {
-    save_meta(n, x);
-    n.ints = {wrap_dim(dim, x.dim(), name)};
-    n.numbers = {keepdim ? 1.0 : 0.0};
-    n.tensors = {indices};
+    return {base.scatter(s.dim, index, grad)};
+  }, {&x}, std::move(values), [&](OpNode<IndexedState>& n) {
+    n.state = {InputMeta(x), wrap_dim(dim, x.dim(), name), keepdim, indices};
   });
 }
 
@@ -157,23 +202,28 @@ Variable norm_backward(const Variable& x, const Variable& r, const Variable& g, 
 
 Variable Variable::sum() const { return sum({}, false); }
 Variable Variable::sum(IntArrayRef dims, bool keepdim) const {
-  return record(dims.empty() ? "SumBackward0" : "SumBackward1",
-                [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {unreduce(n, g[0]).expand(n.shapes[0])};
-  }, {this}, data().sum(dims, keepdim), [&](FunctionNode& n) { save_reduction(n, *this, dims, keepdim); });
+  const char* name = dims.empty() ? "SumBackward0" : "SumBackward1";
+  return record(name, [](ReductionNode& n, const variable_list& g) -> variable_list {
+    return {unreduce(n.state, g[0]).expand(n.state.input.shape)};
+  }, {this}, data().sum(dims, keepdim), [&](ReductionNode& n) {
+    save_reduction(n.state, name, *this, dims, keepdim);
+  });
 }
 Variable Variable::mean() const { return mean({}, false); }
 Variable Variable::mean(IntArrayRef dims, bool keepdim) const {
-  return record(dims.empty() ? "MeanBackward0" : "MeanBackward1",
-                [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {unreduce(n, g[0]).expand(n.shapes[0]) / static_cast<double>(reduced_count(n))};
-  }, {this}, data().mean(dims, keepdim), [&](FunctionNode& n) { save_reduction(n, *this, dims, keepdim); });
+  const char* name = dims.empty() ? "MeanBackward0" : "MeanBackward1";
+  return record(name, [](ReductionNode& n, const variable_list& g) -> variable_list {
+    const ReductionState& s = n.state;
+    return {unreduce(s, g[0]).expand(s.input.shape) / static_cast<double>(reduced_count(s))};
+  }, {this}, data().mean(dims, keepdim), [&](ReductionNode& n) {
+    save_reduction(n.state, name, *this, dims, keepdim);
+  });
 }
 Variable Variable::prod() const {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "ProdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        const Variable x = n.var(0);
-        if (x.data().eq(0).sum().item<int64_t>() == 0) return {g[0] * n.var(1) / x};
+  auto node = autograd::record_op(
+      "ProdBackward0", [](OpNode<NoState>& n, const variable_list& g) -> variable_list {
+        const Variable x = n.var(kInput);
+        if (x.data().eq(0).sum().item<int64_t>() == 0) return {g[0] * n.var(kResult) / x};
         // With zeros, each element's gradient is the product of all the others,
         // built from running products so that it stays differentiable there.
         return {g[0] * product_of_others(x.reshape({-1}), 0).reshape(x.sizes())};
@@ -186,12 +236,12 @@ Variable Variable::prod() const {
 
 Variable Variable::prod(int64_t dim, bool keepdim) const {
   const int64_t d = wrap_dim(dim, this->dim(), "prod");
-  return record("ProdBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    const Variable x = n.var(0);
+  return record("ProdBackward1", [](ReductionNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(kInput);
     if (x.dim() == 0) return {g[0]};
-    return {unreduce(n, g[0]) * product_of_others(x, n.ints[0])};
-  }, {this}, data().prod(dim, keepdim), [&](FunctionNode& n) {
-    save_reduction(n, *this, {d}, keepdim);
+    return {unreduce(n.state, g[0]) * product_of_others(x, n.state.dims[0])};
+  }, {this}, data().prod(dim, keepdim), [&](ReductionNode& n) {
+    save_reduction(n.state, "prod", *this, {d}, keepdim);
     n.saved.emplace_back(*this, false);
   });
 }
@@ -231,33 +281,25 @@ std::tuple<Variable, Tensor> Variable::topk(int64_t k, int64_t dim, bool largest
 }
 
 Variable Variable::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
-  return record("VarBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {var_backward(n, unreduce(n, g[0]))};
-  }, {this}, data().var(dims, unbiased, keepdim), [&](FunctionNode& n) {
-    save_reduction(n, *this, dims, keepdim);
-    n.numbers.push_back(unbiased ? 1.0 : 0.0);
+  return record("VarBackward0", [](OpNode<VarState>& n, const variable_list& g) -> variable_list {
+    return {var_backward(n, unreduce(n.state, g[0]))};
+  }, {this}, data().var(dims, unbiased, keepdim), [&](OpNode<VarState>& n) {
+    save_reduction(n.state, "VarBackward0", *this, dims, keepdim);
+    n.state.unbiased = unbiased;
     n.saved.emplace_back(*this, false);
   });
 }
 Variable Variable::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
-  Tensor out = data().std(dims, unbiased, keepdim);
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "StdBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return reduction_with_result<VarState>(
+      "StdBackward0", [](OpNode<VarState>& n, const variable_list& g) -> variable_list {
         // Through var, with sqrt's derivative; where the deviation is 0 that
         // is infinite and the gradient is taken as 0, as PyTorch does.
-        const Variable result = unreduce(n, n.var(1));
+        const Variable result = unreduce(n.state, n.var(kResult));
         const Variable grad_var =
-            (unreduce(n, g[0]) / (result * 2.0)).masked_fill(result.data().eq(0), 0);
+            (unreduce(n.state, g[0]) / (result * 2.0)).masked_fill(result.data().eq(0), 0);
         return {var_backward(n, grad_var)};
-      }, {this}, device());
-  if (node) {
-    save_reduction(*node, *this, dims, keepdim);
-    node->numbers.push_back(unbiased ? 1.0 : 0.0);
-    node->saved.emplace_back(*this, false);
-  }
-  Variable result = autograd::make_result(std::move(out), node);
-  if (node) node->saved.emplace_back(result, true);
-  return result;
+      }, *this, data().std(dims, unbiased, keepdim), dims, keepdim,
+      [&](VarState& s) { s.unbiased = unbiased; });
 }
 
 Variable Variable::norm(Scalar p) const { return norm(p, {}, false); }
@@ -266,57 +308,44 @@ Variable Variable::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
   if (std::isinf(order)) {
     return order > 0 ? abs().amax(dims, keepdim) : abs().amin(dims, keepdim);
   }
-  Tensor out = data().norm(p, dims, keepdim);
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "NormBackward1", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        return {norm_backward(n.var(0), unreduce(n, n.var(1)), unreduce(n, g[0]), n.numbers[1])};
-      }, {this}, device());
-  if (node) {
-    save_reduction(*node, *this, dims, keepdim);
-    node->numbers.push_back(order);
-    node->saved.emplace_back(*this, false);
-  }
-  Variable result = autograd::make_result(std::move(out), node);
-  if (node) node->saved.emplace_back(result, true);
-  return result;
+  return reduction_with_result<NormState>(
+      "NormBackward1", [](OpNode<NormState>& n, const variable_list& g) -> variable_list {
+        const NormState& s = n.state;
+        return {norm_backward(n.var(kInput), unreduce(s, n.var(kResult)), unreduce(s, g[0]), s.p)};
+      }, *this, data().norm(p, dims, keepdim), dims, keepdim,
+      [&](NormState& s) { s.p = order; });
 }
 
 Variable Variable::logsumexp(IntArrayRef dims, bool keepdim) const {
-  Tensor out = data().logsumexp(dims, keepdim);
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "LogsumexpBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        return {unreduce(n, g[0]) * (n.var(0) - unreduce(n, n.var(1))).exp()};
-      }, {this}, device());
-  if (node) {
-    save_reduction(*node, *this, dims, keepdim);
-    node->saved.emplace_back(*this, false);
-  }
-  Variable result = autograd::make_result(std::move(out), node);
-  if (node) node->saved.emplace_back(result, true);
-  return result;
+  return reduction_with_result<ReductionState>(
+      "LogsumexpBackward0", [](ReductionNode& n, const variable_list& g) -> variable_list {
+        const ReductionState& s = n.state;
+        return {unreduce(s, g[0]) * (n.var(kInput) - unreduce(s, n.var(kResult))).exp()};
+      }, *this, data().logsumexp(dims, keepdim), dims, keepdim, [](ReductionState&) {});
 }
 
 Variable Variable::softmax(int64_t dim) const {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "SoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        const Variable y = n.var(0);
-        if (!is_grad_enabled()) return {constant(softmax_backward(g[0].data(), y.data(), n.ints[0]))};
-        return {y * (g[0] - (g[0] * y).sum({n.ints[0]}, true))};
+  auto node = autograd::record_op(
+      "SoftmaxBackward0", [](OpNode<DimState>& n, const variable_list& g) -> variable_list {
+        const Variable y = n.var(0);  // the result
+        const int64_t dim = n.state.dim;
+        if (!is_grad_enabled()) return {constant(softmax_backward(g[0].data(), y.data(), dim))};
+        return {y * (g[0] - (g[0] * y).sum({dim}, true))};
       }, {this}, device());
-  if (node) node->ints = {dim};
+  if (node) node->state.dim = dim;
   Variable result = autograd::make_result(data().softmax(dim), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
 }
 Variable Variable::log_softmax(int64_t dim) const {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "LogSoftmaxBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        if (!is_grad_enabled()) {
-          return {constant(log_softmax_backward(g[0].data(), n.var(0).data(), n.ints[0]))};
-        }
-        return {g[0] - n.var(0).exp() * g[0].sum({n.ints[0]}, true)};
+  auto node = autograd::record_op(
+      "LogSoftmaxBackward0", [](OpNode<DimState>& n, const variable_list& g) -> variable_list {
+        const Variable y = n.var(0);  // the result
+        const int64_t dim = n.state.dim;
+        if (!is_grad_enabled()) return {constant(log_softmax_backward(g[0].data(), y.data(), dim))};
+        return {g[0] - y.exp() * g[0].sum({dim}, true)};
       }, {this}, device());
-  if (node) node->ints = {dim};
+  if (node) node->state.dim = dim;
   Variable result = autograd::make_result(data().log_softmax(dim), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
@@ -324,23 +353,24 @@ Variable Variable::log_softmax(int64_t dim) const {
 Variable softmax(const Variable& x, int64_t dim) { return x.softmax(dim); }
 Variable log_softmax(const Variable& x, int64_t dim) { return x.log_softmax(dim); }
 Variable Variable::cumsum(int64_t dim) const {
-  return record("CumsumBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
+  return record("CumsumBackward0", [](OpNode<DimState>& n, const variable_list& g)
+                                        -> variable_list {
     // Each input reaches every later output: a reversed running sum.
-    const int64_t d = n.ints[0];
+    const int64_t d = n.state.dim;
     return {g[0].sum({d}, true) - g[0].cumsum(d) + g[0]};
-  }, {this}, data().cumsum(dim), [&](FunctionNode& n) { n.ints = {dim}; });
+  }, {this}, data().cumsum(dim), [&](OpNode<DimState>& n) { n.state.dim = dim; });
 }
 
 Variable Variable::cumprod(int64_t dim) const {
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "CumprodBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-        const Variable x = n.var(0);
-        const int64_t d = n.ints[0];
+  auto node = autograd::record_op(
+      "CumprodBackward0", [](OpNode<DimState>& n, const variable_list& g) -> variable_list {
+        const Variable x = n.var(kInput);
+        const int64_t d = n.state.dim;
         if (x.dim() == 0) return {g[0]};
         if (x.data().eq(0).sum().item<int64_t>() == 0) {
           // Input i reaches every later output j with dy_j/dx_i = y_j / x_i:
           // a reversed running sum of g * y, over x.
-          const Variable gy = g[0] * n.var(1);
+          const Variable gy = g[0] * n.var(kResult);
           return {(gy.sum({d}, true) - gy.cumsum(d) + gy) / x};
         }
         // With zeros, dy_j/dx_i is the running product with x_i taken as 1.
@@ -358,7 +388,7 @@ Variable Variable::cumprod(int64_t dim) const {
       }, {this}, device());
   const int64_t d = wrap_dim(dim, this->dim(), "cumprod");
   if (node) {
-    node->ints = {d};
+    node->state.dim = d;
     node->saved.emplace_back(*this, false);
   }
   Variable result = autograd::make_result(data().cumprod(dim), node);

@@ -7,74 +7,116 @@
 
 namespace torchlet {
 
-using autograd::FunctionNode;
+using autograd::InputMeta;
+using autograd::InputMetaState;
+using autograd::NoState;
+using autograd::OpNode;
+using autograd::PlainNode;
 using autograd::record;
 
 namespace {
 
 SizeVec to_sizes(IntArrayRef s) { return SizeVec(s.begin(), s.end()); }
 
-// A view result: the node (if any) gets the input's shape saved, and the
-// result is marked as a view when recorded.
-Variable view_op(const char* name, FunctionNode::Formula f, const Variable& x, Tensor out,
-                 std::vector<int64_t> ints = {}) {
-  Variable result = record(name, f, {&x}, std::move(out), [&](FunctionNode& n) {
-    n.shapes.push_back(to_sizes(x.sizes()));
-    n.ints = std::move(ints);
-  });
+// Views whose gradient is reshaped back to the input's shape.
+struct ShapeState {
+  SizeVec input_shape;
+};
+struct PermuteState {
+  std::vector<int64_t> inverse;  // the permutation that undoes the op's
+};
+struct TransposeState {
+  int64_t dim0 = 0;
+  int64_t dim1 = 0;
+};
+// A slice along `dim`, normalized: start <= end, both within the size.
+struct SliceRange {
+  int64_t dim = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t step = 1;
+};
+struct SliceState {
+  SizeVec input_shape;
+  SliceRange range;
+};
+struct SelectIndex {
+  int64_t dim = 0;
+  int64_t index = 0;  // normalized (not negative)
+};
+struct SelectState {
+  SizeVec input_shape;
+  SelectIndex at;
+};
+
+// A view result: the node (if any) holds `state`, and the result is marked
+// as a view when recorded.
+template <class State>
+Variable view_op(const char* name, typename OpNode<State>::Formula f, const Variable& x,
+                 Tensor out, State state) {
+  Variable result = record(name, f, {&x}, std::move(out),
+                           [&](OpNode<State>& n) { n.state = std::move(state); });
   autograd::mark_view(result, x);
   return result;
 }
 
-variable_list reshape_back(FunctionNode& n, const variable_list& g) {
-  return {g[0].reshape(n.shapes[0])};
+variable_list reshape_back(OpNode<ShapeState>& n, const variable_list& g) {
+  return {g[0].reshape(n.state.input_shape)};
 }
 
-// ints = {dim, start, end, step}: the gradient of x.slice(...) embedded in
-// zeros of x's shape; itself differentiable (its gradient slices again).
-Variable slice_backward(const Variable& g, const SizeVec& shape, int64_t dim, int64_t start,
-                        int64_t end, int64_t step) {
+Variable reshape_view(const char* name, const Variable& x, Tensor out) {
+  return view_op<ShapeState>(name, reshape_back, x, std::move(out), {to_sizes(x.sizes())});
+}
+
+// The gradient of x.slice(...) embedded in zeros of x's shape; itself
+// differentiable (its gradient slices again).
+Variable slice_backward(const Variable& g, const SizeVec& shape, const SliceRange& r) {
   Tensor out = zeros(shape, g.options());
-  out.slice(dim, start, end, step).copy_(g.data());
-  return record("SliceBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
+  out.slice(r.dim, r.start, r.end, r.step).copy_(g.data());
+  return record("SliceBackwardBackward0", [](OpNode<SliceRange>& n, const variable_list& gg)
                                                -> variable_list {
-    return {gg[0].slice(n.ints[0], n.ints[1], n.ints[2], n.ints[3])};
-  }, {&g}, std::move(out), [&](FunctionNode& n) { n.ints = {dim, start, end, step}; });
+    const SliceRange& r = n.state;
+    return {gg[0].slice(r.dim, r.start, r.end, r.step)};
+  }, {&g}, std::move(out), [&](OpNode<SliceRange>& n) { n.state = r; });
 }
 
-Variable select_backward(const Variable& g, const SizeVec& shape, int64_t dim, int64_t index) {
+Variable select_backward(const Variable& g, const SizeVec& shape, const SelectIndex& at) {
   Tensor out = zeros(shape, g.options());
-  out.select(dim, index).copy_(g.data());
-  return record("SelectBackwardBackward0", [](FunctionNode& n, const variable_list& gg)
+  out.select(at.dim, at.index).copy_(g.data());
+  return record("SelectBackwardBackward0", [](OpNode<SelectIndex>& n, const variable_list& gg)
                                                 -> variable_list {
-    return {gg[0].select(n.ints[0], n.ints[1])};
-  }, {&g}, std::move(out), [&](FunctionNode& n) { n.ints = {dim, index}; });
+    return {gg[0].select(n.state.dim, n.state.index)};
+  }, {&g}, std::move(out), [&](OpNode<SelectIndex>& n) { n.state = at; });
+}
+
+variable_list slice_back(OpNode<SliceState>& n, const variable_list& g) {
+  return {slice_backward(g[0], n.state.input_shape, n.state.range)};
 }
 
 }  // namespace
 
 Variable Variable::view(IntArrayRef shape) const {
-  return view_op("ViewBackward0", reshape_back, *this, data().view(shape));
+  return reshape_view("ViewBackward0", *this, data().view(shape));
 }
 Variable Variable::reshape(IntArrayRef shape) const {
-  return view_op("ReshapeAliasBackward0", reshape_back, *this, data().reshape(shape));
+  return reshape_view("ReshapeAliasBackward0", *this, data().reshape(shape));
 }
 Variable Variable::view_as(const Variable& other) const { return view(other.sizes()); }
 Variable Variable::reshape_as(const Variable& other) const { return reshape(other.sizes()); }
 Variable Variable::flatten(int64_t start_dim, int64_t end_dim) const {
-  return view_op("ViewBackward0", reshape_back, *this, data().flatten(start_dim, end_dim));
+  return reshape_view("ViewBackward0", *this, data().flatten(start_dim, end_dim));
 }
 Variable Variable::unflatten(int64_t dim, IntArrayRef sizes) const {
-  return view_op("ViewBackward0", reshape_back, *this, data().unflatten(dim, sizes));
+  return reshape_view("ViewBackward0", *this, data().unflatten(dim, sizes));
 }
 Variable Variable::squeeze() const {
-  return view_op("SqueezeBackward0", reshape_back, *this, data().squeeze());
+  return reshape_view("SqueezeBackward0", *this, data().squeeze());
 }
 Variable Variable::squeeze(int64_t dim) const {
-  return view_op("SqueezeBackward1", reshape_back, *this, data().squeeze(dim));
+  return reshape_view("SqueezeBackward1", *this, data().squeeze(dim));
 }
 Variable Variable::unsqueeze(int64_t dim) const {
-  return view_op("UnsqueezeBackward0", reshape_back, *this, data().unsqueeze(dim));
+  return reshape_view("UnsqueezeBackward0", *this, data().unsqueeze(dim));
 }
 
 Variable Variable::permute(IntArrayRef dims) const {
@@ -83,26 +125,28 @@ Variable Variable::permute(IntArrayRef dims) const {
   for (size_t i = 0; i < dims.size(); ++i) {
     inverse[static_cast<size_t>(wrap_dim(dims[i], dim(), "permute"))] = static_cast<int64_t>(i);
   }
-  return view_op("PermuteBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].permute(n.ints)};
-  }, *this, std::move(out), std::move(inverse));
+  return view_op<PermuteState>("PermuteBackward0", [](OpNode<PermuteState>& n,
+                                                      const variable_list& g) -> variable_list {
+    return {g[0].permute(n.state.inverse)};
+  }, *this, std::move(out), {std::move(inverse)});
 }
 Variable Variable::transpose(int64_t dim0, int64_t dim1) const {
-  return view_op("TransposeBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].transpose(n.ints[0], n.ints[1])};
+  return view_op<TransposeState>("TransposeBackward0", [](OpNode<TransposeState>& n,
+                                                          const variable_list& g)
+                                                           -> variable_list {
+    return {g[0].transpose(n.state.dim0, n.state.dim1)};
   }, *this, data().transpose(dim0, dim1), {dim0, dim1});
 }
 Variable Variable::t() const {
-  return view_op("TBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+  return view_op<NoState>("TBackward0", [](PlainNode&, const variable_list& g) -> variable_list {
     return {g[0].t()};
-  }, *this, data().t());
+  }, *this, data().t(), {});
 }
 Variable Variable::expand(IntArrayRef sizes) const {
-  Variable result = record("ExpandBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {autograd::sum_to(g[0], n.shapes[0], n.dtypes[0])};
-  }, {this}, data().expand(sizes), [&](FunctionNode& n) { autograd::save_meta(n, *this); });
-  autograd::mark_view(result, *this);
-  return result;
+  return view_op<InputMetaState>("ExpandBackward0", [](OpNode<InputMetaState>& n,
+                                                        const variable_list& g) -> variable_list {
+    return {autograd::sum_to(g[0], n.state.input)};
+  }, *this, data().expand(sizes), {InputMeta(*this)});
 }
 Variable Variable::expand_as(const Variable& other) const { return expand(other.sizes()); }
 
@@ -116,25 +160,24 @@ Variable Variable::slice(int64_t dim, std::optional<int64_t> start, std::optiona
                             ? 0
                             : (out.storage_offset() - data().storage_offset()) / stride;
   const int64_t last = first + (out.size(d) - 1) * step + 1;
-  return view_op("SliceBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {slice_backward(g[0], n.shapes[0], n.ints[0], n.ints[1], n.ints[2], n.ints[3])};
-  }, *this, std::move(out), {d, first, std::max(first, last), step});
+  return view_op<SliceState>("SliceBackward0", slice_back, *this, std::move(out),
+                             {to_sizes(sizes()), {d, first, std::max(first, last), step}});
 }
 Variable Variable::narrow(int64_t dim, int64_t start, int64_t length) const {
   Tensor out = data().narrow(dim, start, length);
   const int64_t d = wrap_dim(dim, this->dim(), "narrow");
   const int64_t s = start < 0 ? start + size(d) : start;
-  return view_op("SliceBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {slice_backward(g[0], n.shapes[0], n.ints[0], n.ints[1], n.ints[2], n.ints[3])};
-  }, *this, std::move(out), {d, s, s + length, 1});
+  return view_op<SliceState>("SliceBackward0", slice_back, *this, std::move(out),
+                             {to_sizes(sizes()), {d, s, s + length, 1}});
 }
 Variable Variable::select(int64_t dim, int64_t index) const {
   Tensor out = data().select(dim, index);
   const int64_t d = wrap_dim(dim, this->dim(), "select");
   const int64_t i = index < 0 ? index + size(d) : index;
-  return view_op("SelectBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {select_backward(g[0], n.shapes[0], n.ints[0], n.ints[1])};
-  }, *this, std::move(out), {d, i});
+  return view_op<SelectState>("SelectBackward0", [](OpNode<SelectState>& n,
+                                                    const variable_list& g) -> variable_list {
+    return {select_backward(g[0], n.state.input_shape, n.state.at)};
+  }, *this, std::move(out), {to_sizes(sizes()), {d, i}});
 }
 
 namespace {
@@ -144,45 +187,55 @@ namespace {
 // gradient into one buffer of the input's shape, so it costs O(numel) for
 // any number of pieces; a node per piece would fill a zero tensor of the
 // whole input for each, O(pieces x numel).
-//
-// ints = {dim, squeezed, size of each piece along dim}; squeezed pieces
-// (unbind) lack the dim.
+
+// How the input was cut: along `dim`, into pieces of `lengths`; squeezed
+// pieces (unbind) lack the dim.
+struct Pieces {
+  int64_t dim = 0;
+  bool squeezed = false;
+  std::vector<int64_t> lengths;
+};
+struct PiecesState {
+  SizeVec input_shape;
+  Pieces pieces;
+};
 
 // The gradient of the pieces `g` gathered back into the input's `shape`;
 // itself differentiable (its gradient splits again).
-Variable gather_pieces(const variable_list& g, const SizeVec& shape, const std::vector<int64_t>& ints) {
-  const int64_t dim = ints[0];
-  const bool squeezed = ints[1] != 0;
+Variable gather_pieces(const variable_list& g, const SizeVec& shape, const Pieces& pieces) {
   Tensor out = empty(shape, g[0].options());
   int64_t offset = 0;
   for (size_t i = 0; i < g.size(); ++i) {
-    const int64_t length = ints[i + 2];
-    Tensor slot = out.narrow(dim, offset, length);
-    slot.copy_(squeezed ? g[i].data().unsqueeze(dim) : g[i].data());
+    const int64_t length = pieces.lengths[i];
+    Tensor slot = out.narrow(pieces.dim, offset, length);
+    slot.copy_(pieces.squeezed ? g[i].data().unsqueeze(pieces.dim) : g[i].data());
     offset += length;
   }
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      "SplitBackwardBackward0", [](FunctionNode& n, const variable_list& gg) -> variable_list {
-        if (n.ints[1] != 0) return gg[0].unbind(n.ints[0]);
-        const std::vector<int64_t> sizes(n.ints.begin() + 2, n.ints.end());
-        return gg[0].split_with_sizes(sizes, n.ints[0]);
+  auto node = autograd::record_op(
+      "SplitBackwardBackward0", [](OpNode<Pieces>& n, const variable_list& gg) -> variable_list {
+        const Pieces& p = n.state;
+        if (p.squeezed) return gg[0].unbind(p.dim);
+        return gg[0].split_with_sizes(p.lengths, p.dim);
       }, g, out.device());
-  if (node) node->ints = ints;
-  return autograd::make_result(std::move(out), node);
+  if (node) node->state = pieces;
+  return autograd::make_result(std::move(out), std::move(node));
 }
 
 // The tensor op that made `pieces` has checked `dim`, so this only wraps it.
 std::vector<Variable> record_pieces(const char* name, const Variable& x, std::vector<Tensor> pieces,
                                     int64_t dim, bool squeezed) {
   const int64_t d = wrap_dim(dim, x.dim(), name);
-  std::shared_ptr<FunctionNode> node = autograd::record_op(
-      name, [](FunctionNode& n, const variable_list& g) -> variable_list {
-        return {gather_pieces(g, n.shapes[0], n.ints)};
+  auto node = autograd::record_op(
+      name, [](OpNode<PiecesState>& n, const variable_list& g) -> variable_list {
+        return {gather_pieces(g, n.state.input_shape, n.state.pieces)};
       }, {&x}, x.device());
   if (node) {
-    node->shapes.push_back(to_sizes(x.sizes()));
-    node->ints = {d, squeezed ? 1 : 0};
-    for (const Tensor& piece : pieces) node->ints.push_back(squeezed ? 1 : piece.size(d));
+    PiecesState& s = node->state;
+    s.input_shape = to_sizes(x.sizes());
+    s.pieces.dim = d;
+    s.pieces.squeezed = squeezed;
+    s.pieces.lengths.reserve(pieces.size());
+    for (const Tensor& piece : pieces) s.pieces.lengths.push_back(squeezed ? 1 : piece.size(d));
   }
   std::vector<Variable> parts;
   parts.reserve(pieces.size());
@@ -217,9 +270,9 @@ std::vector<Variable> Variable::unbind(int64_t dim) const {
 // ---- Copies and conversions -------------------------------------------------------------
 
 Variable Variable::clone() const {
-  return record("CloneBackward0", [](FunctionNode&, const variable_list& g) -> variable_list {
+  return record("CloneBackward0", [](PlainNode&, const variable_list& g) -> variable_list {
     return {g[0]};
-  }, {this}, data().clone(), [](FunctionNode&) {});
+  }, {this}, data().clone(), [](PlainNode&) {});
 }
 Variable Variable::contiguous() const {
   if (data().is_contiguous()) return *this;
@@ -227,18 +280,24 @@ Variable Variable::contiguous() const {
 }
 Variable Variable::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
-  return record("ToCopyBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].to(n.dtypes[0])};
-  }, {this}, data().to(dtype), [&](FunctionNode& n) { n.dtypes.push_back(this->dtype()); });
+  struct SourceDType {
+    DType dtype;
+  };
+  return record("ToCopyBackward0", [](OpNode<SourceDType>& n, const variable_list& g)
+                                        -> variable_list {
+    return {g[0].to(n.state.dtype)};
+  }, {this}, data().to(dtype), [&](OpNode<SourceDType>& n) { n.state.dtype = this->dtype(); });
 }
 Variable Variable::to(Device device) const {
   if (device == this->device()) return *this;
   const Device source = this->device();
-  return record("ToCopyBackward0", [](FunctionNode& n, const variable_list& g) -> variable_list {
-    return {g[0].to(Device(static_cast<DeviceType>(n.ints[0]), static_cast<int>(n.ints[1])))};
-  }, {this}, data().to(device), [&](FunctionNode& n) {
-    n.ints = {static_cast<int64_t>(source.type), source.index};
-  });
+  struct SourceDevice {
+    Device device;
+  };
+  return record("ToCopyBackward0", [](OpNode<SourceDevice>& n, const variable_list& g)
+                                        -> variable_list {
+    return {g[0].to(n.state.device)};
+  }, {this}, data().to(device), [&](OpNode<SourceDevice>& n) { n.state.device = source; });
 }
 
 }  // namespace torchlet

@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "autograd/engine.h"
-#include "autograd/node.h"
+#include "autograd/internal/graph.h"
 #include "tensor/print.h"
 
 namespace torchlet {

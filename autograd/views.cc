@@ -21,14 +21,27 @@
 namespace torchlet::autograd {
 namespace {
 
-// shapes = {base sizes, base strides, view sizes, view strides};
-// ints = {base offset, view offset}.
-void save_geometry(FunctionNode& n, const Tensor& base, const Tensor& view) {
-  n.shapes = {SizeVec(base.sizes().begin(), base.sizes().end()),
-              SizeVec(base.strides().begin(), base.strides().end()),
-              SizeVec(view.sizes().begin(), view.sizes().end()),
-              SizeVec(view.strides().begin(), view.strides().end())};
-  n.ints = {base.storage_offset(), view.storage_offset()};
+// Where a tensor lies in its storage.
+struct Geometry {
+  Geometry() = default;
+  explicit Geometry(const Tensor& t)
+      : sizes(t.sizes().begin(), t.sizes().end()),
+        strides(t.strides().begin(), t.strides().end()),
+        offset(t.storage_offset()) {}
+  SizeVec sizes;
+  SizeVec strides;
+  int64_t offset = 0;
+};
+
+// The state of AsStridedBackward0 and CopySlices: base and view geometry.
+struct ViewGeometry {
+  Geometry base;
+  Geometry view;
+};
+using GeometryNode = OpNode<ViewGeometry>;
+
+void save_geometry(GeometryNode& n, const Tensor& base, const Tensor& view) {
+  n.state = {Geometry(base), Geometry(view)};
 }
 
 // One past the last storage element a geometry reaches (0 when empty).
@@ -43,20 +56,19 @@ int64_t extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
 
 // For each element of the view (row-major), the row-major index of the same
 // storage element in the base: a 1-D int64 tensor on `device`.
-Tensor view_positions(const FunctionNode& n, Device device) {
-  const SizeVec &base_sizes = n.shapes[0], &base_strides = n.shapes[1];
-  const SizeVec &view_sizes = n.shapes[2], &view_strides = n.shapes[3];
-  const int64_t span = std::max(extent(base_sizes, base_strides, n.ints[0]),
-                                extent(view_sizes, view_strides, n.ints[1]));
+Tensor view_positions(const ViewGeometry& g, Device device) {
+  const Geometry &base = g.base, &view = g.view;
+  const int64_t span = std::max(extent(base.sizes, base.strides, base.offset),
+                                extent(view.sizes, view.strides, view.offset));
   const TensorOptions cpu_long = TensorOptions(kInt64).device(Device(kCPU, 0));
   Tensor map = full({span}, -1, cpu_long);
   int64_t base_numel = 1;
-  for (int64_t s : base_sizes) base_numel *= s;
+  for (int64_t s : base.sizes) base_numel *= s;
   if (base_numel > 0) {
-    map.as_strided(base_sizes, base_strides, n.ints[0])
-        .copy_(arange(base_numel, cpu_long).view(base_sizes));
+    map.as_strided(base.sizes, base.strides, base.offset)
+        .copy_(arange(base_numel, cpu_long).view(base.sizes));
   }
-  Tensor flat = map.as_strided(view_sizes, view_strides, n.ints[1]).reshape({-1});
+  Tensor flat = map.as_strided(view.sizes, view.strides, view.offset).reshape({-1});
   TORCHLET_INTERNAL_ASSERT(flat.numel() == 0 || flat.min().item<int64_t>() >= 0,
                            "a view reaches storage outside its base");
   return flat.device() == device ? flat : flat.to(device);
@@ -64,26 +76,27 @@ Tensor view_positions(const FunctionNode& n, Device device) {
 
 // The view's gradient scattered (summed where the view repeats an element)
 // into zeros shaped like the base.
-variable_list as_strided_backward(FunctionNode& n, const variable_list& g) {
-  const Tensor flat = view_positions(n, g[0].device());
+variable_list as_strided_backward(GeometryNode& n, const variable_list& g) {
+  const Tensor flat = view_positions(n.state, g[0].device());
+  const SizeVec& base_sizes = n.state.base.sizes;
   int64_t base_numel = 1;
-  for (int64_t s : n.shapes[0]) base_numel *= s;
+  for (int64_t s : base_sizes) base_numel *= s;
   const Variable zero = constant_zeros({base_numel}, g[0].dtype(), g[0].device());
-  return {zero.scatter_add(0, flat, g[0].reshape({-1})).view(n.shapes[0])};
+  return {zero.scatter_add(0, flat, g[0].reshape({-1})).view(base_sizes)};
 }
 
 // Inputs {old base, written region}: the base's gradient with the region
 // zeroed, and the region's gradient picked out of the base's.
-variable_list copy_slices_backward(FunctionNode& n, const variable_list& g) {
-  const Tensor flat = view_positions(n, g[0].device());
+variable_list copy_slices_backward(GeometryNode& n, const variable_list& g) {
+  const Tensor flat = view_positions(n.state, g[0].device());
   variable_list grads(2);
   if (n.needs_input_grad(0)) {
     Tensor mask = zeros({g[0].numel()}, g[0].options().dtype(kBool));
     mask.index_put_({flat}, true);
-    grads[0] = g[0].masked_fill(mask.view(n.shapes[0]), 0);
+    grads[0] = g[0].masked_fill(mask.view(n.state.base.sizes), 0);
   }
   if (n.needs_input_grad(1)) {
-    grads[1] = g[0].reshape({-1}).gather(0, flat).view(n.shapes[2]);
+    grads[1] = g[0].reshape({-1}).gather(0, flat).view(n.state.view.sizes);
   }
   return grads;
 }
@@ -103,7 +116,7 @@ void set_view_history(VariableImpl& view, const Variable& base) {
 Variable as_strided_view(const Variable& x, Tensor out) {
   const Tensor view = out;  // `out` moves into the result
   return record("AsStridedBackward0", as_strided_backward, {&x}, std::move(out),
-                [&](FunctionNode& n) { save_geometry(n, x.data(), view); });
+                [&](GeometryNode& n) { save_geometry(n, x.data(), view); });
 }
 
 VariableImpl* tracked_base(const VariableImpl& impl) {

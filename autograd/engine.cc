@@ -29,6 +29,7 @@
 
 #include "autograd/internal/graph.h"
 #include "tensor/executor.h"
+#include "tensor/spin_wait.h"
 #include "tensor/thread_local_state.h"
 
 namespace torchlet::autograd {
@@ -154,7 +155,13 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   // the state, so a change made after that look is never missed.
   void wait(std::unique_lock<std::mutex>& lock) {
     if (caller_executor_ == nullptr) {
-      done_.wait(lock);
+      // Note [Spin before sleeping]: another device's nodes usually finish
+      // within microseconds. news_ is only set under the lock, so checking
+      // it again under the lock before sleeping misses no notification.
+      lock.unlock();
+      spin_until([this] { return news_.load(std::memory_order_acquire); });
+      lock.lock();
+      if (!news_.load(std::memory_order_relaxed)) done_.wait(lock);
       return;
     }
     lock.unlock();

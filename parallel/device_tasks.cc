@@ -9,6 +9,7 @@
 
 #include "tensor/error.h"
 #include "tensor/executor.h"
+#include "tensor/spin_wait.h"
 
 namespace torchlet::parallel::detail {
 namespace {
@@ -29,6 +30,9 @@ void wait_for(Pending& pending) {
     executor->help_until(finished);
     return;
   }
+  // Note [Spin before sleeping]: the other replicas usually finish within
+  // microseconds of the caller's own.
+  if (spin_until(finished)) return;
   std::unique_lock<std::mutex> lock(pending.mutex);
   pending.done.wait(lock, finished);
 }

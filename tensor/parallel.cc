@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensor/device.h"
+#include "tensor/spin_wait.h"
 #include "tensor/thread_local_state.h"
 
 namespace torchlet {
@@ -35,12 +36,6 @@ class ParallelRegion {
 // exception a chunk throws is kept and rethrown to the caller after all
 // chunks finished (the others still run: they may write to the same
 // output, which must outlive them).
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 class IntraOpPool {
  public:
   explicit IntraOpPool(int threads) {
@@ -98,24 +93,11 @@ class IntraOpPool {
     }
   }
 
-  // Note [Pool threads spin before they sleep]
-  // Waking a sleeping thread is a futex call and, on a virtual machine, an
-  // interrupt to an idle virtual CPU: tens of microseconds, as long as a
-  // whole small op. A Linear's forward and backward spent a fifth of their
-  // time there. So a worker that finished its chunk polls for the next range
-  // for a short while before it sleeps, and the caller polls for the
-  // workers' chunks before it sleeps: back-to-back ops (a backward pass)
-  // hand over without a system call. The poll is bounded, so an idle pool
-  // costs nothing after it.
-  template <typename Ready>
-  static void spin_until(const Ready& ready) {
-    const auto deadline = std::chrono::steady_clock::now() + kSpin;
-    while (!ready()) {
-      for (int i = 0; i < 64; ++i) cpu_relax();
-      if (std::chrono::steady_clock::now() > deadline) return;
-    }
-  }
-
+  // Note [Pool threads spin before they sleep]: a worker that finished its
+  // chunk polls for the next range for a short while before it sleeps, and
+  // the caller polls for the workers' chunks before it sleeps, so
+  // back-to-back ops (a backward pass) hand over without a system call
+  // (Note [Spin before sleeping] in tensor/spin_wait.h).
   void work(int index) {
     uint64_t seen = 0;
     while (true) {
@@ -144,7 +126,6 @@ class IntraOpPool {
   std::mutex mu_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  static constexpr std::chrono::microseconds kSpin{100};
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> generation_{0};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;

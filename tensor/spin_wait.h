@@ -1,0 +1,42 @@
+#pragma once
+
+#include <chrono>
+
+namespace torchlet {
+
+// Note [Spin before sleeping]
+// Waking a sleeping thread is a futex call and, on a virtual machine, an
+// interrupt to an idle virtual CPU that the host must schedule: tens of
+// microseconds, as long as a whole small op. Every hand-over between threads
+// on a training step's hot path (intra-op chunks, a replica's forward on
+// another device's executor, the engine's per-device backward, the caller
+// waiting for all of them) would pay it several times a step. So a thread
+// about to wait for something that usually comes soon polls for it for a
+// bounded while first, and sleeps only after that: back-to-back work hands
+// over without a system call, and an idle thread costs nothing once the
+// poll ran out.
+
+/// How long a thread polls before it sleeps (Note [Spin before sleeping]).
+inline constexpr std::chrono::microseconds kSpinBeforeSleep{100};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Polls `ready()` for at most `budget`; true as soon as it holds, false
+/// when the budget ran out first (the caller then sleeps on its own
+/// condition). `ready` must only read atomics.
+template <typename Ready>
+bool spin_until(const Ready& ready, std::chrono::microseconds budget = kSpinBeforeSleep) {
+  if (ready()) return true;
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  do {
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    if (ready()) return true;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
+}
+
+}  // namespace torchlet

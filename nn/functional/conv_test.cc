@@ -275,6 +275,46 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
   }
 }
 
+// A float 3x3 convolution with stride 1, one group and at least 16
+// channels in and out takes Winograd's F(2x2, 3x3) forward (Note [Winograd
+// convolution]): odd and even output sizes (a partial last tile), no, one
+// and two pixels of padding, with and without bias, several blocks of tile
+// rows per sample (60 rows), a 3-d convolution with a kernel depth of 1, on
+// one thread and on all: the forward agrees with float64, whose loops are
+// im2col + GEMM.
+TEST(ConvTest, Float32WinogradAgreesWithFloat64) {
+  manual_seed(7);
+  struct Case {
+    int64_t batch, cin, cout, height, width, padding;
+    bool bias;
+  };
+  for (const int threads : {1, 0}) {
+    set_num_threads(threads);
+    for (const Case& c : {Case{2, 16, 16, 8, 8, 1, true}, Case{1, 17, 24, 7, 9, 0, false},
+                          Case{3, 16, 20, 5, 6, 2, true}, Case{1, 32, 16, 60, 13, 1, true},
+                          Case{2, 16, 16, 3, 3, 1, false}, Case{1, 16, 18, 4, 30, 0, true}}) {
+      const Tensor x = randn({c.batch, c.cin, c.height, c.width});
+      const Tensor w = randn({c.cout, c.cin, 3, 3});
+      const Tensor b = c.bias ? randn({c.cout}) : Tensor();
+      auto run = [&](DType dtype) {
+        return F::conv2d(Variable(x.to(dtype)), Variable(w.to(dtype)),
+                         c.bias ? Variable(b.to(dtype)) : Variable(), {1}, c.padding)
+            .data();
+      };
+      EXPECT_TRUE(testing::all_close(run(kFloat32), run(kFloat64).to(kFloat32), 1e-4, 1e-3))
+          << "threads " << threads << ", " << c.cin << "->" << c.cout << " " << c.height << "x"
+          << c.width << " p" << c.padding;
+    }
+  }
+  set_num_threads(0);
+  const Tensor x = randn({2, 16, 1, 9, 7}), w = randn({16, 16, 1, 3, 3});
+  const Tensor out = F::conv3d(Variable(x), Variable(w), Variable(), {1}, {0, 1, 1}).data();
+  const Tensor ref = F::conv3d(Variable(x.to(kFloat64)), Variable(w.to(kFloat64)), Variable(),
+                               {1}, {0, 1, 1})
+                         .data();
+  EXPECT_TRUE(testing::all_close(out, ref.to(kFloat32), 1e-4, 1e-3));
+}
+
 TEST(ConvTest, BatchedSamplesMatchOneByOne) {
   manual_seed(2);
   const Variable x = float_input({5, 4, 7, 7}), w = float_input({6, 4, 3, 3});

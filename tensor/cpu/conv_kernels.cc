@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 
+#include "tensor/cpu/conv_winograd.h"
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/gemm.h"
 #include "tensor/parallel.h"
@@ -30,7 +31,9 @@ namespace torchlet::cpu {
 //   output channels (LeNet's first layer): there the GEMM reads each patch
 //   once for all output channels, where the direct loops read it once per
 //   channel (1.3x faster forward, and the weight gradient becomes a GEMM
-//   instead of a reduction per tap). Each sample's patches are copied into a
+//   instead of a reduction per tap). A float32 3x3 convolution with stride
+//   1, one group and at least 16 channels in and out computes its forward
+//   with Winograd's F(2x2, 3x3) instead (Note [Winograd convolution]). Each sample's patches are copied into a
 //   column matrix [in_channels * prod(kernel), prod(output)] (im2col), then
 //   one GEMM per group multiplies the weight [out / groups, in / groups *
 //   prod(kernel)] by it. The backward is the same in reverse: grad_input's
@@ -1218,7 +1221,9 @@ void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_forward(y, x, w, b, g);
     } else if constexpr (std::is_same_v<T, float>) {
-      if (implicit_columns(g)) {
+      if (winograd_applies(g)) {
+        winograd_forward(y, x, w, b, g);
+      } else if (implicit_columns(g)) {
         implicit_forward(y, x, w, b, g);
       } else {
         gemm_forward(y, x, w, b, g);

@@ -31,11 +31,20 @@ Kernels select_kernels() {
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kParallelFlops = 1 << 18;
 
+const Kernels& kernels() {
+  static const Kernels k = select_kernels();
+  return k;
+}
+
 }  // namespace
 
+void gemm_serial(const GemmArgs& g, bool dtype_is_double) {
+  if (g.m == 0 || g.n == 0) return;
+  (dtype_is_double ? kernels().f64 : kernels().f32)(g);
+}
+
 void gemm(const GemmArgs& g, bool dtype_is_double) {
-  static const Kernels kernels = select_kernels();
-  const Kernel kernel = dtype_is_double ? kernels.f64 : kernels.f32;
+  const Kernel kernel = dtype_is_double ? kernels().f64 : kernels().f32;
   if (g.m == 0 || g.n == 0) return;
   const int64_t work = g.m * g.n * std::max<int64_t>(g.k, 1);
   const int threads = get_num_threads();

@@ -35,4 +35,8 @@ TORCHLET_DECLARE_GEMM(avx512)
 /// kernel this CPU supports. `dtype_is_double` selects f64.
 void gemm(const GemmArgs& g, bool dtype_is_double);
 
+/// The same product on the calling thread only, for callers that already
+/// split their work across the intra-op threads.
+void gemm_serial(const GemmArgs& g, bool dtype_is_double);
+
 }  // namespace torchlet::cpu

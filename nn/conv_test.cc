@@ -101,6 +101,28 @@ TEST(ConvLayerTest, ReprsArePyTorchs) {
             "padding_mode=reflect)");
 }
 
+TEST(ConvLayerTest, ConvTranspose1dAnd3dReprsArePyTorchs) {
+  EXPECT_EQ(printed(ConvTranspose1d(ConvTranspose1dOptions(2, 4, 3).stride(2))),
+            "ConvTranspose1d(2, 4, kernel_size=(3,), stride=(2,))");
+  EXPECT_EQ(printed(ConvTranspose1d(ConvTranspose1dOptions(2, 4, 3)
+                                        .stride(2)
+                                        .padding(1)
+                                        .output_padding(1)
+                                        .dilation(2)
+                                        .groups(2)
+                                        .bias(false))),
+            "ConvTranspose1d(2, 4, kernel_size=(3,), stride=(2,), padding=(1,), dilation=(2,), "
+            "output_padding=(1,), groups=2, bias=False)");
+  EXPECT_EQ(printed(ConvTranspose3d(ConvTranspose3dOptions(2, 1, 2).stride(2))),
+            "ConvTranspose3d(2, 1, kernel_size=(2, 2, 2), stride=(2, 2, 2))");
+  EXPECT_EQ(printed(ConvTranspose3d(ConvTranspose3dOptions(2, 4, {1, 2, 3})
+                                        .stride({1, 2, 1})
+                                        .padding({0, 1, 0})
+                                        .output_padding({0, 1, 0}))),
+            "ConvTranspose3d(2, 4, kernel_size=(1, 2, 3), stride=(1, 2, 1), padding=(0, 1, 0), "
+            "output_padding=(0, 1, 0))");
+}
+
 TEST(ConvLayerTest, ParametersHavePyTorchsShapesAndNames) {
   Conv2d conv(Conv2dOptions(4, 6, {3, 2}).groups(2));
   EXPECT_EQ(conv->weight.sizes(), IntArrayRef({6, 2, 3, 2}));
@@ -157,6 +179,15 @@ TEST(ConvLayerTest, OptionsAreChecked) {
   EXPECT_THROW_MSG(ConvTranspose2d(ConvTranspose2dOptions(4, 4, 3).padding_mode("reflect")),
                    "Only \"zeros\" padding mode is supported for ConvTranspose2d");
   EXPECT_THROW_MSG(Conv2d(Conv2dOptions(4, 4, {1, 2, 3})), "expected 2 values, got 3");
+}
+
+TEST(ConvLayerTest, ConvTransposePaddingMustBeNumbers) {
+  EXPECT_THROW_MSG(ConvTranspose2d(ConvTranspose2dOptions(4, 4, 3).padding("same")),
+                   "ConvTranspose2d: padding must be numbers, got padding='same'");
+  EXPECT_THROW_MSG(ConvTranspose1d(ConvTranspose1dOptions(4, 4, 3).padding("valid")),
+                   "ConvTranspose1d: padding must be numbers, got padding='valid'");
+  EXPECT_THROW_MSG(ConvTranspose3d(ConvTranspose3dOptions(4, 4, 3).padding("same")),
+                   "ConvTranspose3d: padding must be numbers, got padding='same'");
 }
 
 TEST(ConvLayerTest, ForwardReportsPyTorchsInputErrors) {

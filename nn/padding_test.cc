@@ -3,6 +3,7 @@
 #include "nn/padding.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nn/nn.h"
@@ -37,6 +38,23 @@ TEST(PaddingLayerTest, LayersPadAsFunctionalPad) {
   EXPECT_TRUE(testing::all_close(ConstantPad3d(1, -2)(x).data(),
                                  functional::pad(x, {1, 1, 1, 1, 1, 1}, "constant", -2).data()));
   EXPECT_EQ(ZeroPad2d(1)(x).sizes(), IntArrayRef({2, 3, 6, 7}));
+}
+
+TEST(PaddingLayerTest, ReplicationPad2dIsReplicatePad) {
+  manual_seed(1);
+  const Variable x(randn({2, 3, 4, 5}));
+  EXPECT_TRUE(testing::all_close(ReplicationPad2d(ReplicationPad2dOptions({1, 0, 2, 3}))(x).data(),
+                                 functional::pad(x, {1, 0, 2, 3}, "replicate").data(), 0, 0));
+  EXPECT_TRUE(testing::all_close(ReplicationPad2d(2)(x).data(),
+                                 functional::pad(x, {2, 2, 2, 2}, "replicate").data(), 0, 0));
+}
+
+TEST(PaddingLayerTest, ReplicationPad2dRepeatsTheEdges) {
+  // (left, right, top, bottom) = (1, 0, 2, 0) around [[0, 1], [2, 3]].
+  const Variable out = ReplicationPad2d(ReplicationPad2dOptions({1, 0, 2, 0}))(
+      Variable(tensor({{{{0., 1.}, {2., 3.}}}})));
+  EXPECT_EQ(out.sizes(), IntArrayRef({1, 1, 4, 3}));
+  EXPECT_EQ(testing::values(out.data()), std::vector<double>({0, 0, 1, 0, 0, 1, 0, 0, 1, 2, 2, 3}));
 }
 
 TEST(PaddingLayerTest, WrongNumberOfAmountsIsReported) {

@@ -3,6 +3,7 @@
 #include "nn/pooling.h"
 
 #include <sstream>
+#include <vector>
 
 #include "nn/sequential.h"
 #include "nn/upsampling.h"
@@ -128,6 +129,199 @@ TEST(PoolingModules, ForwardIsTheFunctionalOp) {
       avg_pool(x).data(),
       nn::functional::avg_pool2d(x, nn::AvgPool2dOptions(2).count_include_pad(false)).data(), 0,
       0));
+}
+
+TEST(PoolingModules, MaxPool1dForwardIsMaxPool1d) {
+  manual_seed(0);
+  const Variable x(randn({2, 3, 11}));
+  const nn::MaxPool1dOptions options =
+      nn::MaxPool1dOptions(3).stride(2).padding(1).dilation(2).ceil_mode(true);
+  nn::MaxPool1d pool(options);
+  EXPECT_TRUE(
+      testing::all_close(pool(x).data(), nn::functional::max_pool1d(x, options).data(), 0, 0));
+  const auto [out, indices] = pool->forward_with_indices(x);
+  const auto [expected_out, expected_indices] = nn::functional::max_pool1d_with_indices(x, options);
+  EXPECT_TRUE(testing::all_close(out.data(), expected_out.data(), 0, 0));
+  EXPECT_TRUE(testing::all_close(indices, expected_indices, 0, 0));
+}
+
+TEST(PoolingModules, MaxPool1dTakesEachPaddedWindowsMaximum) {
+  // Windows [-1, 1], [1, 3], [3, 5], [5, 7] of 3 1 4 1 5 9 2 (padding -inf).
+  nn::MaxPool1d pool(nn::MaxPool1dOptions(3).stride(2).padding(1));
+  const auto [out, indices] =
+      pool->forward_with_indices(Variable(tensor({{{3., 1., 4., 1., 5., 9., 2.}}})));
+  EXPECT_EQ(testing::values(out.data()), std::vector<double>({3, 4, 9, 9}));
+  EXPECT_EQ(testing::values(indices), std::vector<double>({0, 2, 5, 5}));
+}
+
+TEST(PoolingModules, MaxPool3dForwardIsMaxPool3d) {
+  manual_seed(1);
+  const Variable x(randn({2, 3, 4, 7, 9}));
+  const nn::MaxPool3dOptions options =
+      nn::MaxPool3dOptions({2, 3, 3}).stride({1, 2, 2}).padding({0, 1, 1}).dilation({1, 1, 2});
+  nn::MaxPool3d pool(options);
+  EXPECT_TRUE(
+      testing::all_close(pool(x).data(), nn::functional::max_pool3d(x, options).data(), 0, 0));
+  const auto [out, indices] = pool->forward_with_indices(x);
+  const auto [expected_out, expected_indices] = nn::functional::max_pool3d_with_indices(x, options);
+  EXPECT_TRUE(testing::all_close(out.data(), expected_out.data(), 0, 0));
+  EXPECT_TRUE(testing::all_close(indices, expected_indices, 0, 0));
+}
+
+TEST(PoolingModules, MaxPool3dTakesEachCubesMaximum) {
+  // x[d, h, w] = 8d + 4h + w: the 2x2x2 cubes end at 13 (w = 1) and 15 (w = 3).
+  nn::MaxPool3d pool(2);
+  const auto [out, indices] = pool->forward_with_indices(
+      Variable(arange(16, TensorOptions(kFloat32)).view({1, 1, 2, 2, 4})));
+  EXPECT_EQ(out.sizes(), IntArrayRef({1, 1, 1, 1, 2}));
+  EXPECT_EQ(testing::values(out.data()), std::vector<double>({13, 15}));
+  EXPECT_EQ(testing::values(indices), std::vector<double>({13, 15}));
+}
+
+TEST(PoolingModules, AvgPool1dForwardIsAvgPool1d) {
+  manual_seed(2);
+  const Variable x(randn({2, 3, 10}));
+  const nn::AvgPool1dOptions options =
+      nn::AvgPool1dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false);
+  EXPECT_TRUE(testing::all_close(nn::AvgPool1d(options)(x).data(),
+                                 nn::functional::avg_pool1d(x, options).data(), 0, 0));
+}
+
+TEST(PoolingModules, AvgPool1dWithoutPaddingInTheCountAveragesTheRealElements) {
+  // Windows [-1, 1], [1, 3], [3, 5], [5, 7] of 3 1 4 1 5 9 2: the padding
+  // is neither summed nor counted.
+  nn::AvgPool1d pool(nn::AvgPool1dOptions(3).stride(2).padding(1).count_include_pad(false));
+  EXPECT_EQ(testing::values(pool(Variable(tensor({{{3., 1., 4., 1., 5., 9., 2.}}}))).data()),
+            std::vector<double>({2, 2, 5, 5.5}));
+}
+
+TEST(PoolingModules, AvgPool3dForwardIsAvgPool3d) {
+  manual_seed(3);
+  const Variable x(randn({2, 3, 4, 7, 9}));
+  const nn::AvgPool3dOptions options =
+      nn::AvgPool3dOptions({2, 3, 2}).stride({1, 2, 2}).padding({1, 1, 0}).divisor_override(5);
+  EXPECT_TRUE(testing::all_close(nn::AvgPool3d(options)(x).data(),
+                                 nn::functional::avg_pool3d(x, options).data(), 0, 0));
+}
+
+TEST(PoolingModules, AvgPool3dAveragesEachCube) {
+  // x[d, h, w] = 8d + 4h + w: the cubes' means are 4 + 2 + 0.5 and 4 + 2 + 2.5.
+  nn::AvgPool3d pool(2);
+  EXPECT_EQ(testing::values(
+                pool(Variable(arange(16, TensorOptions(kFloat32)).view({1, 1, 2, 2, 4}))).data()),
+            std::vector<double>({6.5, 8.5}));
+}
+
+TEST(PoolingModules, AdaptiveAvgPool1dForwardIsAdaptiveAvgPool1d) {
+  manual_seed(4);
+  const Variable x(randn({2, 3, 7}));
+  EXPECT_TRUE(testing::all_close(nn::AdaptiveAvgPool1d(4)(x).data(),
+                                 nn::functional::adaptive_avg_pool1d(x, 4).data(), 0, 0));
+}
+
+TEST(PoolingModules, AdaptiveAvgPool1dAveragesOverlappingWindows) {
+  // 6 -> 4: windows [0, 2), [1, 3), [3, 5), [4, 6) of 0 1 2 3 4 5.
+  nn::AdaptiveAvgPool1d pool(4);
+  EXPECT_EQ(
+      testing::values(pool(Variable(arange(6, TensorOptions(kFloat32)).view({1, 1, 6}))).data()),
+      std::vector<double>({0.5, 1.5, 3.5, 4.5}));
+}
+
+TEST(PoolingModules, AdaptiveAvgPool3dForwardIsAdaptiveAvgPool3d) {
+  manual_seed(5);
+  const Variable x(randn({2, 3, 5, 7, 3}));
+  nn::AdaptiveAvgPool3d pool(nn::AdaptiveAvgPool3dOptions({2, 3, 2}));
+  EXPECT_TRUE(testing::all_close(
+      pool(x).data(),
+      nn::functional::adaptive_avg_pool3d(x, nn::AdaptiveAvgPool3dOptions({2, 3, 2})).data(), 0,
+      0));
+}
+
+TEST(PoolingModules, AdaptiveAvgPool3dAveragesEachWindow) {
+  // x[d, h, w] = 8d + 4h + w, W 4 -> 3: w windows [0, 2), [1, 3), [2, 4)
+  // over all of d and h, means 4 + 2 + 0.5, 1.5, 2.5.
+  nn::AdaptiveAvgPool3d pool(nn::AdaptiveAvgPool3dOptions({1, 1, 3}));
+  EXPECT_EQ(testing::values(
+                pool(Variable(arange(16, TensorOptions(kFloat32)).view({1, 1, 2, 2, 4}))).data()),
+            std::vector<double>({6.5, 7.5, 8.5}));
+}
+
+TEST(PoolingModules, AdaptiveMaxPool1dForwardIsAdaptiveMaxPool1d) {
+  manual_seed(6);
+  const Variable x(randn({2, 3, 8}));
+  nn::AdaptiveMaxPool1d pool(3);
+  EXPECT_TRUE(
+      testing::all_close(pool(x).data(), nn::functional::adaptive_max_pool1d(x, 3).data(), 0, 0));
+  const auto [out, indices] = pool->forward_with_indices(x);
+  const auto [expected_out, expected_indices] =
+      nn::functional::adaptive_max_pool1d_with_indices(x, 3);
+  EXPECT_TRUE(testing::all_close(out.data(), expected_out.data(), 0, 0));
+  EXPECT_TRUE(testing::all_close(indices, expected_indices, 0, 0));
+}
+
+TEST(PoolingModules, AdaptiveMaxPool1dTakesEachWindowsMaximum) {
+  // 6 -> 4: windows [0, 2), [1, 3), [3, 5), [4, 6) of 3 1 4 1 5 9.
+  nn::AdaptiveMaxPool1d pool(4);
+  const auto [out, indices] =
+      pool->forward_with_indices(Variable(tensor({{{3., 1., 4., 1., 5., 9.}}})));
+  EXPECT_EQ(testing::values(out.data()), std::vector<double>({3, 4, 5, 9}));
+  EXPECT_EQ(testing::values(indices), std::vector<double>({0, 2, 4, 5}));
+}
+
+TEST(PoolingModules, PixelShuffleForwardIsPixelShuffle) {
+  manual_seed(7);
+  const Variable x(randn({2, 8, 3, 4}));
+  EXPECT_TRUE(testing::all_close(nn::PixelShuffle(2)(x).data(),
+                                 nn::functional::pixel_shuffle(x, 2).data(), 0, 0));
+}
+
+TEST(PoolingModules, PixelUnshuffleForwardIsPixelUnshuffle) {
+  manual_seed(8);
+  const Variable x(randn({2, 2, 6, 4}));
+  EXPECT_TRUE(testing::all_close(nn::PixelUnshuffle(2)(x).data(),
+                                 nn::functional::pixel_unshuffle(x, 2).data(), 0, 0));
+}
+
+TEST(PoolingModules, PixelUnshuffleInvertsPixelShuffle) {
+  manual_seed(9);
+  const Variable x(randn({2, 9, 2, 3}));
+  EXPECT_TRUE(
+      testing::all_close(nn::PixelUnshuffle(3)(nn::PixelShuffle(3)(x)).data(), x.data(), 0, 0));
+  const Variable y(randn({2, 1, 6, 9}));
+  EXPECT_TRUE(
+      testing::all_close(nn::PixelShuffle(3)(nn::PixelUnshuffle(3)(y)).data(), y.data(), 0, 0));
+}
+
+TEST(PoolingModules, PixelShuffleMovesChannelsIntoBlocks) {
+  // out[0, 0, 2h + i, 2w + j] = in[0, 2i + j, h, w], in[c, h, w] = 4c + 2h + w.
+  const Variable x(arange(16, TensorOptions(kFloat32)).view({1, 4, 2, 2}));
+  const Variable out = nn::PixelShuffle(2)(x);
+  EXPECT_EQ(out.sizes(), IntArrayRef({1, 1, 4, 4}));
+  EXPECT_EQ(testing::values(out.data()),
+            std::vector<double>({0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  EXPECT_EQ(out.data()[0][0][1][2].item<double>(), 9);  // in[0, 2, 0, 1]: i = 1, j = 0
+}
+
+TEST(PoolingModules, UpsampleNearestForwardIsInterpolate) {
+  manual_seed(10);
+  const Variable x(randn({1, 2, 3, 4}));
+  nn::Upsample by_scale(nn::UpsampleOptions().scale_factor(2));
+  EXPECT_TRUE(testing::all_close(
+      by_scale(x).data(),
+      nn::functional::interpolate(x, nn::functional::InterpolateFuncOptions().scale_factor({2}))
+          .data(),
+      0, 0));
+  nn::Upsample by_size(nn::UpsampleOptions().size({5, 7}));
+  EXPECT_TRUE(testing::all_close(
+      by_size(x).data(),
+      nn::functional::interpolate(x, nn::functional::InterpolateFuncOptions().size({5, 7})).data(),
+      0, 0));
+}
+
+TEST(PoolingModules, UpsampleNearestRepeatsEachPixel) {
+  nn::Upsample up(nn::UpsampleOptions().scale_factor(2));
+  EXPECT_EQ(testing::values(up(Variable(tensor({{{{0., 1.}, {2., 3.}}}}))).data()),
+            std::vector<double>({0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3}));
 }
 
 TEST(PoolingModules, ForwardWithIndicesReturnsThem) {

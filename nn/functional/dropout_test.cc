@@ -175,6 +175,15 @@ TEST(Dropout3dTest, ZeroesWholeChannelsOfBatchedInput) {
   EXPECT_TRUE(warnings.messages().empty());
 }
 
+TEST(Dropout3dTest, GradientIsTheChannelMaskScaledByOneOverKeep) {
+  manual_seed(10);
+  const Variable x(ones({3, 5, 2, 2, 2}), true);
+  const Variable y = F::dropout3d(x, 0.4);
+  y.sum().backward();
+  expect_whole_channels(x.grad().data(), 0.0, 1 / 0.6);
+  EXPECT_EQ(testing::values(x.grad().data()), testing::values(y.data()));
+}
+
 TEST(Dropout3dTest, UnbatchedInputDropsWholeChannels) {
   manual_seed(4);
   WarningCapture warnings;

@@ -315,6 +315,36 @@ TEST(ConvTest, Float32WinogradAgreesWithFloat64) {
   EXPECT_TRUE(testing::all_close(out, ref.to(kFloat32), 1e-4, 1e-3));
 }
 
+// A float depthwise 3x3 convolution with stride 1 keeps its weights in
+// registers and computes two output rows at once (depthwise3x3_avx2 in
+// tensor/cpu/conv_kernels.cc): odd and even output heights (a last row
+// alone), widths below, at and above a vector of 8, padding 0 to 2, a
+// channel multiplier, with and without bias: it agrees with float64, whose
+// loops go tap by tap.
+TEST(ConvTest, Float32Depthwise3x3AgreesWithFloat64) {
+  manual_seed(8);
+  struct Case {
+    int64_t channels, multiplier, height, width, padding;
+    bool bias;
+  };
+  for (const Case& c : {Case{4, 1, 7, 5, 1, true}, Case{3, 2, 10, 8, 0, false},
+                        Case{2, 1, 9, 19, 2, true}, Case{5, 1, 3, 3, 1, false},
+                        Case{2, 3, 16, 56, 1, true}}) {
+    const Tensor x = randn({2, c.channels, c.height, c.width});
+    const Tensor w = randn({c.channels * c.multiplier, 1, 3, 3});
+    const Tensor b = c.bias ? randn({c.channels * c.multiplier}) : Tensor();
+    auto run = [&](DType dtype) {
+      return F::conv2d(Variable(x.to(dtype)), Variable(w.to(dtype)),
+                       c.bias ? Variable(b.to(dtype)) : Variable(), {1}, c.padding, {1},
+                       c.channels)
+          .data();
+    };
+    EXPECT_TRUE(testing::all_close(run(kFloat32), run(kFloat64).to(kFloat32), 1e-5, 1e-4))
+        << c.channels << "x" << c.multiplier << " channels, " << c.height << "x" << c.width
+        << " p" << c.padding;
+  }
+}
+
 TEST(ConvTest, BatchedSamplesMatchOneByOne) {
   manual_seed(2);
   const Variable x = float_input({5, 4, 7, 7}), w = float_input({6, 4, 3, 3});

@@ -25,6 +25,30 @@ void BM_Gemm(benchmark::State& state) {
 }
 BENCHMARK(BM_Gemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime();
 
+// The three products of a Linear layer's step, as nn's benchmarks make
+// them: [m, k] @ [n, k]ᵀ (forward, the weight stored [out, in]), [m, n] @
+// [n, k] (input gradient) and [m, n]ᵀ @ [m, k] (weight gradient). Args: m,
+// n, k and which of the three (0, 1, 2).
+void BM_GemmLinear(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const int64_t which = state.range(3);
+  const Tensor x = randn({m, k}), w = randn({n, k}), g = randn({m, n});
+  for (auto _ : state) {
+    Tensor c = which == 0 ? mm(x, w.t()) : which == 1 ? mm(g, w) : mm(g.t(), x);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * n * k,
+                                                benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_GemmLinear)
+    ->Args({128, 512, 512, 0})
+    ->Args({128, 512, 512, 1})
+    ->Args({128, 512, 512, 2})
+    ->Args({128, 512, 784, 0})
+    ->Args({128, 512, 784, 2})
+    ->UseRealTime();
+
 // Two virtual CPU devices each multiplying N x N float32 matrices at once on
 // their executors (each device's pool gets half the cores). Counters: GFLOPS
 // of both together, and cores_busy, the process's CPU time over wall time.

@@ -108,8 +108,10 @@ void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The /2 step taken apart: the share of its wall time spent in scatter,
-// replicate and gather (counters overhead_share and replicate_share).
+// The /2 step taken apart, at batch 256 and 64: the share of its wall time
+// spent in scatter, replicate and gather (overhead_share, replicate_share),
+// in the replicas' forward and in backward, and on the caller alone
+// (serial_share).
 void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
   using Clock = std::chrono::steady_clock;
   manual_seed(0);
@@ -117,8 +119,9 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
   const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
   nn::Sequential net = make_model();
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
-  const Variable x = batch(), y = targets();
-  Clock::duration total{}, overhead{}, replicating{};
+  const int64_t batch_size = state.range(0);
+  const Variable x = batch(batch_size), y = targets(batch_size);
+  Clock::duration total{}, overhead{}, replicating{}, applying{}, backward{}, serial{};
   for (auto _ : state) {
     const Clock::time_point start = Clock::now();
     opt.zero_grad();
@@ -131,18 +134,32 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
     const Variable logits = gather(outputs, devices[0]);
     const Clock::time_point gathered = Clock::now();
     const Variable loss = nn::functional::cross_entropy(logits, y);
+    const Clock::time_point lossed = Clock::now();
     loss.backward();
+    const Clock::time_point backwarded = Clock::now();
     opt.step();
     benchmark::DoNotOptimize(loss.item<float>());
-    total += Clock::now() - start;
+    const Clock::time_point end = Clock::now();
+    total += end - start;
     replicating += replicated - scattered;
     overhead += (replicated - start) + (gathered - applied);
+    applying += applied - replicated;
+    backward += backwarded - lossed;
+    serial += (replicated - start) + (lossed - applied) + (end - backwarded);
   }
-  state.counters["overhead_share"] = static_cast<double>(overhead.count()) / total.count();
-  state.counters["replicate_share"] = static_cast<double>(replicating.count()) / total.count();
+  const auto share = [&](Clock::duration d) {
+    return static_cast<double>(d.count()) / static_cast<double>(total.count());
+  };
+  state.counters["overhead_share"] = share(overhead);
+  state.counters["replicate_share"] = share(replicating);
+  state.counters["forward_share"] = share(applying);
+  state.counters["backward_share"] = share(backward);
+  // Everything the caller does alone: zero_grad, scatter, replicate,
+  // gather, the loss, the optimizer step.
+  state.counters["serial_share"] = share(serial);
   set_cpu_device_count(1);
 }
-BENCHMARK(BM_DataParallelLenetStepBreakdown)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DataParallelLenetStepBreakdown)->Arg(kBatch)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // replicate() of the model onto 2 devices, kept replicas re-bound.
 void BM_DataParallelReplicate(benchmark::State& state) {

@@ -233,7 +233,12 @@ TEST(ElementwiseTest, ZeroSizeTensorsProduceZeroSizeResults) {
 
 TEST(ElementwiseTest, LargeTensorsUseTheIntraOpPool) {
   Tensor a = arange(1 << 20, kFloat32);
+  set_num_threads(2);  // a pool worker besides the caller, whatever the machine's cores
+  const int64_t chunks_before = detail::pool_chunks_run();
   Tensor b = a * 2 + 1;
+  const int64_t worker_chunks = detail::pool_chunks_run() - chunks_before;
+  set_num_threads(0);
+  EXPECT_GT(worker_chunks, 0);  // a worker, not only the calling thread, computed part of b
   std::vector<float> v = b.to_vector<float>();
   for (size_t i = 0; i < v.size(); i += 9973) ASSERT_EQ(v[i], 2.0f * i + 1) << i;
 }

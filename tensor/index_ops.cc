@@ -64,7 +64,7 @@ int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.
 // view is the first element of the lane along `dim` that contains it, so
 // adding index * stride(dim) reaches the selected element. 0-dim tensors act
 // as 1-element vectors.
-Tensor lane_starts(const Tensor& t, IntArrayRef shape, int64_t dim) {
+Tensor lane_start_view(const Tensor& t, IntArrayRef shape, int64_t dim) {
   const Tensor base = t.dim() == 0 ? t.view({1}) : t;
   SizeVec strides(base.strides().begin(), base.strides().end());
   strides[dim] = 0;
@@ -123,7 +123,7 @@ void scatter_into(Tensor& self, int64_t dim, const Tensor& index_in, const Tenso
                   ScatterMode mode) {
   if (index_in.numel() == 0) return;
   const Tensor index = as_vector_if_scalar(index_in);
-  const Tensor dst = lane_starts(self, index.sizes(), dim);
+  const Tensor dst = lane_start_view(self, index.sizes(), dim);
   const Tensor src_view = as_vector_if_scalar(src).as_strided(
       index.sizes(), as_vector_if_scalar(src).strides());
   const int64_t dim_stride = (self.dim() > 0 ? self.stride(dim) : 0) *
@@ -239,7 +239,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   Tensor result = empty(index.sizes(), options());
   if (result.numel() == 0) return result;
   const Tensor out = as_vector_if_scalar(result);
-  const Tensor src = lane_starts(*this, out.sizes(), d);
+  const Tensor src = lane_start_view(*this, out.sizes(), d);
   const int64_t esize = static_cast<int64_t>(element_size());
   const int64_t dim_stride = (this->dim() > 0 ? stride(d) : 0) * esize;
   const Tensor idx = as_vector_if_scalar(index);

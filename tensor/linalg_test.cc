@@ -49,9 +49,21 @@ TEST(LinalgTest, MmInFloat64IsExactForIntegers) {
 TEST(LinalgTest, LargeMmSplitsAcrossThreads) {
   manual_seed(3);
   Tensor a = randn({513, 200}), b = randn({200, 129});
-  EXPECT_TRUE(all_close(mm(a, b), naive_mm(a, b), 1e-4, 1e-4));
-  Tensor wide_b = randn({200, 700});
-  EXPECT_TRUE(all_close(mm(a.narrow(0, 0, 40), wide_b), naive_mm(a.narrow(0, 0, 40), wide_b), 1e-4, 1e-4));
+  Tensor short_a = a.narrow(0, 0, 40), wide_b = randn({200, 700});
+  // Two threads whatever the machine's cores; mm's only parallel loop is the
+  // GEMM split, so a chunk run by a pool worker means the product was split.
+  set_num_threads(2);
+  int64_t chunks_before = detail::pool_chunks_run();
+  Tensor by_rows = mm(a, b);  // tall: a block of rows per thread
+  const int64_t row_worker_chunks = detail::pool_chunks_run() - chunks_before;
+  chunks_before = detail::pool_chunks_run();
+  Tensor by_columns = mm(short_a, wide_b);  // too few rows: a block of columns per thread
+  const int64_t column_worker_chunks = detail::pool_chunks_run() - chunks_before;
+  set_num_threads(0);
+  EXPECT_GT(row_worker_chunks, 0);
+  EXPECT_GT(column_worker_chunks, 0);
+  EXPECT_TRUE(all_close(by_rows, naive_mm(a, b), 1e-4, 1e-4));
+  EXPECT_TRUE(all_close(by_columns, naive_mm(short_a, wide_b), 1e-4, 1e-4));
 }
 
 TEST(LinalgTest, EmptyInnerDimensionGivesZeros) {

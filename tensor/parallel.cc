@@ -20,6 +20,9 @@ namespace torchlet {
 namespace {
 
 std::atomic<int> num_threads_override{0};
+// detail::pool_chunks_run(). Relaxed: a count, not a hand-off; the caller
+// reads it after run() has synchronized with the workers through pending_.
+std::atomic<int64_t> worker_chunks_run{0};
 thread_local bool tls_in_parallel_region = false;
 
 // Marks the thread as inside a parallel region for its lifetime.
@@ -116,6 +119,7 @@ class IntraOpPool {
         ThreadLocalStateGuard state(state_);
         run_chunk(index);
       }
+      worker_chunks_run.fetch_add(1, std::memory_order_relaxed);
       std::lock_guard<std::mutex> lock(mu_);
       if (--pending_ == 0) done_.notify_one();
     }
@@ -170,6 +174,8 @@ void set_num_threads(int n) { num_threads_override.store(std::max(0, n)); }
 namespace detail {
 
 bool in_parallel_region() { return tls_in_parallel_region; }
+
+int64_t pool_chunks_run() { return worker_chunks_run.load(std::memory_order_relaxed); }
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
                        const std::function<void(int64_t, int64_t)>& fn) {

@@ -42,6 +42,12 @@ namespace detail {
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
                        const std::function<void(int64_t, int64_t)>& fn);
 bool in_parallel_region();
+
+/// For tests: the chunks that intra-op pool workers, not the threads that
+/// called parallel_for, have run in this process, over every device's pool.
+/// An op's results cannot show whether it split across threads; an increase
+/// across the op can. The count is exact once the parallel_for returns.
+int64_t pool_chunks_run();
 }  // namespace detail
 
 /// Runs `fn(b, e)` over disjoint subranges covering [begin, end), in

@@ -1,5 +1,5 @@
 // parallel_for: the caller's ThreadLocalState in every worker, exceptions
-// rethrown to the caller after all chunks.
+// rethrown to the caller after all chunks, the count of chunks workers ran.
 #include "tensor/parallel.h"
 
 #include <atomic>
@@ -78,6 +78,14 @@ TEST_F(ParallelForTest, AllocationInAWorkerLandsOnTheCallersDevice) {
   });
   ASSERT_EQ(devices.size(), static_cast<size_t>(kThreads));
   for (Device d : devices) EXPECT_EQ(d, Device("cpu:1"));
+}
+
+TEST_F(ParallelForTest, PoolChunksRunCountsTheWorkersChunksOnly) {
+  const int64_t before = detail::pool_chunks_run();
+  parallel_for(0, kRange, kGrain, [](int64_t, int64_t) {});
+  EXPECT_EQ(detail::pool_chunks_run() - before, kThreads - 1);  // not the caller's chunk
+  parallel_for(0, kGrain, kGrain, [](int64_t, int64_t) {});     // inline: no pool
+  EXPECT_EQ(detail::pool_chunks_run() - before, kThreads - 1);
 }
 
 TEST_F(ParallelForTest, AnExceptionInAWorkerReachesTheCallerAfterAllChunks) {

@@ -24,7 +24,7 @@ namespace {
 using Offsets = std::vector<int64_t>;
 
 // Offsets of the first element of every lane along `dim`.
-Offsets lane_starts(const Tensor& t, int64_t dim) {
+Offsets lane_start_offsets(const Tensor& t, int64_t dim) {
   SizeVec sizes(t.sizes().begin(), t.sizes().end());
   sizes[dim] = 1;
   return element_offsets(sizes, t.strides());
@@ -46,7 +46,8 @@ void sort_lanes(const Tensor& src, int64_t dim, bool descending, const Tensor& v
                 const Tensor& indices) {
   const int64_t n = src.size(dim), k = values.size(dim);
   const int64_t in_stride = src.stride(dim), out_stride = values.stride(dim);
-  const Offsets in_starts = lane_starts(src, dim), out_starts = lane_starts(values, dim);
+  const Offsets in_starts = lane_start_offsets(src, dim);
+  const Offsets out_starts = lane_start_offsets(values, dim);
   const T* in = static_cast<const T*>(src.data_ptr());
   T* out = static_cast<T*>(values.data_ptr());
   int64_t* out_index = static_cast<int64_t*>(indices.data_ptr());

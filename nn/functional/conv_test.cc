@@ -280,8 +280,9 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
 // convolution]): odd and even output sizes (a partial last tile), no, one
 // and two pixels of padding, with and without bias, several blocks of tile
 // rows per sample (60 rows), a 3-d convolution with a kernel depth of 1, on
-// one thread and on all: the forward agrees with float64, whose loops are
-// im2col + GEMM.
+// one thread and on all: the forward and the input gradient (the same
+// algorithm over the flipped kernel, padded by 2 - p) agree with float64,
+// whose loops are im2col + GEMM.
 TEST(ConvTest, Float32WinogradAgreesWithFloat64) {
   manual_seed(7);
   struct Case {
@@ -296,14 +297,21 @@ TEST(ConvTest, Float32WinogradAgreesWithFloat64) {
       const Tensor x = randn({c.batch, c.cin, c.height, c.width});
       const Tensor w = randn({c.cout, c.cin, 3, 3});
       const Tensor b = c.bias ? randn({c.cout}) : Tensor();
+      const int64_t oh = c.height + 2 * c.padding - 2, ow = c.width + 2 * c.padding - 2;
+      const Tensor grad = randn({c.batch, c.cout, oh, ow});
       auto run = [&](DType dtype) {
-        return F::conv2d(Variable(x.to(dtype)), Variable(w.to(dtype)),
-                         c.bias ? Variable(b.to(dtype)) : Variable(), {1}, c.padding)
-            .data();
+        const Variable xv(x.to(dtype), true);
+        const Variable out = F::conv2d(xv, Variable(w.to(dtype)),
+                                       c.bias ? Variable(b.to(dtype)) : Variable(), {1}, c.padding);
+        out.backward(Variable(grad.to(dtype)));
+        return std::vector<Tensor>{out.data(), xv.grad().data()};
       };
-      EXPECT_TRUE(testing::all_close(run(kFloat32), run(kFloat64).to(kFloat32), 1e-4, 1e-3))
-          << "threads " << threads << ", " << c.cin << "->" << c.cout << " " << c.height << "x"
-          << c.width << " p" << c.padding;
+      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+      for (size_t i = 0; i < single.size(); ++i) {
+        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+            << "threads " << threads << ", " << c.cin << "->" << c.cout << " " << c.height << "x"
+            << c.width << " p" << c.padding << ", tensor " << i;
+      }
     }
   }
   set_num_threads(0);

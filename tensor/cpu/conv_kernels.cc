@@ -41,7 +41,8 @@ namespace torchlet::cpu {
 //   is grad_out @ columnsᵀ summed over the batch. The forward of a float
 //   3x3 convolution with stride 1, one group and at least 16 channels in
 //   and out takes Winograd's F(2x2, 3x3) instead (Note [Winograd
-//   convolution]).
+//   convolution]), and so does its input gradient where the padding is at
+//   most 2.
 // Samples run in parallel when there are at least as many as intra-op
 // threads, each thread with one column buffer for all its samples (and its
 // own grad_weight accumulator); otherwise samples run in turn and each GEMM
@@ -1305,6 +1306,12 @@ void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const
     const T* w = data_or_null<T>(weight);
     if (conv_algorithm(g) == ConvAlgorithm::kDirect) {
       direct_backward_input(gx, gy, w, g);
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (winograd_backward_input_applies(g)) {
+        winograd_backward_input(gx, gy, w, g);
+      } else {
+        gemm_backward_input(gx, gy, w, g);
+      }
     } else {
       gemm_backward_input(gx, gy, w, g);
     }

@@ -35,8 +35,11 @@ namespace torchlet::cpu {
 // Used for float32 2-d convolutions (or 3-d ones with a kernel depth of 1)
 // with a 3x3 kernel, stride 1, dilation 1, one group and at least
 // kMinChannels input and output channels, on CPUs with AVX2 and FMA, whose
-// vector units the transforms are compiled for; the forward only (the
-// backward keeps im2col + GEMM).
+// vector units the transforms are compiled for. The input gradient of such
+// a convolution with padding p <= 2 is itself one of them: the convolution
+// of grad_out with each kernel flipped in both directions and its in and
+// out channels swapped, padded by 2 - p (winograd_backward_input). The
+// weight gradient keeps im2col + GEMM.
 
 namespace {
 
@@ -274,6 +277,31 @@ void winograd_forward(float* out, const float* in, const float* w, const float* 
                        row_stride);
     }
   });
+}
+
+bool winograd_backward_input_applies(const ConvGeometry& g) {
+  return winograd_applies(g) && g.padding[1] <= 2 && g.padding[2] <= 2;
+}
+
+void winograd_backward_input(float* grad_in, const float* grad_out, const float* w,
+                             const ConvGeometry& g) {
+  const int64_t cin = g.in_channels, cout = g.out_channels;
+  // flipped[c][o][i][j] = w[o][c][2 - i][2 - j].
+  std::vector<float> flipped(static_cast<size_t>(cin * cout * 9));
+  for (int64_t o = 0; o < cout; ++o) {
+    for (int64_t c = 0; c < cin; ++c) {
+      const float* src = w + (o * cin + c) * 9;
+      float* dst = flipped.data() + (c * cout + o) * 9;
+      for (int k = 0; k < 9; ++k) dst[k] = src[8 - k];
+    }
+  }
+  ConvGeometry t = g;
+  t.in_channels = cout;
+  t.out_channels = cin;
+  t.input = g.output;
+  t.output = g.input;
+  t.padding = {0, 2 - g.padding[1], 2 - g.padding[2]};
+  winograd_forward(grad_in, grad_out, flipped.data(), nullptr, t);
 }
 
 }  // namespace torchlet::cpu

@@ -16,4 +16,13 @@ bool winograd_applies(const ConvGeometry& g);
 void winograd_forward(float* out, const float* in, const float* w, const float* bias,
                       const ConvGeometry& g);
 
+/// Whether winograd_backward_input computes this convolution's input
+/// gradient: winograd_applies(g) and padding of at most 2.
+bool winograd_backward_input_applies(const ConvGeometry& g);
+
+/// grad_in [batch, in, h, w] = the input gradient of the convolution for
+/// grad_out [batch, out, oh, ow] (overwritten; contiguous float32).
+void winograd_backward_input(float* grad_in, const float* grad_out, const float* w,
+                             const ConvGeometry& g);
+
 }  // namespace torchlet::cpu

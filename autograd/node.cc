@@ -80,6 +80,16 @@ constexpr const char* kSecondBackward =
     "backward through the graph a second time.";
 }  // namespace
 
+// Note [Saving an output makes no cycle]
+// A node that saves its own output (exp, tanh, sigmoid, softmax, ...) must
+// not hold that output's grad_fn, which is the node itself: the node would
+// own itself through its saved variable and never be freed. So an output is
+// saved as its data, version and output number only (is_output_), and
+// unpack() rebuilds the Variable with `owner` — the node doing the
+// unpacking, which is alive because it is running — as its grad_fn. Inputs
+// keep their history (grad_fn_ or grad_accumulator_), which points down the
+// graph, never back up, so no cycle forms there either; the live Variable
+// is held only weakly (Note [Saved variables are snapshots]).
 SavedVariable::SavedVariable(const Variable& v, bool is_output) {
   if (!v.defined()) return;
   requires_grad_ = v.requires_grad();  // first: brings a view's history up to date

@@ -14,6 +14,20 @@ namespace {
 using cpu::BinaryOp;
 using cpu::UnaryOp;
 
+// Note [Wrapped numbers]
+// A number given to a Tensor op (`t + 2`, `t * 0.5`) is what Python passes
+// as a number, not a tensor, and PyTorch promotes it by its category only:
+// int32 + 2 stays int32, float16 * 0.5 stays float16, while int32 + 0.5 is
+// float32 (the default dtype), never float64. torchlet makes the number a
+// 0-dim tensor flagged as a wrapped number (TensorImpl::is_wrapped_number)
+// so that one op serves tensors and numbers. ResultTypeState ranks operands
+// in three tiers, dimensioned tensors above 0-dim tensors above wrapped
+// numbers; a lower tier changes the result only when its category (bool <
+// integral < floating) is higher, and a floating wrapped number counts as
+// the default float32 when it does. A wrapped number also never decides the
+// device (it is made on the other operand's) and is exempt from the
+// same-device check.
+//
 // A number as a 0-dim tensor on `device`, kept exact (float64 or int64) and
 // marked so that promotion treats it as a Python number.
 Tensor wrap(Scalar value, Device device, std::optional<DType> as = std::nullopt) {

@@ -79,7 +79,8 @@ class Variable {
                 bool create_graph = false) const;
 
   /// Runs `hook` on this Variable's gradient before it is used; a defined
-  /// result replaces the gradient. Returns the id for remove_hook().
+  /// result replaces the gradient. The returned handle's remove()
+  /// unregisters it.
   using Hook = std::function<Variable(const Variable&)>;
   class HookHandle {
    public:

@@ -24,9 +24,10 @@ class Executor {
   virtual bool is_current_thread() const = 0;
   /// On this executor's own thread, from inside a task that must wait for
   /// other work: runs the tasks queued behind it until `done()` holds,
-  /// sleeping while the queue is empty. `done` is evaluated under the
-  /// executor's lock, so it must only read atomics; whoever makes it true
-  /// calls wake() afterwards. See Note [Waiting executors help].
+  /// polling briefly and then sleeping while the queue is empty (Note [Spin
+  /// before sleeping]). `done` is evaluated both with and without the
+  /// executor's lock held, so it must only read atomics; whoever makes it
+  /// true calls wake() afterwards. See Note [Waiting executors help].
   virtual void help_until(const std::function<bool()>& done) = 0;
   /// Wakes a help_until() so it re-evaluates its condition.
   virtual void wake() = 0;

@@ -2,8 +2,10 @@
 // batch 256) through DataParallel over 1 device using one core (/1) and
 // over 2 devices using one core each (/2), the plain module on one device
 // with 2 intra-op threads for comparison, and the parallel overhead alone:
-// replicate, and scatter + gather of the step's batch and logits. Measure
-// with --benchmark_repetitions=3 and compare ratios within one run.
+// replicate, and scatter + gather of the step's batch and logits; and two
+// bounds on /2: one core alone at half the batch, and two unrelated models
+// stepping at once on the two cores. Measure with --benchmark_repetitions=3
+// and compare ratios within one run.
 
 #include <sys/resource.h>
 
@@ -13,6 +15,7 @@
 #include "examples/lenet.h"
 #include "nn/functional/functional.h"
 #include "nn/optim/optim.h"
+#include "parallel/device_tasks.h"
 #include "parallel/parallel.h"
 
 namespace torchlet::parallel {
@@ -96,6 +99,50 @@ void BM_PlainLenetStepTwoThreadsBatch64(benchmark::State& state) {
   set_num_threads(0);
 }
 BENCHMARK(BM_PlainLenetStepTwoThreadsBatch64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The plain module on one core at the given batch: at half the step's batch
+// it is what each replica of /2 would take with no parallel cost at all.
+void BM_PlainLenetStepOneThread(benchmark::State& state) {
+  manual_seed(0);
+  set_cpu_device_count(1);
+  set_num_threads(1);
+  nn::Sequential net = make_model();
+  train_steps(state, net, net->parameters(), state.range(0));
+  set_num_threads(0);
+}
+BENCHMARK(BM_PlainLenetStepOneThread)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The ceiling of /2 at batch 64: two independent models, one a device,
+// each taking a whole step of its own at batch 32 at the same time, with no
+// scatter, replicate, gather or gradient reduction between them.
+void BM_TwoIndependentLenetStepsBatch32(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  const std::vector<Device> devices{Device(kCPU, 0), Device(kCPU, 1)};
+  std::vector<nn::Sequential> nets;
+  std::vector<std::unique_ptr<optim::SGD>> opts;
+  std::vector<Variable> xs, ys;
+  for (Device d : devices) {
+    DeviceGuard guard(d);
+    nets.push_back(make_model());
+    nets.back()->to(d);
+    opts.push_back(std::make_unique<optim::SGD>(nets.back()->parameters(),
+                                                optim::SGDOptions(0.01).momentum(0.9)));
+    xs.push_back(Variable(randn({32, 1, 28, 28}).to(d)));
+    ys.push_back(Variable(randint(0, 10, {32}).to(d)));
+  }
+  for (auto _ : state) {
+    detail::run_on_devices(devices, [&](size_t i) {
+      opts[i]->zero_grad();
+      const Variable loss = nn::functional::cross_entropy(nets[i](xs[i]), ys[i]);
+      loss.backward();
+      opts[i]->step();
+      benchmark::DoNotOptimize(loss.item<float>());
+    });
+  }
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_TwoIndependentLenetStepsBatch32)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The plain module on one device that uses both cores for intra-op threads.
 void BM_PlainLenetStepTwoThreads(benchmark::State& state) {

@@ -1,8 +1,10 @@
 #include "tensor/factories.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/op_utils.h"
 
 namespace torchlet {
@@ -76,14 +78,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
                              : static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor t = make_empty({n}, dtype, options.device_or_current(), "arange");
   check_cpu_kernel("arange", t);
-  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.data_ptr());
-    for (int64_t i = 0; i < n; ++i) {
-      p[i] = integral ? static_cast<T>(start.to<int64_t>() + i * step.to<int64_t>())
-                      : static_cast<T>(s + static_cast<double>(i) * st);
-    }
-  });
+  cpu::arange(t, start, step, integral);
   return t;
 }
 
@@ -92,18 +87,7 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options) 
   const DType dtype = options.dtype_or(kFloat32);
   Tensor t = make_empty({steps}, dtype, options.device_or_current(), "linspace");
   check_cpu_kernel("linspace", t);
-  const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
-  cpu::dispatch_all_and_reduced(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.data_ptr());
-    // Symmetric evaluation, as PyTorch does: exact at both ends.
-    const int64_t half = steps / 2;
-    for (int64_t i = 0; i < steps; ++i) {
-      p[i] = static_cast<T>(steps == 1    ? start
-                            : i < half ? start + step * static_cast<double>(i)
-                                       : end - step * static_cast<double>(steps - 1 - i));
-    }
-  });
+  cpu::linspace(t, start, end);
   return t;
 }
 
@@ -137,8 +121,7 @@ Tensor from_vector(const std::vector<T>& values, IntArrayRef sizes, TensorOption
   TORCHLET_CHECK(n == static_cast<int64_t>(values.size()), "from_vector: ", values.size(),
                  " values do not fill shape ", shape_str(sizes), " (", n, " elements)");
   Tensor host = make_empty(sizes, dtype_of<T>(), Device(kCPU, 0), "from_vector");
-  T* p = static_cast<T*>(host.data_ptr());
-  for (int64_t i = 0; i < n; ++i) p[i] = values[i];
+  std::copy(values.begin(), values.end(), static_cast<T*>(host.data_ptr()));
   return host.to(options.device_or_current(), options.dtype_or(dtype_of<T>()));
 }
 

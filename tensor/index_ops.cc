@@ -1,15 +1,11 @@
 // Index-based ops (index_select, gather, scatter, scatter_add,
-// masked_select, take, one_hot) and joining (cat, stack).
-//
-// gather and scatter follow PyTorch's CPU scheme: `self` is restrided to the
-// index's shape with stride 0 along `dim`, so one strided loop over the index
-// visits, for each index element, the lane of `self` it selects from.
+// masked_select, take, one_hot) and joining (cat, stack). Their loops are in
+// tensor/cpu/index_kernels.cc.
 #include "tensor/index_ops.h"
 
-#include <cstring>
+#include <optional>
 
-#include "tensor/cpu/dispatch.h"
-#include "tensor/cpu/loops.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/elementwise.h"
 #include "tensor/factories.h"
 #include "tensor/indexing.h"
@@ -31,48 +27,17 @@ void check_index(const char* op, const Tensor& self, const Tensor& index) {
                  "(): Expected dtype int64 for index, got ", index.dtype());
 }
 
-// Calls f(value, position) for every element of an int64 `index`, serially,
-// in row-major order.
-template <typename F>
-void for_each_index(const Tensor& index, F&& f) {
-  const cpu::StridedLoop loop = cpu::make_loop({&index}, index.sizes());
-  int64_t position = 0;
-  cpu::for_each_run(
-      loop,
-      [&](char** data, const int64_t* strides, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          f(*reinterpret_cast<const int64_t*>(data[0] + i * strides[0]), position++);
-        }
-      },
-      /*parallel=*/false);
-}
-
 // Throws unless every entry of `index` is in [0, size). `lead` starts the
 // message (index_select keeps PyTorch's "index out of range in self").
 void check_bounds(const char* op, const Tensor& index, int64_t dim, int64_t size,
                   const char* lead = "") {
-  for_each_index(index, [&](int64_t i, int64_t) {
-    TORCHLET_CHECK(i >= 0 && i < size, op, "(): ", lead, "index ", i,
-                   " is out of bounds for dimension ", dim, " with size ", size);
-  });
+  const std::optional<int64_t> bad = cpu::find_index_outside(index, 0, size);
+  TORCHLET_CHECK(!bad, op, "(): ", lead, "index ", *bad, " is out of bounds for dimension ", dim,
+                 " with size ", size);
 }
 
 // size(d), with 0-dim tensors acting as 1-element vectors.
 int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
-
-// `t` restrided to `shape` with stride 0 along `dim`: each element of the
-// view is the first element of the lane along `dim` that contains it, so
-// adding index * stride(dim) reaches the selected element. 0-dim tensors act
-// as 1-element vectors.
-Tensor lane_start_view(const Tensor& t, IntArrayRef shape, int64_t dim) {
-  const Tensor base = t.dim() == 0 ? t.view({1}) : t;
-  SizeVec strides(base.strides().begin(), base.strides().end());
-  strides[dim] = 0;
-  return base.as_strided(shape, strides);
-}
-
-// A 0-dim index acts as a 1-element vector.
-Tensor as_vector_if_scalar(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 
 // Shape rule shared by gather and scatter (PyTorch's gather_shape_check and
 // scatter_shape_check, messages included): same ndim, and index no larger
@@ -106,47 +71,14 @@ void check_gather_shapes(const char* op, const Tensor& self, int64_t dim, const 
   }
 }
 
-// Copies one element of `size` bytes.
-inline void copy_element(char* dst, const char* src, size_t size) {
-  switch (size) {
-    case 8: std::memcpy(dst, src, 8); return;
-    case 4: std::memcpy(dst, src, 4); return;
-    default: std::memcpy(dst, src, size); return;
-  }
-}
-
-enum class ScatterMode { kCopy, kAdd };
+using cpu::ScatterMode;
 
 // self[.., index[..], ..] = src[..] (or +=) along `dim`, for every element of
 // `index`; `src` is a tensor of index's shape (possibly expanded).
-void scatter_into(Tensor& self, int64_t dim, const Tensor& index_in, const Tensor& src,
+void scatter_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                   ScatterMode mode) {
-  if (index_in.numel() == 0) return;
-  const Tensor index = as_vector_if_scalar(index_in);
-  const Tensor dst = lane_start_view(self, index.sizes(), dim);
-  const Tensor src_view = as_vector_if_scalar(src).as_strided(
-      index.sizes(), as_vector_if_scalar(src).strides());
-  const int64_t dim_stride = (self.dim() > 0 ? self.stride(dim) : 0) *
-                             static_cast<int64_t>(self.element_size());
-  const cpu::StridedLoop loop = cpu::make_loop({&dst, &index, &src_view}, index.sizes());
-  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    cpu::for_each_run(
-        loop,
-        [&](char** data, const int64_t* strides, int64_t n) {
-          for (int64_t i = 0; i < n; ++i) {
-            const int64_t at = *reinterpret_cast<const int64_t*>(data[1] + i * strides[1]);
-            T* out = reinterpret_cast<T*>(data[0] + i * strides[0] + at * dim_stride);
-            const T value = *reinterpret_cast<const T*>(data[2] + i * strides[2]);
-            if (mode == ScatterMode::kAdd) {
-              *out = static_cast<T>(*out + value);
-            } else {
-              *out = value;
-            }
-          }
-        },
-        /*parallel=*/false);  // two index entries may name one element
-  });
+  if (index.numel() == 0) return;
+  cpu::scatter(self, dim, index, src, mode);
   self.bump_version();
 }
 
@@ -204,28 +136,11 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   const int64_t size = this->dim() > 0 ? this->size(d) : 1;
   check_bounds(op, idx, d, size, "index out of range in self: ");
 
-  // self viewed as [outer, size, inner] (contiguous), out as [outer, n, inner].
-  const Tensor src = contiguous();
   SizeVec shape(sizes().begin(), sizes().end());
-  const int64_t n = idx.numel();
-  if (!shape.empty()) shape[d] = n;
+  if (!shape.empty()) shape[d] = idx.numel();
   Tensor out = empty(shape, options());
   if (out.numel() == 0) return out;
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < d; ++i) outer *= this->size(i);
-  for (int64_t i = d + 1; i < this->dim(); ++i) inner *= this->size(i);
-  const size_t row_bytes = static_cast<size_t>(inner) * element_size();
-  const char* in = static_cast<const char*>(src.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  const int64_t* pick = idx.data<int64_t>();
-  const int64_t rows = outer * n;
-  parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)),
-               [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t o = r / n, j = r % n;
-      std::memcpy(dst + r * row_bytes, in + (o * size + pick[j]) * row_bytes, row_bytes);
-    }
-  });
+  cpu::index_select(out, contiguous(), d, idx);
   return out;
 }
 
@@ -238,19 +153,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   check_bounds(op, index, d, this->dim() > 0 ? size(d) : 1);
   Tensor result = empty(index.sizes(), options());
   if (result.numel() == 0) return result;
-  const Tensor out = as_vector_if_scalar(result);
-  const Tensor src = lane_start_view(*this, out.sizes(), d);
-  const int64_t esize = static_cast<int64_t>(element_size());
-  const int64_t dim_stride = (this->dim() > 0 ? stride(d) : 0) * esize;
-  const Tensor idx = as_vector_if_scalar(index);
-  const cpu::StridedLoop loop = cpu::make_loop({&out, &idx, &src}, out.sizes());
-  cpu::for_each_run(loop, [&](char** data, const int64_t* strides, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t at = *reinterpret_cast<const int64_t*>(data[1] + i * strides[1]);
-      copy_element(data[0] + i * strides[0], data[2] + i * strides[2] + at * dim_stride,
-                   static_cast<size_t>(esize));
-    }
-  });
+  cpu::gather(result, *this, d, index);
   return result;
 }
 
@@ -290,27 +193,8 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
   const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), op);
   const Tensor values = expand(shape);
   const Tensor keep = mask.expand(shape);
-  const cpu::StridedLoop loop = cpu::make_loop({&values, &keep}, shape);
-  int64_t count = 0;
-  cpu::for_each_run(
-      loop,
-      [&](char** data, const int64_t* strides, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) count += data[1][i * strides[1]] != 0;
-      },
-      /*parallel=*/false);
-  Tensor out = empty({count}, options());
-  char* dst = static_cast<char*>(out.data_ptr());
-  const size_t esize = element_size();
-  cpu::for_each_run(
-      loop,
-      [&](char** data, const int64_t* strides, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          if (data[1][i * strides[1]] == 0) continue;
-          copy_element(dst, data[0] + i * strides[0], esize);
-          dst += esize;
-        }
-      },
-      /*parallel=*/false);
+  Tensor out = empty({cpu::count_mask(keep)}, options());
+  cpu::masked_select(out, values, keep);
   return out;
 }
 
@@ -323,14 +207,12 @@ Tensor Tensor::take(const Tensor& index) const {
                  index.dtype());
   const int64_t n = numel();
   TORCHLET_CHECK(n > 0 || index.numel() == 0, op, "(): tried to take from an empty tensor");
-  for_each_index(index, [&](int64_t i, int64_t) {
-    TORCHLET_CHECK(i >= -n && i < n, op, "(): out of range: tried to access index ", i,
-                   " on a tensor of ", n, " elements.");
-  });
+  const std::optional<int64_t> bad = cpu::find_index_outside(index, -n, n);
+  TORCHLET_CHECK(!bad, op, "(): out of range: tried to access index ", *bad, " on a tensor of ",
+                 n, " elements.");
   const Tensor flat = reshape({n});
   Tensor wrapped = empty(index.sizes(), options().dtype(kInt64));
-  int64_t* w = wrapped.data<int64_t>();
-  for_each_index(index, [&](int64_t i, int64_t position) { w[position] = i < 0 ? i + n : i; });
+  cpu::wrap_indices(wrapped, index, n);
   return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());
 }
 

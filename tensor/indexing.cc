@@ -3,13 +3,13 @@
 // Integers, slices, None and Ellipsis become views (select, slice,
 // unsqueeze). At most one tensor index (int64 indices or a bool mask) is
 // then applied to that view by a gather (index) or scatter (index_put_)
-// loop over the element offsets it selects.
+// loop over the element offsets it selects (tensor/cpu/index_kernels.cc).
 #include "tensor/indexing.h"
 
-#include <type_traits>
+#include <optional>
 #include <vector>
 
-#include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -29,12 +29,9 @@ struct IndexPlan {
 
 // Element offsets (from the view's first element) of the values an
 // advanced index reads or writes, in row-major order of the result:
-// outer dims x selected positions x inner dims.
-struct AdvancedIndex {
+// outer dims x selected positions x inner dims; and the result's shape.
+struct AdvancedIndex : cpu::OffsetIndex {
   SizeVec shape;
-  std::vector<int64_t> outer;
-  std::vector<int64_t> positions;
-  std::vector<int64_t> inner;
 };
 
 bool is_mask(const Tensor& index) { return index.dtype() == kBool; }
@@ -138,12 +135,9 @@ std::vector<int64_t> index_positions(const Tensor& self, const IndexPlan& plan, 
   const int64_t size = plan.view.sizes()[plan.view_dim];
   const int64_t stride = plan.view.strides()[plan.view_dim];
   std::vector<int64_t> positions = plan.index.to_vector<int64_t>();
-  for (int64_t& p : positions) {
-    TORCHLET_CHECK(p >= -size && p < size, op, ": index ", p, " is out of bounds for dimension ",
-                   plan.self_dim, " with size ", size, " (tensor of shape ",
-                   shape_str(self.sizes()), ")");
-    p = (p < 0 ? p + size : p) * stride;
-  }
+  const std::optional<int64_t> bad = cpu::indices_to_offsets(positions, size, stride);
+  TORCHLET_CHECK(!bad, op, ": index ", *bad, " is out of bounds for dimension ", plan.self_dim,
+                 " with size ", size, " (tensor of shape ", shape_str(self.sizes()), ")");
   return positions;
 }
 
@@ -155,12 +149,7 @@ std::vector<int64_t> mask_positions(const Tensor& self, const IndexPlan& plan, c
                  " (tensor of shape ", shape_str(self.sizes()), ")");
   const std::vector<int64_t> cells = element_offsets(
       covered, plan.view.strides().subspan(plan.view_dim, plan.index.dim()));
-  const std::vector<bool> mask = plan.index.to_vector<bool>();
-  std::vector<int64_t> positions;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (mask[i]) positions.push_back(cells[i]);
-  }
-  return positions;
+  return cpu::masked_offsets(cells, plan.index.to_vector<bool>());
 }
 
 AdvancedIndex resolve_advanced(const Tensor& self, const IndexPlan& plan, const char* op) {
@@ -180,36 +169,6 @@ AdvancedIndex resolve_advanced(const Tensor& self, const IndexPlan& plan, const 
   }
   ix.shape.insert(ix.shape.end(), sizes.begin() + end, sizes.end());
   return ix;
-}
-
-template <typename T>
-void gather(const T* src, T* dst, const AdvancedIndex& ix) {
-  for (int64_t o : ix.outer) {
-    for (int64_t p : ix.positions) {
-      for (int64_t i : ix.inner) *dst++ = src[o + p + i];
-    }
-  }
-}
-
-// Writes (or, accumulating, adds) the values in order, so repeated
-// positions accumulate every value that targets them.
-template <typename T>
-void scatter(const T* src, T* dst, const AdvancedIndex& ix, bool accumulate) {
-  for (int64_t o : ix.outer) {
-    for (int64_t p : ix.positions) {
-      for (int64_t i : ix.inner) {
-        T& out = dst[o + p + i];
-        if (!accumulate) {
-          out = *src;
-        } else if constexpr (std::is_same_v<T, bool>) {
-          out = out || *src;
-        } else {
-          out = static_cast<T>(out + *src);
-        }
-        ++src;
-      }
-    }
-  }
 }
 
 bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
@@ -232,10 +191,7 @@ Tensor index_advanced(const Tensor& self, const IndexPlan& plan) {
   check_cpu_kernel("index", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index");
   Tensor out = empty(ix.shape, self.options());
-  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    gather(static_cast<const T*>(plan.view.data_ptr()), static_cast<T*>(out.data_ptr()), ix);
-  });
+  cpu::offset_gather(out, plan.view, ix);
   return out;
 }
 
@@ -247,11 +203,7 @@ void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor&
   // A contiguous copy of the value: it may alias the written tensor.
   Tensor src = empty(ix.shape, self.options());
   src.copy_(value);
-  cpu::dispatch_all_and_reduced(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    scatter(static_cast<const T*>(src.data_ptr()), static_cast<T*>(plan.view.data_ptr()), ix,
-            accumulate);
-  });
+  cpu::offset_scatter(plan.view, src, ix, accumulate);
   self.bump_version();
 }
 

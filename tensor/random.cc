@@ -1,27 +1,25 @@
 // Random factories and in-place random fills. Each device has its own
 // generator (a Mersenne Twister); manual_seed reseeds them all. Values are
-// drawn on the host, in row-major order, then copied to the tensor.
+// drawn on the host, in row-major order, by the kernels in
+// tensor/cpu/random_kernels.cc, then copied to the tensor.
 #include "tensor/random.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numeric>
-#include <random>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/random_kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
 namespace torchlet {
 namespace {
 
-using Engine = std::mt19937_64;
+using Engine = cpu::RandomEngine;
 
 constexpr uint64_t kDefaultSeed = 67280421310721ULL;
 
@@ -72,25 +70,6 @@ void check_probability(const char* op, double p) {
   TORCHLET_CHECK(p >= 0 && p <= 1, op, ": expected p to be in [0, 1], but got p=", p);
 }
 
-// Uniform on [0, 1) with T's precision (so a float never rounds up to 1).
-template <typename T>
-T unit_uniform(Engine& engine);
-template <>
-float unit_uniform<float>(Engine& engine) {
-  return static_cast<float>(engine() >> 40) * 0x1p-24f;
-}
-template <>
-double unit_uniform<double>(Engine& engine) {
-  return static_cast<double>(engine() >> 11) * 0x1p-53;
-}
-
-// Two independent standard normals (Box–Muller).
-std::pair<double, double> standard_normal_pair(Engine& engine) {
-  const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform<double>(engine)));
-  const double angle = 2.0 * M_PI * unit_uniform<double>(engine);
-  return {radius * std::cos(angle), radius * std::sin(angle)};
-}
-
 // Calls `fill(buffer, engine)` under the generator of t's device, where
 // `buffer` is a contiguous host tensor of t's shape and dtype (t itself when
 // it is a contiguous CPU tensor), then writes the buffer into t and bumps
@@ -125,13 +104,7 @@ Tensor& Tensor::uniform_(double from, double to) {
   TORCHLET_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but found from=",
                  from, " > to=", to);
   random_fill(*this, "uniform_", [&](const Tensor& buffer, Engine& engine) {
-    cpu::dispatch_floating(buffer.dtype(), "uniform_", [&](auto tag) {
-      using T = decltype(tag);
-      T* p = static_cast<T*>(buffer.data_ptr());
-      for (int64_t i = 0; i < buffer.numel(); ++i) {
-        p[i] = static_cast<T>(from + (to - from) * unit_uniform<T>(engine));
-      }
-    });
+    cpu::uniform_fill(buffer, from, to, engine);
   });
   return *this;
 }
@@ -140,16 +113,7 @@ Tensor& Tensor::normal_(double mean, double std) {
   check_floating("normal_", dtype());
   TORCHLET_CHECK(std >= 0, "normal_: expects std >= 0.0, but found std=", std);
   random_fill(*this, "normal_", [&](const Tensor& buffer, Engine& engine) {
-    cpu::dispatch_floating(buffer.dtype(), "normal_", [&](auto tag) {
-      using T = decltype(tag);
-      T* p = static_cast<T*>(buffer.data_ptr());
-      const int64_t n = buffer.numel();
-      for (int64_t i = 0; i < n; i += 2) {
-        const auto [z0, z1] = standard_normal_pair(engine);
-        p[i] = static_cast<T>(mean + std * z0);
-        if (i + 1 < n) p[i + 1] = static_cast<T>(mean + std * z1);
-      }
-    });
+    cpu::normal_fill(buffer, mean, std, engine);
   });
   return *this;
 }
@@ -198,12 +162,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions optio
                  dtype, ")");
   Tensor t = empty(sizes, options.dtype(dtype));
   random_fill(t, "randint", [&](const Tensor& buffer, Engine& engine) {
-    std::uniform_int_distribution<int64_t> dist(low, high - 1);
-    cpu::dispatch_all(buffer.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* p = static_cast<T*>(buffer.data_ptr());
-      for (int64_t i = 0; i < buffer.numel(); ++i) p[i] = static_cast<T>(dist(engine));
-    });
+    cpu::randint_fill(buffer, low, high, engine);
   });
   return t;
 }
@@ -216,16 +175,12 @@ Tensor bernoulli(const Tensor& p) {
   check_defined("bernoulli", p);
   check_floating("bernoulli", p.dtype());
   const std::vector<double> probs = p.to_vector<double>();
-  for (double prob : probs) check_probability("bernoulli", prob);
+  if (const std::optional<double> bad = cpu::find_invalid_probability(probs)) {
+    check_probability("bernoulli", *bad);
+  }
   Tensor out = empty_like(p);
   random_fill(out, "bernoulli", [&](const Tensor& buffer, Engine& engine) {
-    cpu::dispatch_floating(buffer.dtype(), "bernoulli", [&](auto tag) {
-      using T = decltype(tag);
-      T* q = static_cast<T*>(buffer.data_ptr());
-      for (size_t i = 0; i < probs.size(); ++i) {
-        q[i] = static_cast<T>(unit_uniform<double>(engine) < probs[i]);
-      }
-    });
+    cpu::bernoulli_fill(buffer, probs, engine);
   });
   return out;
 }
@@ -244,14 +199,7 @@ Tensor randperm(int64_t n, TensorOptions options) {
                  "tensor type ", dtype, " (n=", n, ", the largest value would be ", n - 1, ")");
   Tensor t = empty({n}, options.dtype(dtype));
   random_fill(t, "randperm", [&](const Tensor& buffer, Engine& engine) {
-    std::vector<int64_t> perm(n);
-    std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), engine);
-    cpu::dispatch_all(buffer.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      std::transform(perm.begin(), perm.end(), static_cast<T*>(buffer.data_ptr()),
-                     [](int64_t v) { return static_cast<T>(v); });
-    });
+    cpu::randperm_fill(buffer, engine);
   });
   return t;
 }

@@ -1,82 +1,20 @@
 // Sorting and selection: sort, argsort, topk, kthvalue, nonzero, unique.
 //
 // Every op sorts each lane (the 1-D slice along `dim`) of a strided input
-// through its element offsets, with a strict total order: NaN is the largest
-// value and equal values keep their original order. That makes sort stable
-// and topk/kthvalue deterministic.
+// with a strict total order: NaN is the largest value and equal values keep
+// their original order. That makes sort stable and topk/kthvalue
+// deterministic. The loops are in tensor/cpu/sort_kernels.cc.
 #include "tensor/sorting.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
-#include <type_traits>
 #include <vector>
 
-#include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/index_ops.h"
 #include "tensor/op_utils.h"
-#include "tensor/parallel.h"
 
 namespace torchlet {
 namespace {
-
-using Offsets = std::vector<int64_t>;
-
-// Offsets of the first element of every lane along `dim`.
-Offsets lane_start_offsets(const Tensor& t, int64_t dim) {
-  SizeVec sizes(t.sizes().begin(), t.sizes().end());
-  sizes[dim] = 1;
-  return element_offsets(sizes, t.strides());
-}
-
-template <typename T>
-bool less_nan_last(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return !std::isnan(a) && (std::isnan(b) || a < b);
-  } else {
-    return a < b;
-  }
-}
-
-// Sorts every lane of `src` along `dim` and writes the first `values.size(dim)`
-// entries to `values` and their positions to `indices` (same shape).
-template <typename T>
-void sort_lanes(const Tensor& src, int64_t dim, bool descending, const Tensor& values,
-                const Tensor& indices) {
-  const int64_t n = src.size(dim), k = values.size(dim);
-  const int64_t in_stride = src.stride(dim), out_stride = values.stride(dim);
-  const Offsets in_starts = lane_start_offsets(src, dim);
-  const Offsets out_starts = lane_start_offsets(values, dim);
-  const T* in = static_cast<const T*>(src.data_ptr());
-  T* out = static_cast<T*>(values.data_ptr());
-  int64_t* out_index = static_cast<int64_t*>(indices.data_ptr());
-  const int64_t lanes = static_cast<int64_t>(in_starts.size());
-  parallel_for(0, lanes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
-               [&](int64_t begin, int64_t end) {
-    Offsets order(n);
-    for (int64_t lane = begin; lane < end; ++lane) {
-      const T* x = in + in_starts[lane];
-      auto before = [&](int64_t i, int64_t j) {
-        const T a = x[i * in_stride], b = x[j * in_stride];
-        if (descending ? less_nan_last(b, a) : less_nan_last(a, b)) return true;
-        if (descending ? less_nan_last(a, b) : less_nan_last(b, a)) return false;
-        return i < j;
-      };
-      std::iota(order.begin(), order.end(), int64_t{0});
-      if (k < n) {
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-      } else {
-        std::sort(order.begin(), order.end(), before);
-      }
-      for (int64_t j = 0; j < k; ++j) {
-        const int64_t at = out_starts[lane] + j * out_stride;
-        out[at] = x[order[j] * in_stride];
-        out_index[at] = order[j];
-      }
-    }
-  });
-}
 
 // The first `k` entries of every lane along `dim` in sorted order, as
 // contiguous (values, indices). A 0-dim `t` is sorted as a 1-element vector.
@@ -91,9 +29,7 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t dim, bool desc
   shape[dim] = k;
   Tensor values = empty(shape, t.options());
   Tensor indices = empty(shape, t.options().dtype(kInt64));
-  cpu::dispatch_all(t.dtype(), [&](auto tag) {
-    sort_lanes<decltype(tag)>(src, dim, descending, values, indices);
-  });
+  cpu::sort_lanes(values, indices, src, dim, descending);
   return {values, indices};
 }
 
@@ -114,20 +50,6 @@ SizeVec reduced_shape(IntArrayRef sizes, int64_t dim, bool keepdim) {
     shape.erase(shape.begin() + dim);
   }
   return shape;
-}
-
-// Positions (row-major) of the nonzero elements of `t`.
-Offsets nonzero_positions(const Tensor& t) {
-  const Offsets offsets = element_offsets(t.sizes(), t.strides());
-  Offsets positions;
-  cpu::dispatch_all_and_reduced(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = static_cast<const T*>(t.data_ptr());
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      if (x[offsets[i]] != T(0)) positions.push_back(static_cast<int64_t>(i));
-    }
-  });
-  return positions;
 }
 
 }  // namespace
@@ -167,17 +89,10 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim
 
 Tensor Tensor::nonzero() const {
   check_input("nonzero", *this);
-  const Offsets positions = nonzero_positions(*this);
-  const int64_t count = static_cast<int64_t>(positions.size()), ndim = dim();
-  Tensor out = empty({count, ndim}, options().dtype(kInt64));
-  int64_t* coords = out.data<int64_t>();
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t rest = positions[i];
-    for (int64_t d = ndim - 1; d >= 0; --d) {
-      coords[i * ndim + d] = rest % size(d);
-      rest /= size(d);
-    }
-  }
+  const std::vector<int64_t> positions = cpu::nonzero_positions(*this);
+  const int64_t count = static_cast<int64_t>(positions.size());
+  Tensor out = empty({count, dim()}, options().dtype(kInt64));
+  cpu::positions_to_coords(out, positions, sizes());
   return out;
 }
 
@@ -191,18 +106,9 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool /*sorted*/, bool
                               : cat({ones({1}, t.options().dtype(kBool)),
                                      sorted.slice(0, 1).ne(sorted.slice(0, 0, n - 1))});
   const Tensor values = sorted.masked_select(first);
-  const std::vector<bool> starts = first.to_vector<bool>();
-  const std::vector<int64_t> positions = order.to_vector<int64_t>();
   Tensor inverse = empty({n}, t.options().dtype(kInt64));
   Tensor counts = zeros({values.numel()}, t.options().dtype(kInt64));
-  int64_t* inv = inverse.data<int64_t>();
-  int64_t* cnt = counts.data<int64_t>();
-  int64_t group = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    group += starts[i];
-    inv[positions[i]] = group;
-    ++cnt[group];
-  }
+  cpu::unique_groups(inverse, counts, first.contiguous(), order.contiguous());
   return {values, return_inverse ? inverse.view(t.sizes()) : Tensor(),
           return_counts ? counts : Tensor()};
 }

@@ -3,6 +3,10 @@
 // CPU kernels behind the ops: validated arguments in, results out. Only the
 // op layer (tensor/*.cc) calls these.
 
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "tensor/scalar.h"
 #include "tensor/tensor_body.h"
 
@@ -79,5 +83,93 @@ void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tenso
 /// Running sum (or product) along the last dim; out has in's shape and
 /// reduce_sum's dtype.
 void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod);
+
+// ---- Index ops (cpu/index_kernels.cc) ---------------------------------------
+// The op has checked dtypes, devices and shapes. Index tensors are int64
+// (gather's and scatter's may be empty of any dtype); a 0-dim index or
+// `self` acts as a 1-element vector.
+
+/// The first entry (row-major) of `index` outside [lo, hi), if any.
+std::optional<int64_t> find_index_outside(const Tensor& index, int64_t lo, int64_t hi);
+/// out[k] = index[k] + n where negative, else index[k]; out is contiguous
+/// int64 of index's shape, entries are in [-n, n).
+void wrap_indices(const Tensor& out, const Tensor& index, int64_t n);
+/// out = the slices of src at `index` along dim: src and out contiguous,
+/// out's size along dim index.numel(), index contiguous 1-D and in range.
+/// Rows run in parallel.
+void index_select(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index);
+/// out[..., j, ...] = self[..., index[..., j, ...], ...] along dim: out (non-empty)
+/// has index's shape, index is in range. Any dtype; runs in parallel.
+void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+enum class ScatterMode { kCopy, kAdd };
+/// self[..., index[..., j, ...], ...] = src[..., j, ...] (or +=) along dim for every
+/// element of a non-empty, in-range index; src is at least index's size in every
+/// dim, self has no internal overlap and does not partially overlap src.
+/// Serial in row-major order of index, so the last of repeated entries wins
+/// (or all add). Does not bump self's version.
+void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+             ScatterMode mode);
+/// How many elements of a bool or uint8 `mask` are nonzero.
+int64_t count_mask(const Tensor& mask);
+/// out (contiguous, count_mask(mask) elements) = the elements of values
+/// where mask (bool or uint8, values' shape) is nonzero, row-major.
+void masked_select(const Tensor& out, const Tensor& values, const Tensor& mask);
+
+// Advanced indexing (t[...] and t[...] = v): element offsets, from the
+// indexed view's first element, of the values read or written, in row-major
+// order of the result (outer dims x selected positions x inner dims).
+struct OffsetIndex {
+  std::vector<int64_t> outer;
+  std::vector<int64_t> positions;
+  std::vector<int64_t> inner;
+};
+/// Turns indices into a dim of `size` elements (negative ones count from the
+/// end) into element offsets by `stride`, in place; returns the first index
+/// outside [-size, size) (the rest left as they were), if any.
+std::optional<int64_t> indices_to_offsets(std::vector<int64_t>& indices, int64_t size,
+                                          int64_t stride);
+/// The cells (offsets) whose mask entry is set, in order; equal lengths.
+std::vector<int64_t> masked_offsets(const std::vector<int64_t>& cells,
+                                    const std::vector<bool>& mask);
+/// out (contiguous, src's dtype) = src at every offset of `ix`, in order.
+void offset_gather(const Tensor& out, const Tensor& src, const OffsetIndex& ix);
+/// dst at every offset of `ix` = src (contiguous, dst's dtype, one element
+/// per offset), in order; with `accumulate` it adds (or, for bool, ors)
+/// instead, so a repeated offset receives every value aimed at it. Does not
+/// bump dst's version.
+void offset_scatter(const Tensor& dst, const Tensor& src, const OffsetIndex& ix,
+                    bool accumulate);
+
+// ---- Sorting (cpu/sort_kernels.cc) ------------------------------------------
+// Order is total: NaN is the largest value, ties keep their positions.
+
+/// Sorts every lane of src along dim and writes the first values.size(dim)
+/// of each to `values` and their positions to int64 `indices` (one shape,
+/// src's otherwise). src is at least 1-D, not float16 or bfloat16. Lanes
+/// run in parallel.
+void sort_lanes(const Tensor& values, const Tensor& indices, const Tensor& src, int64_t dim,
+                bool descending);
+/// Row-major positions of the nonzero elements of t (any dtype, strided).
+std::vector<int64_t> nonzero_positions(const Tensor& t);
+/// Row i of out (contiguous int64 [positions.size(), sizes.size()]) = the
+/// coordinates in `sizes` of row-major position positions[i].
+void positions_to_coords(const Tensor& out, const std::vector<int64_t>& positions,
+                         IntArrayRef sizes);
+/// unique's bookkeeping over n sorted elements: first (bool) marks where a
+/// group starts (first[0] set), order (int64) is each one's original
+/// position; sets inverse[order[i]] to i's group and counts each group
+/// into zeroed `counts`. All 1-D contiguous, inverse int64 [n].
+void unique_groups(const Tensor& inverse, const Tensor& counts, const Tensor& first,
+                   const Tensor& order);
+
+// ---- Factory fills (cpu/factory_kernels.cc) ---------------------------------
+// `out` is a fresh contiguous 1-D tensor of any dtype.
+
+/// out[i] = start + i * step, computed in int64 when `integral`, else in
+/// double, then converted.
+void arange(const Tensor& out, Scalar start, Scalar step, bool integral);
+/// out evenly spaced from start to end inclusive, exact at both ends
+/// (PyTorch's symmetric evaluation); one element is `start`.
+void linspace(const Tensor& out, double start, double end);
 
 }  // namespace torchlet::cpu

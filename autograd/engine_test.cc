@@ -321,6 +321,40 @@ TEST(EngineTest, AGradientThatIsAViewOfASharedBufferIsCopied) {
   EXPECT_TRUE(all_close(b.grad().data(), tensor({2.0, 2.0})));
 }
 
+// What a Linear layer's backward hands its weight and bias (a transposed
+// product, a reduction reshaped by sum_to) is made as a view, whose base only
+// the gradient holds: each leaf keeps the incoming gradient itself.
+TEST(EngineTest, ALinearLayersParametersKeepTheirIncomingGradientsWithoutACopy) {
+  Variable x = Variable(randn({5, 3}));
+  Variable w = Variable(randn({4, 3}), true);
+  Variable b = Variable(randn({4}), true);
+  const void* w_incoming = nullptr;
+  const void* b_incoming = nullptr;
+  w.register_hook([&](const Variable& g) {
+    w_incoming = g.data().data_ptr();
+    return Variable();
+  });
+  b.register_hook([&](const Variable& g) {
+    b_incoming = g.data().data_ptr();
+    return Variable();
+  });
+  addmm(b, x, w.t()).sum().backward();
+  EXPECT_EQ(w.grad().data().data_ptr(), w_incoming);
+  EXPECT_EQ(b.grad().data().data_ptr(), b_incoming);
+  EXPECT_TRUE(all_close(b.grad().data(), full({4}, 5.0)));
+}
+
+// The view base of a gradient that another handle still holds is shared:
+// the leaf copies, and writing into its grad leaves the holder's tensor as
+// it was.
+TEST(EngineTest, AGradientWhoseViewBaseIsHeldElsewhereIsCopied) {
+  Variable x = param({1, 2, 3, 4});
+  const Variable seed(tensor({1.0, 2.0, 3.0, 4.0}).to(kFloat64).view({2, 2}));
+  x.view({2, 2}).backward(seed);
+  Tensor(x.grad().data()).mul_(10.0);
+  EXPECT_TRUE(all_close(seed.data(), tensor({1.0, 2.0, 3.0, 4.0}).view({2, 2})));
+}
+
 // A Linear's weight enters the product as weight.t(): its gradient is made
 // in that layout, so the weight's own gradient is contiguous (and kept
 // without a copy).

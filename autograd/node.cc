@@ -163,20 +163,34 @@ namespace {
 // Note [Stealing the incoming gradient]
 // A leaf without a grad takes the incoming gradient itself, no copy, when
 // nothing else can see it: this is the only handle to its Variable and its
-// tensor, no view shares its storage, and it is dense and contiguous over
-// exactly its own elements (PyTorch's AccumulateGrad does the same). Any
-// other gradient (one the engine also hands to another input, one the user
-// passed to backward, a view into a buffer shared with other gradients) is
-// cloned, so that accumulating in place later never writes into memory
-// something else reads. A training step after zero_grad(set_to_none) thereby
-// copies none of its gradients.
+// tensor, no other tensor shares its storage, and it is dense and contiguous
+// over exactly its own elements (PyTorch's AccumulateGrad does the same).
+// One sharer is allowed: the view base that autograd keeps for a gradient
+// made as a view (`sum_to`'s reshape, a transposed product), when that base
+// is held by this gradient alone; it dies with the gradient. Any other
+// gradient (one the engine also hands to another input, one the user passed
+// to backward, a view into a buffer shared with other gradients) is cloned,
+// so that accumulating in place later never writes into memory something
+// else reads. A training step after zero_grad(set_to_none) thereby copies
+// none of its gradients.
 bool sole_owner(const Variable& grad) {
   const Tensor& t = grad.data();
   const TensorImpl* impl = t.impl();
-  return grad.shared_impl().use_count() == 1 && impl->use_count() == 1 &&
-         impl->storage()->use_count() == 1 && impl->is_contiguous() &&
-         impl->storage_offset() == 0 &&
-         impl->storage()->nbytes() == static_cast<size_t>(t.numel()) * element_size(t.dtype());
+  const std::shared_ptr<VariableImpl>& self = grad.shared_impl();
+  if (self.use_count() != 1 || impl->use_count() != 1 || !impl->is_contiguous() ||
+      impl->storage_offset() != 0 ||
+      impl->storage()->nbytes() != static_cast<size_t>(t.numel()) * element_size(t.dtype())) {
+    return false;
+  }
+  long sharers = 1;
+  if (const std::shared_ptr<VariableImpl>& base = self->view_base) {
+    const TensorImpl* base_impl = base->data.impl();
+    if (base_impl != nullptr && base_impl->storage() == impl->storage()) {
+      if (base.use_count() != 1 || base_impl->use_count() != 1) return false;
+      sharers = 2;
+    }
+  }
+  return impl->storage()->use_count() == sharers;
 }
 
 }  // namespace

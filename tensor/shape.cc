@@ -15,13 +15,16 @@ std::string shape_str(IntArrayRef sizes) {
   return out + "]";
 }
 
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+namespace detail {
+
+void throw_dim_out_of_range(int64_t dim, int64_t ndim, const char* op) {
   const int64_t lo = ndim > 0 ? -ndim : -1;
   const int64_t hi = ndim > 0 ? ndim - 1 : 0;
-  TORCHLET_CHECK(dim >= lo && dim <= hi, op, ": Dimension out of range (expected to be in range of [",
-                 lo, ", ", hi, "], but got ", dim, ")");
-  return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
+  throw_error(str_cat(op, ": Dimension out of range (expected to be in range of [", lo, ", ", hi,
+                      "], but got ", dim, ")"));
 }
+
+}  // namespace detail
 
 int64_t checked_numel(IntArrayRef sizes, const char* op) {
   int64_t n = 1;

@@ -28,9 +28,23 @@ using IfIndex = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, boo
 /// "[2, 3]" — shapes in messages and reprs.
 std::string shape_str(IntArrayRef sizes);
 
+namespace detail {
+/// Throws wrap_dim's error; out of line so that wrap_dim inlines.
+[[noreturn]] void throw_dim_out_of_range(int64_t dim, int64_t ndim, const char* op);
+}  // namespace detail
+
 /// Wraps a possibly negative `dim` into [0, ndim), or throws PyTorch's
-/// "Dimension out of range" error naming `op`.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+/// "Dimension out of range" error naming `op`. A 0-dim tensor takes 0 and
+/// -1, as a 1-dim one does. Inline: every op with a dim argument calls it.
+inline int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  const int64_t n = ndim > 0 ? ndim : 1;
+  if (dim >= 0) {
+    if (dim < n) return dim;
+  } else if (dim >= -n) {
+    return dim + n;
+  }
+  detail::throw_dim_out_of_range(dim, ndim, op);
+}
 
 /// The product of `sizes`; throws if a size is negative or the product
 /// overflows int64.

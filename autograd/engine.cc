@@ -17,15 +17,16 @@
 // both finish.
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <map>
 #include <mutex>
-#include <queue>
-#include <set>
-#include <unordered_map>
 #include <unordered_set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 
 #include "autograd/internal/graph.h"
 #include "tensor/executor.h"
@@ -46,12 +47,42 @@ struct LaterFirst {
   }
 };
 
-using ReadyQueue = std::priority_queue<NodeTask, std::vector<NodeTask>, LaterFirst>;
-
-struct DeviceLess {
-  bool operator()(const Device& a, const Device& b) const {
-    return a.type != b.type ? a.type < b.type : a.index < b.index;
+/// The ready nodes of one device, later-recorded first: a binary heap whose
+/// top is moved out, not copied (std::priority_queue::top is const).
+class ReadyQueue {
+ public:
+  ReadyQueue() { heap_.reserve(8); }
+  bool empty() const { return heap_.empty(); }
+  void push(NodeTask task) {
+    heap_.push_back(std::move(task));
+    std::push_heap(heap_.begin(), heap_.end(), LaterFirst());
   }
+  NodeTask pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), LaterFirst());
+    NodeTask task = std::move(heap_.back());
+    heap_.pop_back();
+    return task;
+  }
+
+ private:
+  std::vector<NodeTask> heap_;
+};
+
+/// A device's ready nodes and how they run: on the caller (`runs_inline`)
+/// or drained by the device's executor (`draining` while a drain is queued
+/// or running).
+struct DeviceQueue {
+  Device device;
+  bool runs_inline = false;
+  bool draining = false;
+  ReadyQueue ready;
+};
+
+/// What the engine knows of a node of the pass: how many gradients it still
+/// waits for, and the sum of those that arrived, by output.
+struct NodeState {
+  int dependencies = 0;
+  variable_list grads;
 };
 
 class GraphTask : public std::enable_shared_from_this<GraphTask> {
@@ -65,20 +96,21 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   // Dependencies of every node reachable from `roots`; with captures, only
   // nodes that lead to a captured input run.
   void prepare(const std::vector<Edge>& roots) {
-    std::vector<Node*> stack;
-    std::unordered_set<Node*> seen;
+    nodes_.reserve(32);
+    absl::InlinedVector<Node*, 32> stack;
+    std::vector<Node*> order;  // discovery order, for captures only
     for (const Edge& e : roots) {
-      if (e.valid() && seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      if (e.valid() && nodes_.try_emplace(e.fn.get()).second) stack.push_back(e.fn.get());
     }
-    std::vector<Node*> order;  // discovery order
     while (!stack.empty()) {
       Node* node = stack.back();
       stack.pop_back();
-      order.push_back(node);
+      if (!captures_.empty()) order.push_back(node);
       for (const Edge& e : node->next_edges()) {
         if (!e.valid()) continue;
-        ++dependencies_[e.fn.get()];
-        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+        auto [it, inserted] = nodes_.try_emplace(e.fn.get());
+        ++it->second.dependencies;
+        if (inserted) stack.push_back(e.fn.get());
       }
     }
     if (captures_.empty()) return;
@@ -107,22 +139,20 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   // when it has all its gradients. Call with mutex_ held.
   void deliver_locked(const Edge& edge, Variable grad) {
     Node* target = edge.fn.get();
-    auto it = pending_.find(target);
-    if (it == pending_.end()) {
-      it = pending_.emplace(target, variable_list(target->num_outputs())).first;
-    }
-    Variable& slot = it->second.at(edge.input_nr);
+    NodeState& state = nodes_[target];
+    if (state.grads.empty()) state.grads.resize(target->num_outputs());
+    Variable& slot = state.grads.at(edge.input_nr);
     if (grad.defined()) slot = slot.defined() ? slot + grad : std::move(grad);
-    if (--dependencies_[target] > 0) return;
-    NodeTask task{edge.fn, std::move(it->second)};
-    pending_.erase(it);
+    if (--state.dependencies > 0) return;
+    NodeTask task{edge.fn, std::move(state.grads)};
+    state.grads = variable_list();
     if (!captures_.empty() && !needed_.count(target)) return;
     enqueue_locked(std::move(task));
   }
 
   void deliver_roots(const std::vector<Edge>& roots, variable_list grads) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const Edge& e : roots) ++dependencies_[e.fn.get()];
+    for (const Edge& e : roots) ++nodes_[e.fn.get()].dependencies;
     for (size_t i = 0; i < roots.size(); ++i) deliver_locked(roots[i], std::move(grads[i]));
   }
 
@@ -134,7 +164,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       if (error_ == nullptr && outstanding_ > 0) {
         ReadyQueue* queue = inline_queue_locked();
         if (queue != nullptr) {
-          NodeTask task = pop_locked(*queue);
+          NodeTask task = queue->pop();
           lock.unlock();
           execute(std::move(task));
           lock.lock();
@@ -176,42 +206,40 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     if (caller_executor_ != nullptr) caller_executor_->wake();
   }
 
-  // The caller's current device runs on the caller: no thread hop for
-  // single-device training. So does the device whose executor the caller
-  // is (whatever its current device): that executor is busy waiting here.
-  bool runs_inline(Device device) {
-    auto it = runs_inline_.find(device);
-    if (it == runs_inline_.end()) {
-      const bool here =
-          device == caller_state_.device || device_executor(device).is_current_thread();
-      it = runs_inline_.emplace(device, here).first;
+  // The queue of `device`, made on first use. The caller's current device
+  // runs on the caller: no thread hop for single-device training. So does
+  // the device whose executor the caller is (whatever its current device):
+  // that executor is busy waiting here. Call with mutex_ held; the
+  // reference lasts until the lock is released.
+  DeviceQueue& queue_of_locked(Device device) {
+    for (DeviceQueue& q : devices_) {
+      if (q.device == device) return q;
     }
-    return it->second;
+    DeviceQueue& q = devices_.emplace_back();
+    q.device = device;
+    q.runs_inline = device == caller_state_.device || device_executor(device).is_current_thread();
+    return q;
   }
 
   // A non-empty queue the caller runs itself, or null.
   ReadyQueue* inline_queue_locked() {
-    for (auto& [device, queue] : ready_) {
-      if (!queue.empty() && runs_inline(device)) return &queue;
+    for (DeviceQueue& q : devices_) {
+      if (q.runs_inline && !q.ready.empty()) return &q.ready;
     }
     return nullptr;
   }
 
-  NodeTask pop_locked(ReadyQueue& queue) {
-    NodeTask task = queue.top();
-    queue.pop();
-    return task;
-  }
-
   void enqueue_locked(NodeTask task) {
     const Device device = task.node->device();
-    ready_[device].push(std::move(task));
+    DeviceQueue& queue = queue_of_locked(device);
+    queue.ready.push(std::move(task));
     ++outstanding_;
-    if (runs_inline(device)) {
+    if (queue.runs_inline) {
       notify_locked();
       return;
     }
-    if (!draining_.insert(device).second) return;
+    if (queue.draining) return;
+    queue.draining = true;
     ++active_workers_;
     auto self = shared_from_this();
     device_executor(device).submit([self, device] { self->drain(device); });
@@ -221,14 +249,14 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   void drain(Device device) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      ReadyQueue& queue = ready_[device];
-      if (queue.empty() || error_ != nullptr) break;
-      NodeTask task = pop_locked(queue);
+      ReadyQueue& ready = queue_of_locked(device).ready;
+      if (ready.empty() || error_ != nullptr) break;
+      NodeTask task = ready.pop();
       lock.unlock();
       execute(std::move(task));
       lock.lock();
     }
-    draining_.erase(device);
+    queue_of_locked(device).draining = false;
     --active_workers_;
     notify_locked();
   }
@@ -286,11 +314,9 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   std::mutex mutex_;
   std::condition_variable done_;
   std::atomic<bool> news_{false};
-  std::unordered_map<Node*, int> dependencies_;
-  std::unordered_map<Node*, variable_list> pending_;
-  std::map<Device, ReadyQueue, DeviceLess> ready_;
-  std::set<Device, DeviceLess> draining_;
-  std::map<Device, bool, DeviceLess> runs_inline_;
+  absl::flat_hash_map<Node*, NodeState> nodes_;
+  // One a device the pass touched; few, so searched in order.
+  absl::InlinedVector<DeviceQueue, 2> devices_;
   int outstanding_ = 0;
   int active_workers_ = 0;
   std::exception_ptr error_;

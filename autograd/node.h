@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "autograd/variable.h"
 
 namespace torchlet {
@@ -75,7 +76,7 @@ class Node : public std::enable_shared_from_this<Node> {
     Device device;
   };
   std::vector<Edge> next_edges_;
-  std::vector<OutputMeta> output_meta_;
+  absl::InlinedVector<OutputMeta, 1> output_meta_;  // most nodes have one output
   uint32_t num_outputs_ = 1;
   Device device_;
   std::mutex hooks_mutex_;

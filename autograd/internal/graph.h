@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "autograd/node.h"
 #include "autograd/variable.h"
 
@@ -101,7 +102,7 @@ class FunctionNode : public Node {
   void release_variables() override;
 
   /// Saved variables, in the order the op saved them; ops name the slots.
-  std::vector<SavedVariable> saved;
+  absl::InlinedVector<SavedVariable, 2> saved;  // most ops save one or two
   Variable var(size_t i) const { return saved[i].unpack(*this); }
   /// Whether input i's gradient is needed (its edge leads somewhere).
   bool needs_input_grad(size_t i) const { return next_edges()[i].valid(); }

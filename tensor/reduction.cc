@@ -96,9 +96,31 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
   TORCHLET_CHECK(t.is_floating_point(), op, ": ", what, ", got ", t.dtype());
 }
 
+// Sums over dim 0 of a small contiguous float tensor (a bias's gradient,
+// every step of every Linear layer) skip the general reduction's plan.
+constexpr int64_t kLeadingSumMaxNumel = 1 << 15;
+
+bool is_small_leading_sum(const Tensor& t, IntArrayRef dims) {
+  return dims.size() == 1 && t.dim() >= 2 && t.device().is_cpu() &&
+         (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.numel() > 0 &&
+         t.numel() <= kLeadingSumMaxNumel && (dims[0] == 0 || dims[0] == -t.dim()) &&
+         t.is_contiguous();
+}
+
 Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
                 std::optional<DType> dtype, bool prod) {
   check_input(op, t);
+  if (!prod && (!dtype || *dtype == t.dtype()) && is_small_leading_sum(t, dims)) {
+    SizeVec shape(t.sizes().begin(), t.sizes().end());
+    if (keepdim) {
+      shape[0] = 1;
+    } else {
+      shape.erase(shape.begin());
+    }
+    Tensor out = empty(shape, t.options());
+    cpu::sum_leading_dim(out, t, t.size(0));
+    return out;
+  }
   const Tensor src = dtype && *dtype != t.dtype() ? t.to(*dtype) : t;
   const Plan p = plan(op, src, dims, keepdim);
   Tensor out = new_output(p, sum_dtype(src.dtype()), src);

@@ -135,6 +135,38 @@ TEST(Var, BracedIntIsADimListNotUnbiased) {
   EXPECT_TRUE(all_close(t.std(-1), t.std({1})));
 }
 
+// A small contiguous float tensor summed over dim 0 (a bias's gradient)
+// takes a path of its own; its result is still the general reduction's for
+// that layout, bit for bit: each column accumulated row by row in double
+// from zero, then rounded to the dtype.
+TEST(Sum, OverTheFirstDimOfASmallContiguousTensorAccumulatesEachColumnInOrder) {
+  manual_seed(3);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{8, 16}, {37, 3}, {5, 3, 7}, {2, 130}, {1, 5}}) {
+      const Tensor t = (randn(shape) * 1000.0).to(dtype);
+      const std::vector<double> in = values(t);
+      const int64_t rows = shape[0], cols = t.numel() / rows;
+      std::vector<double> expected(cols);
+      for (int64_t j = 0; j < cols; ++j) {
+        double acc = 0;
+        for (int64_t i = 0; i < rows; ++i) acc += in[i * cols + j];
+        expected[j] = dtype == kFloat32 ? static_cast<double>(static_cast<float>(acc)) : acc;
+      }
+      for (bool keepdim : {false, true}) {
+        std::vector<int64_t> out_shape(shape.begin() + 1, shape.end());
+        if (keepdim) out_shape.insert(out_shape.begin(), 1);
+        for (int64_t dim : {int64_t{0}, -t.dim()}) {
+          const Tensor sum = t.sum({dim}, keepdim);
+          EXPECT_EQ(sum.sizes(), IntArrayRef(out_shape));
+          EXPECT_EQ(sum.dtype(), dtype);
+          EXPECT_EQ(values(sum), expected) << shape_str(shape) << " keepdim=" << keepdim;
+        }
+      }
+    }
+  }
+}
+
 TEST(Sum, OverAllAndGivenDimsWithKeepdimMatchesPyTorch) { expect_matches_pytorch("sum_"); }
 TEST(Mean, OverAllAndGivenDimsMatchesPyTorch) { expect_matches_pytorch("mean_"); }
 TEST(Prod, OverAllAndOneDimMatchesPyTorch) { expect_matches_pytorch("prod_"); }

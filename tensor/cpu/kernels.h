@@ -58,6 +58,10 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 
 /// Sum; out is in's dtype for floats, int64 otherwise.
 void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced);
+/// out[j] = sum over i of in[i, j] for a contiguous float32 or float64 `in`
+/// viewed as [rows, out.numel()] (a bias's gradient): reduce_sum's result,
+/// bit for bit, without its geometry. Single-threaded; for small inputs.
+void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows);
 /// Product; dtypes as reduce_sum.
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced);
 /// amax (largest) or amin; NaN propagates.

@@ -411,6 +411,28 @@ void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
   });
 }
 
+void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows) {
+  dispatch_floating(in.dtype(), "sum", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t cols = out.numel();
+    const T* src = in.data<T>();
+    T* dst = out.data<T>();
+    // SumOp's order: each column accumulated in Wide<T> from zero, row by
+    // row; the rows are walked outermost so that the columns vectorize.
+    constexpr int64_t kBlock = 64;
+    Wide<T> acc[kBlock];
+    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+      const int64_t w = std::min(kBlock, cols - j0);
+      for (int64_t j = 0; j < w; ++j) acc[j] = 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const T* row = src + i * cols + j0;
+        for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
+      }
+      for (int64_t j = 0; j < w; ++j) dst[j0 + j] = static_cast<T>(acc[j]);
+    }
+  });
+}
+
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
   auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_prod(o, x, reduced); };
   if (run_in_float32(out, in_float32, in)) return;

@@ -44,17 +44,28 @@ void Adagrad::init_state(const ParamGroup& group, const Variable& param, ParamSt
   state.buffers.emplace_back("sum", full_like(param.data(), initial));
 }
 
-void Adagrad::update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
+void Adagrad::begin_group(const ParamGroup& group) {
+  GroupOptions& g = group_options_;
+  g.lr = group.lr();
+  g.lr_decay = group.number("lr_decay");
+  g.weight_decay = group.number("weight_decay");
+  g.eps = group.number("eps");
+  g.initial_accumulator_value = group.number("initial_accumulator_value");
+  g.maximize = group.flag("maximize");
+}
+
+void Adagrad::update(const ParamGroup&, const Tensor& param, const Tensor& grad,
                      ParamState& state) {
+  const GroupOptions& g = group_options_;
   if (state.find("sum") == nullptr) {
-    state.buffers.emplace_back("sum", full_like(param, group.number("initial_accumulator_value")));
+    state.buffers.emplace_back("sum", full_like(param, g.initial_accumulator_value));
   }
   const int64_t step = state.step + 1;
   AdagradUpdate o;
-  o.clr = group.lr() / (1 + static_cast<double>(step - 1) * group.number("lr_decay"));
-  o.weight_decay = group.number("weight_decay");
-  o.eps = group.number("eps");
-  o.maximize = group.flag("maximize");
+  o.clr = g.lr / (1 + static_cast<double>(step - 1) * g.lr_decay);
+  o.weight_decay = g.weight_decay;
+  o.eps = g.eps;
+  o.maximize = g.maximize;
   adagrad_update_(param, grad, *state.find("sum"), o);
   state.step = step;
 }

@@ -38,8 +38,17 @@ class Adagrad : public Optimizer {
   void check_options(const Options& options) const override;
   std::vector<std::string> buffer_names() const override;
   void init_state(const ParamGroup& group, const Variable& param, ParamState& state) override;
+  void begin_group(const ParamGroup& group) override;
   void update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
               ParamState& state) override;
+
+ private:
+  // The current group's options, read by begin_group.
+  struct GroupOptions {
+    double lr = 0, lr_decay = 0, weight_decay = 0, eps = 0, initial_accumulator_value = 0;
+    bool maximize = false;
+  };
+  GroupOptions group_options_;
 };
 
 }  // namespace torchlet::optim

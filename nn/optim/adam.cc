@@ -55,9 +55,8 @@ std::vector<std::string> Adam::buffer_names() const {
   return {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"};
 }
 
-void Adam::update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
-                  ParamState& state) {
-  AdamUpdate o;
+void Adam::begin_group(const ParamGroup& group) {
+  AdamUpdate& o = group_options_;
   o.lr = group.lr();
   std::tie(o.beta1, o.beta2) = group.pair("betas");
   o.eps = group.number("eps");
@@ -65,6 +64,10 @@ void Adam::update(const ParamGroup& group, const Tensor& param, const Tensor& gr
   o.amsgrad = group.flag("amsgrad");
   o.maximize = group.flag("maximize");
   o.decoupled_weight_decay = decoupled_weight_decay();
+}
+
+void Adam::update(const ParamGroup&, const Tensor& param, const Tensor& grad, ParamState& state) {
+  AdamUpdate o = group_options_;
   const Tensor exp_avg = state.get_or_zeros("exp_avg", param);
   const Tensor exp_avg_sq = state.get_or_zeros("exp_avg_sq", param);
   const Tensor max_exp_avg_sq = o.amsgrad ? state.get_or_zeros("max_exp_avg_sq", param) : Tensor();

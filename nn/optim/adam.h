@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "nn/optim/optimizer.h"
+#include "tensor/optim_kernels.h"
 
 namespace torchlet::optim {
 
@@ -58,10 +59,14 @@ class Adam : public Optimizer {
   Adam(const char* name, Options defaults, std::vector<ParamGroup> groups);
   void check_options(const Options& options) const override;
   std::vector<std::string> buffer_names() const override;
+  void begin_group(const ParamGroup& group) override;
   void update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
               ParamState& state) override;
   /// AdamW: decoupled weight decay (param *= 1 - lr * weight_decay).
   virtual bool decoupled_weight_decay() const { return false; }
+
+ private:
+  AdamUpdate group_options_;  // the current group's, read by begin_group
 };
 
 /// AdamW (torch.optim.AdamW, PyTorch 1.13's update): Adam with decoupled

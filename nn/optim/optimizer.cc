@@ -185,9 +185,12 @@ void Optimizer::zero_grad(bool set_to_none) {
   }
 }
 
+void Optimizer::begin_group(const ParamGroup&) {}
+
 void Optimizer::step() {
   NoGradGuard no_grad;
   for (const ParamGroup& group : param_groups_) {
+    begin_group(group);
     for (const Variable& param : group.params) {
       const Variable grad = param.grad();
       if (!grad.defined()) continue;

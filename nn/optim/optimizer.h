@@ -138,7 +138,11 @@ class Optimizer {
   virtual void check_options(const Options& options) const = 0;
   /// The names of the state buffers the optimizer keeps.
   virtual std::vector<std::string> buffer_names() const = 0;
-  /// Updates one parameter (its data) from its gradient.
+  /// Reads `group`'s options before step() updates its parameters: once a
+  /// group, rather than once a parameter in update(). Does nothing by default.
+  virtual void begin_group(const ParamGroup& group);
+  /// Updates one parameter (its data) from its gradient; begin_group() has
+  /// read the options of `group`, its group, just before.
   virtual void update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
                       ParamState& state) = 0;
   /// State made when a parameter joins (Adagrad's accumulator); none by default.

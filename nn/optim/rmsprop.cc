@@ -42,9 +42,8 @@ std::vector<std::string> RMSprop::buffer_names() const {
   return {"square_avg", "momentum_buffer", "grad_avg"};
 }
 
-void RMSprop::update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
-                     ParamState& state) {
-  RmspropUpdate o;
+void RMSprop::begin_group(const ParamGroup& group) {
+  RmspropUpdate& o = group_options_;
   o.lr = group.lr();
   o.alpha = group.number("alpha");
   o.eps = group.number("eps");
@@ -52,6 +51,11 @@ void RMSprop::update(const ParamGroup& group, const Tensor& param, const Tensor&
   o.momentum = group.number("momentum");
   o.centered = group.flag("centered");
   o.maximize = group.flag("maximize");
+}
+
+void RMSprop::update(const ParamGroup&, const Tensor& param, const Tensor& grad,
+                     ParamState& state) {
+  const RmspropUpdate& o = group_options_;
   const Tensor square_avg = state.get_or_zeros("square_avg", param);
   const Tensor momentum_buffer =
       o.momentum > 0 ? state.get_or_zeros("momentum_buffer", param) : Tensor();

@@ -45,15 +45,18 @@ void SGD::check_options(const Options& options) const {
 
 std::vector<std::string> SGD::buffer_names() const { return {"momentum_buffer"}; }
 
-void SGD::update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
-                 ParamState& state) {
-  SgdUpdate o;
+void SGD::begin_group(const ParamGroup& group) {
+  SgdUpdate& o = group_options_;
   o.lr = group.lr();
   o.momentum = group.number("momentum");
   o.dampening = group.number("dampening");
   o.weight_decay = group.number("weight_decay");
   o.nesterov = group.flag("nesterov");
   o.maximize = group.flag("maximize");
+}
+
+void SGD::update(const ParamGroup&, const Tensor& param, const Tensor& grad, ParamState& state) {
+  SgdUpdate o = group_options_;
   Tensor buffer;
   if (o.momentum != 0) {
     o.first_step = state.find("momentum_buffer") == nullptr;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nn/optim/optimizer.h"
+#include "tensor/optim_kernels.h"
 
 namespace torchlet::optim {
 
@@ -39,8 +40,12 @@ class SGD : public Optimizer {
  protected:
   void check_options(const Options& options) const override;
   std::vector<std::string> buffer_names() const override;
+  void begin_group(const ParamGroup& group) override;
   void update(const ParamGroup& group, const Tensor& param, const Tensor& grad,
               ParamState& state) override;
+
+ private:
+  SgdUpdate group_options_;  // the current group's, read by begin_group
 };
 
 }  // namespace torchlet::optim

@@ -34,8 +34,21 @@ void check_input(const char* op, const Tensor& t) {
 Plan plan(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim) {
   check_input(op, t);
   const int64_t ndim = t.dim();
-  std::vector<bool> reduce(std::max<int64_t>(ndim, 1), dims.empty());
   Plan p;
+  if (dims.empty() && ndim > 0) {
+    // Every dim, in order: `t` itself is the permuted view (a loss's mean).
+    p.in = t;
+    p.reduced = ndim;
+    p.reduced_dims.reserve(ndim);
+    for (int64_t d = 0; d < ndim; ++d) {
+      p.reduced_dims.push_back(d);
+      p.n_red *= t.size(d);
+      if (t.size(d) == 0 && p.first_empty_dim < 0) p.first_empty_dim = d;
+      if (keepdim) p.out_shape.push_back(1);
+    }
+    return p;
+  }
+  std::vector<bool> reduce(std::max<int64_t>(ndim, 1), dims.empty());
   for (int64_t dim : dims) {
     const int64_t d = wrap_dim(dim, ndim, op);
     TORCHLET_CHECK(!reduce[d] || dims.empty(), op, ": dim ", d,

@@ -3,6 +3,7 @@
 #include "tensor/linalg.h"
 
 #include "tensor/cpu/gemm.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/cpu/reduced_float.h"
 #include "tensor/elementwise.h"
 #include "tensor/factories.h"
@@ -107,6 +108,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+namespace {
+// Outputs up to this many elements take addmm's row-by-row bias copy.
+constexpr int64_t kSerialRowsNumel = 1 << 15;
+}  // namespace
+
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
   check_pair("addmm", mat1, mat2);
@@ -119,7 +125,17 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar 
                  "but got ", self.dtype(), " and ", mat2.dtype());
   Tensor out = new_result({mat1.size(0), mat2.size(1)}, mat1);
   const double b = beta.to_double();
-  if (b != 0) out.copy_(self.expand({mat1.size(0), mat2.size(1)}));
+  if (b != 0) {
+    // A Linear layer's bias, row by row: the general broadcasting copy
+    // costs more than the copying for a small batch. Large outputs keep it
+    // for its threads.
+    if (self.dim() == 1 && self.is_contiguous() && self.size(0) == out.size(1) &&
+        out.device().is_cpu() && out.numel() <= kSerialRowsNumel) {
+      cpu::copy_rows(out, self);
+    } else {
+      out.copy_(self.expand({mat1.size(0), mat2.size(1)}));
+    }
+  }
   gemm_into(out, mat1, mat2, alpha.to_double(), b);
   return out;
 }

@@ -89,6 +89,24 @@ TEST(LinalgTest, AddmmScalesAndBroadcastsSelf) {
   EXPECT_EQ(testing::values(addmm(nan_self, a, b, 0, 1)), (std::vector<double>{0, 1, 2, 3}));
 }
 
+// A contiguous 1-D self on a small output is copied row by row; a strided
+// one, a single element or a large output take the broadcasting copy. All
+// give self broadcast over every row, plus the product.
+TEST(LinalgTest, AddmmBroadcastsAOneDimensionalSelfOverEveryRowWhateverItsLayout) {
+  manual_seed(5);
+  for (int64_t rows : {int64_t{3}, int64_t{300}}) {
+    const Tensor a = randn({rows, 4}), b = randn({4, 200});
+    const Tensor product = mm(a, b);
+    const Tensor bias = randn({200});
+    const Tensor strided = randn({400}).slice(0, 0, 400, 2);
+    for (const Tensor& self : {bias, strided, randn({1})}) {
+      const Tensor expected = product + self.expand({rows, 200});
+      EXPECT_TRUE(testing::all_close(addmm(self, a, b), expected, 1e-5, 1e-5))
+          << "rows " << rows << ", self " << shape_str(self.sizes());
+    }
+  }
+}
+
 TEST(LinalgTest, AddmmRefusesSelfOfAnotherDtype) {
   const Tensor m = ones({2, 2});
   EXPECT_THROW_MSG(addmm(ones({2, 2}, kFloat64), m, m),

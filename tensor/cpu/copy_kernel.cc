@@ -74,6 +74,13 @@ void copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
+void copy_rows(const Tensor& dst, const Tensor& row) {
+  const size_t bytes = static_cast<size_t>(row.numel()) * dst.element_size();
+  char* d = static_cast<char*>(dst.data_ptr());
+  const char* r = static_cast<const char*>(row.data_ptr());
+  for (int64_t i = 0; i < dst.size(0); ++i) std::memcpy(d + i * bytes, r, bytes);
+}
+
 void fill(const Tensor& dst, Scalar value) {
   StridedLoop loop = make_loop({&dst}, dst.sizes());
   dispatch_all_and_reduced(dst.dtype(), [&](auto tag) {

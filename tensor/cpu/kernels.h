@@ -14,6 +14,10 @@ namespace torchlet::cpu {
 
 /// dst[i] = cast(src[i]); src broadcasts to dst's shape.
 void copy(const Tensor& dst, const Tensor& src);
+/// dst[i, :] = row for every row i of a contiguous 2-D dst; `row` is
+/// contiguous, of dst's dtype and of its row length (a bias broadcast into
+/// addmm's output).
+void copy_rows(const Tensor& dst, const Tensor& row);
 /// dst[i] = value (converted to dst's dtype).
 void fill(const Tensor& dst, Scalar value);
 

@@ -30,11 +30,23 @@ void check_dim(const char* op, const char* what, const Tensor& t, int64_t dim) {
                  t.dim(), "-D tensor of shape ", shape_str(t.sizes()));
 }
 
-// A matrix the kernel can read: one of its strides is 1 and none is 0.
+// A matrix the kernel reads in place: one stride is 1 and the other steps
+// over whole rows (or columns), or is 0. A stride of 0 is a broadcast
+// operand, every row (or column) the same, such as the gradient of a sum; it
+// is read in place rather than materialized, and when neither stride is 1
+// only its one distinct row (or column) is copied.
 Tensor gemm_operand(const Tensor& m) {
-  const bool row_major = m.stride(1) == 1 && m.stride(0) >= std::max<int64_t>(m.size(1), 1);
-  const bool col_major = m.stride(0) == 1 && m.stride(1) >= std::max<int64_t>(m.size(0), 1);
-  return row_major || col_major ? m : m.contiguous();
+  const int64_t s0 = m.stride(0), s1 = m.stride(1);
+  const bool row_major = s1 == 1 && (s0 == 0 || s0 >= std::max<int64_t>(m.size(1), 1));
+  const bool col_major = s0 == 1 && (s1 == 0 || s1 >= std::max<int64_t>(m.size(0), 1));
+  if (row_major || col_major) return m;
+  if (s0 == 0 && m.size(0) > 1 && m.size(1) > 1) {
+    return m.select(0, 0).contiguous().unsqueeze(0).expand(m.sizes());
+  }
+  if (s1 == 0 && m.size(1) > 1 && m.size(0) > 1) {
+    return m.select(1, 0).contiguous().unsqueeze(1).expand(m.sizes());
+  }
+  return m.contiguous();
 }
 
 // out (row-major, contiguous rows) = alpha * a @ b + beta * out. float16 and

@@ -41,6 +41,35 @@ TEST(LinalgTest, MmOnNonContiguousOperands) {
                         1e-5, 1e-5));
 }
 
+TEST(LinalgTest, MmReadsBroadcastOperandsInPlaceWithTheSameResult) {
+  manual_seed(5);
+  // Large enough to split across threads; each broadcast layout (a row
+  // repeated, a column repeated, one value everywhere) on either side.
+  set_num_threads(2);
+  const Tensor a = randn({96, 70}), b = randn({70, 130});
+  const std::vector<Tensor> lefts = {randn({1, 70}).expand({96, 70}),
+                                     randn({96, 1}).expand({96, 70}),
+                                     randn({1, 1}).expand({96, 70}),
+                                     randn({70, 1}).expand({70, 96}).t()};
+  const std::vector<Tensor> rights = {randn({1, 130}).expand({70, 130}),
+                                      randn({70, 1}).expand({70, 130}),
+                                      randn({}).expand({70, 130}),
+                                      randn({1, 70}).expand({130, 70}).t()};
+  for (const Tensor& l : lefts) {
+    EXPECT_TRUE(all_close(mm(l, b), naive_mm(l.contiguous(), b), 1e-4, 1e-4))
+        << shape_str(l.strides());
+  }
+  for (const Tensor& r : rights) {
+    EXPECT_TRUE(all_close(mm(a, r), naive_mm(a, r.contiguous()), 1e-4, 1e-4))
+        << shape_str(r.strides());
+  }
+  Tensor bias = randn({130});
+  EXPECT_TRUE(all_close(addmm(bias, lefts[2], rights[0]),
+                        add(naive_mm(lefts[2].contiguous(), rights[0].contiguous()), bias),
+                        1e-4, 1e-4));
+  set_num_threads(0);
+}
+
 TEST(LinalgTest, MmInFloat64IsExactForIntegers) {
   Tensor a = arange(6, kFloat64).view({2, 3}), b = arange(6, kFloat64).view({3, 2});
   EXPECT_EQ(testing::values(mm(a, b)), (std::vector<double>{10, 13, 28, 40}));

@@ -6,7 +6,7 @@
 //   C[m x n] = alpha * A[m x k] @ B[k x n] + beta * C
 //
 // A and B are strided (element strides for rows and columns; one of the two
-// is 1); C is row-major with leading dimension ldc. beta == 0 ignores C.
+// is 1, the other may be 0 for a broadcast operand); C is row-major with leading dimension ldc. beta == 0 ignores C.
 
 #include <cstdint>
 

@@ -11,13 +11,12 @@ namespace torchlet {
 
 Variable::Variable(Tensor data, bool requires_grad) {
   TORCHLET_CHECK(data.defined(), "Variable: the data tensor is undefined");
-  impl_ = std::make_shared<VariableImpl>(std::move(data));
+  impl_ = std::allocate_shared<VariableImpl>(CachedAllocator<VariableImpl>(), std::move(data));
   if (requires_grad) requires_grad_(true);
 }
 
-const VariableImpl& Variable::checked() const {
-  TORCHLET_CHECK(impl_ != nullptr, "Variable: called on an undefined Variable");
-  return *impl_;
+void Variable::throw_undefined() {
+  detail::throw_error("Variable: called on an undefined Variable");
 }
 
 const Tensor& Variable::data() const { return checked().data; }

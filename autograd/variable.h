@@ -362,7 +362,11 @@ class Variable {
 
  private:
   std::shared_ptr<VariableImpl> impl_;
-  const VariableImpl& checked() const;
+  const VariableImpl& checked() const {
+    if (impl_ == nullptr) throw_undefined();
+    return *impl_;
+  }
+  [[noreturn]] static void throw_undefined();
   /// checked(), with a view's history brought up to date first.
   const VariableImpl& history() const;
 };

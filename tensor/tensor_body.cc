@@ -28,16 +28,9 @@ void copy_with_gpu(const Tensor& dst, const Tensor& src) {
 // wrap_dim lets a 0-dim tensor take dim 0 or -1 (a reduction over its one
 // element), but a 0-dim tensor has no size or stride to read: PyTorch raises
 // an IndexError there, and so do these.
-int64_t Tensor::size(int64_t dim) const {
-  TORCHLET_CHECK(this->dim() > 0, "size: Dimension specified as ", dim,
-                 " but tensor has no dimensions");
-  return sizes()[wrap_dim(dim, this->dim(), "size")];
-}
-
-int64_t Tensor::stride(int64_t dim) const {
-  TORCHLET_CHECK(this->dim() > 0, "stride: Dimension specified as ", dim,
-                 " but tensor has no dimensions");
-  return strides()[wrap_dim(dim, this->dim(), "stride")];
+void Tensor::throw_no_dimensions(const char* op, int64_t dim) {
+  detail::throw_error(
+      detail::str_cat(op, ": Dimension specified as ", dim, " but tensor has no dimensions"));
 }
 
 bool Tensor::shares_storage(const Tensor& other) const {

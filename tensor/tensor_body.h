@@ -40,8 +40,16 @@ class Tensor {
   IntArrayRef strides() const { return checked_impl()->strides(); }
   IntArrayRef shape() const { return sizes(); }
   /// Size of `dim` (negative counts from the end).
-  int64_t size(int64_t dim) const;
-  int64_t stride(int64_t dim) const;
+  int64_t size(int64_t dim) const {
+    const TensorImpl* t = checked_impl();
+    if (t->dim() == 0) throw_no_dimensions("size", dim);
+    return t->sizes()[wrap_dim(dim, t->dim(), "size")];
+  }
+  int64_t stride(int64_t dim) const {
+    const TensorImpl* t = checked_impl();
+    if (t->dim() == 0) throw_no_dimensions("stride", dim);
+    return t->strides()[wrap_dim(dim, t->dim(), "stride")];
+  }
   int64_t numel() const { return checked_impl()->numel(); }
   DType dtype() const { return checked_impl()->dtype(); }
   Device device() const { return checked_impl()->device(); }
@@ -351,6 +359,9 @@ class Tensor {
     return impl_.get();
   }
   void check_dtype_is(DType expected, const char* op) const;
+  /// size() and stride() of a 0-dim tensor (Note [size and stride of a 0-dim
+  /// tensor]).
+  [[noreturn]] static void throw_no_dimensions(const char* op, int64_t dim);
   /// A contiguous tensor in host memory with `dtype` (this one if it is already).
   Tensor host_contiguous(DType dtype) const;
 

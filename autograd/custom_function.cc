@@ -68,7 +68,7 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef target) {
 
 // A Variable sharing `v`'s data, with no history and no requires_grad.
 std::shared_ptr<VariableImpl> alias_of(const Variable& v) {
-  return std::make_shared<VariableImpl>(v.data());
+  return std::allocate_shared<VariableImpl>(CachedAllocator<VariableImpl>(), v.data());
 }
 
 }  // namespace

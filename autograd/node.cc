@@ -131,7 +131,7 @@ Variable SavedVariable::unpack(const Node& owner) const {
     std::shared_ptr<VariableImpl> live = live_.lock();
     if (live && matches(*live)) return Variable(std::move(live));
   }
-  auto impl = std::make_shared<VariableImpl>(data_);
+  auto impl = std::allocate_shared<VariableImpl>(CachedAllocator<VariableImpl>(), data_);
   impl->requires_grad = requires_grad_;
   impl->output_nr = output_nr_;
   if (is_output_) {
@@ -252,7 +252,7 @@ Edge gradient_edge(const Variable& v) {
   std::lock_guard<std::mutex> lock(impl.mutex);
   std::shared_ptr<Node> acc = impl.grad_accumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(v.shared_impl());
+    acc = std::allocate_shared<AccumulateGrad>(CachedAllocator<AccumulateGrad>(), v.shared_impl());
     impl.grad_accumulator = acc;
   }
   return {std::move(acc), 0};
@@ -289,7 +289,7 @@ void connect(Node& node, const std::vector<Variable>& inputs, Device device) {
 }
 
 Variable make_result(Tensor data, std::shared_ptr<Node> node, uint32_t output_nr) {
-  auto impl = std::make_shared<VariableImpl>(std::move(data));
+  auto impl = std::allocate_shared<VariableImpl>(CachedAllocator<VariableImpl>(), std::move(data));
   if (node) {
     if (output_nr >= node->num_outputs()) node->set_num_outputs(output_nr + 1);
     node->set_output_meta(output_nr, impl->data);

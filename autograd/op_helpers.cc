@@ -18,7 +18,7 @@ Variable sum_to(const Variable& grad, IntArrayRef shape, DType dtype) {
 }
 
 Variable snapshot(const Variable& self, bool copy_data) {
-  auto impl = std::make_shared<VariableImpl>(copy_data ? self.data().clone() : self.data());
+  auto impl = std::allocate_shared<VariableImpl>(CachedAllocator<VariableImpl>(), copy_data ? self.data().clone() : self.data());
   impl->requires_grad = self.requires_grad();
   if (!self.is_leaf()) {
     impl->grad_fn = self.grad_fn();

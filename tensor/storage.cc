@@ -38,22 +38,25 @@ constexpr size_t kBlocksPerClass = 32;
 
 // The size class holding `nbytes`, or -1 when it is too large to cache.
 int size_class(size_t nbytes) {
-  size_t bytes = kCpuAlignment;
-  for (int c = 0; c < kSizeClasses; ++c, bytes *= 2) {
-    if (nbytes <= bytes) return c;
-  }
-  return -1;
+  if (nbytes <= kCpuAlignment) return 0;
+  // ceil(log2(nbytes)) - log2(kCpuAlignment)
+  const int c = 64 - __builtin_clzll(nbytes - 1) - 6;
+  return c < kSizeClasses ? c : -1;
 }
+static_assert(kCpuAlignment == 64, "size_class assumes 64-byte classes at the bottom");
 
 class BlockCache;
-// Trivially destructible, so it can still be read while the thread's other
-// thread_local objects are being destroyed.
+// This thread's cache once made, and null again while it is torn down. Both
+// are trivially destructible and constant-initialized, so reading them is a
+// plain thread-local load: the allocator's fast path has no guard to check.
+thread_local BlockCache* tls_block_cache = nullptr;
 thread_local bool block_cache_gone = false;
 
 class BlockCache {
  public:
   ~BlockCache() {
     block_cache_gone = true;
+    tls_block_cache = nullptr;
     for (Bin& bin : bins_) {
       for (size_t i = 0; i < bin.count; ++i) std::free(bin.blocks[i]);
     }
@@ -118,11 +121,20 @@ LargeBlockCache& large_cache() {
 
 size_t large_block_bytes(size_t nbytes) { return (nbytes + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
-// This thread's cache, or null once the thread is tearing it down.
-BlockCache* local_cache() {
-  if (kBlocksPerClass == 0 || block_cache_gone) return nullptr;
+// Makes this thread's cache on its first allocation; null once the thread
+// is tearing it down.
+__attribute__((noinline)) BlockCache* make_local_cache() {
+  if (block_cache_gone) return nullptr;
   thread_local BlockCache cache;
+  tls_block_cache = &cache;
   return &cache;
+}
+
+// This thread's cache, or null once the thread is tearing it down.
+inline BlockCache* local_cache() {
+  if (kBlocksPerClass == 0) return nullptr;
+  if (BlockCache* cache = tls_block_cache; __builtin_expect(cache != nullptr, 1)) return cache;
+  return make_local_cache();
 }
 
 void* cpu_allocate_block(size_t nbytes) {

@@ -19,6 +19,7 @@
 #include "absl/container/inlined_vector.h"
 #include "autograd/node.h"
 #include "autograd/variable.h"
+#include "tensor/storage.h"
 
 // Note [Public graph, internal plumbing]
 // Users see the graph through node.h: a Variable's grad_fn() is a Node with
@@ -243,7 +244,7 @@ template <class State>
 std::shared_ptr<OpNode<State>> new_op_node(const char* name,
                                            variable_list (*formula)(OpNode<State>&,
                                                                     const variable_list&)) {
-  return std::make_shared<OpNode<State>>(name, formula);
+  return std::allocate_shared<OpNode<State>>(CachedAllocator<OpNode<State>>(), name, formula);
 }
 
 /// Creates the node of an op on `inputs` if recording is needed (else

@@ -109,21 +109,19 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
   TORCHLET_CHECK(t.is_floating_point(), op, ": ", what, ", got ", t.dtype());
 }
 
-// Sums over dim 0 of a small contiguous float tensor (a bias's gradient,
-// every step of every Linear layer) skip the general reduction's plan.
-constexpr int64_t kLeadingSumMaxNumel = 1 << 15;
-
-bool is_small_leading_sum(const Tensor& t, IntArrayRef dims) {
+// Sums over dim 0 of a contiguous float tensor (a bias's gradient, every
+// step of every Linear layer) skip the general reduction's plan.
+bool is_leading_sum(const Tensor& t, IntArrayRef dims) {
   return dims.size() == 1 && t.dim() >= 2 && t.device().is_cpu() &&
          (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.numel() > 0 &&
-         t.numel() <= kLeadingSumMaxNumel && (dims[0] == 0 || dims[0] == -t.dim()) &&
+         (dims[0] == 0 || dims[0] == -t.dim()) &&
          t.is_contiguous();
 }
 
 Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
                 std::optional<DType> dtype, bool prod) {
   check_input(op, t);
-  if (!prod && (!dtype || *dtype == t.dtype()) && is_small_leading_sum(t, dims)) {
+  if (!prod && (!dtype || *dtype == t.dtype()) && is_leading_sum(t, dims)) {
     SizeVec shape(t.sizes().begin(), t.sizes().end());
     if (keepdim) {
       shape[0] = 1;

@@ -64,7 +64,8 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced);
 /// out[j] = sum over i of in[i, j] for a contiguous float32 or float64 `in`
 /// viewed as [rows, out.numel()] (a bias's gradient): reduce_sum's result,
-/// bit for bit, without its geometry. Single-threaded; for small inputs.
+/// bit for bit, without its geometry; blocks of columns split across the
+/// intra-op threads.
 void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows);
 /// Product; dtypes as reduce_sum.
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced);

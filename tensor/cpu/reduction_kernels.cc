@@ -419,17 +419,22 @@ void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows) {
     T* dst = out.data<T>();
     // SumOp's order: each column accumulated in Wide<T> from zero, row by
     // row; the rows are walked outermost so that the columns vectorize.
+    // Threads take whole blocks of columns, so the order stays the same.
     constexpr int64_t kBlock = 64;
-    Wide<T> acc[kBlock];
-    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-      const int64_t w = std::min(kBlock, cols - j0);
-      for (int64_t j = 0; j < w; ++j) acc[j] = 0;
-      for (int64_t i = 0; i < rows; ++i) {
-        const T* row = src + i * cols + j0;
-        for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
+    const int64_t blocks = (cols + kBlock - 1) / kBlock;
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / (rows * kBlock));
+    parallel_for(0, blocks, grain, [&](int64_t begin, int64_t end) {
+      Wide<T> acc[kBlock];
+      for (int64_t j0 = begin * kBlock; j0 < std::min(cols, end * kBlock); j0 += kBlock) {
+        const int64_t w = std::min(kBlock, cols - j0);
+        for (int64_t j = 0; j < w; ++j) acc[j] = 0;
+        for (int64_t i = 0; i < rows; ++i) {
+          const T* row = src + i * cols + j0;
+          for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
+        }
+        for (int64_t j = 0; j < w; ++j) dst[j0 + j] = static_cast<T>(acc[j]);
       }
-      for (int64_t j = 0; j < w; ++j) dst[j0 + j] = static_cast<T>(acc[j]);
-    }
+    });
   });
 }
 

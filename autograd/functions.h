@@ -16,6 +16,10 @@ Variable mv(const Variable& m, const Variable& v);
 /// beta * self + alpha * (m1 @ m2).
 Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Scalar beta = 1,
                Scalar alpha = 1);
+/// input @ weight^T + bias, for a 2-D input and weight and a 1-D bias:
+/// addmm(bias, input, weight.t()) recorded as one node, without the t()
+/// (Note [A Linear layer is one node]).
+Variable linear(const Variable& input, const Variable& weight, const Variable& bias);
 /// beta * self + alpha * (batch1 @ batch2), batched.
 Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& batch2,
                  Scalar beta = 1, Scalar alpha = 1);

@@ -29,20 +29,19 @@ struct AddmmState {
 // AccumulateGrad takes as it is instead of copying (Note [Stealing the
 // incoming gradient]). PyTorch's mm_mat1_backward/mm_mat2_backward do the
 // same.
-bool is_transposed(const Variable& m) {
-  const Tensor& t = m.data();
+bool is_transposed(const Tensor& t) {
   return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.stride(0) == 1 &&
          t.stride(1) == t.size(0);
 }
 
 // d(m1 @ m2)/d m1 given the output's gradient `g`.
 Variable mm_mat1_backward(const Variable& g, const Variable& m1, const Variable& m2) {
-  return is_transposed(m1) ? m2.mm(g.t()).t() : g.mm(m2.t());
+  return is_transposed(m1.data()) ? m2.mm(g.t()).t() : g.mm(m2.t());
 }
 
 // d(m1 @ m2)/d m2 given the output's gradient `g`.
 Variable mm_mat2_backward(const Variable& g, const Variable& m1, const Variable& m2) {
-  return is_transposed(m2) ? g.t().mm(m1).t() : m1.t().mm(g);
+  return is_transposed(m2.data()) ? g.t().mm(m1).t() : m1.t().mm(g);
 }
 
 }  // namespace
@@ -101,6 +100,48 @@ Variable addmm(const Variable& self, const Variable& m1, const Variable& m2, Sca
        n.state = {InputMeta(self), beta.to<double>(), alpha.to<double>()};
        n.saved.emplace_back(m1, false);
        n.saved.emplace_back(m2, false);
+     });
+}
+
+// Note [A Linear layer is one node]
+// PyTorch records a Linear layer as addmm(bias, input, weight.t()): a t()
+// node and an addmm node, and the addmm's backward makes views, products
+// and transposes as Variables. Here it is one node with addmm's name and
+// addmm's input order (bias, input, weight), the weight taken directly
+// rather than through a TBackward0; a backward that records no graph (the
+// usual case) computes its three gradients on tensors. The products are the
+// ones addmm's backward computes, operand layouts included, so the
+// gradients are the same bit for bit.
+Variable linear(const Variable& input, const Variable& weight, const Variable& bias) {
+  return record("AddmmBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
+    const Variable x = n.var(kA), w = n.var(kB);
+    variable_list grads(3);
+    if (is_grad_enabled()) {  // create_graph: differentiable formulas
+      const Variable wt = w.t();
+      if (n.needs_input_grad(0)) grads[0] = g[0].sum({0});
+      if (n.needs_input_grad(1)) grads[1] = mm_mat1_backward(g[0], x, wt);
+      if (n.needs_input_grad(2)) grads[2] = mm_mat2_backward(g[0], x, wt).t();
+      return grads;
+    }
+    // The same products on tensors: mm_mat1_backward and mm_mat2_backward
+    // with mat2 = weight.t(), then the t() node's transpose.
+    const Tensor& gt = g[0].data();
+    const Tensor& xt = x.data();
+    const Tensor& wd = w.data();
+    if (n.needs_input_grad(0)) grads[0] = Variable(gt.sum({0}));
+    if (n.needs_input_grad(1)) {
+      grads[1] = Variable(is_transposed(xt) ? torchlet::mm(wd.t(), gt.t()).t()
+                                            : torchlet::mm(gt, wd));
+    }
+    if (n.needs_input_grad(2)) {
+      grads[2] = Variable(is_transposed(wd.t()) ? torchlet::mm(gt.t(), xt)
+                                                : torchlet::mm(xt.t(), gt).t());
+    }
+    return grads;
+  }, {&bias, &input, &weight}, torchlet::addmm(bias.data(), input.data(), weight.data().t()),
+     [&](PlainNode& n) {
+       n.saved.emplace_back(input, false);
+       n.saved.emplace_back(weight, false);
      });
 }
 

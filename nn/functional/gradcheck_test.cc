@@ -88,6 +88,9 @@ std::vector<Case> layer_cases() {
   return {
       {"linear", [](const variable_list& x) { return F::linear(x[0], x[1], x[2]); },
        {leaf({3, 4}), leaf({2, 4}), leaf({2})}, true},
+      {"linear_transposed_input",
+       [](const variable_list& x) { return F::linear(x[0].t(), x[1], x[2]); },
+       {leaf({4, 3}), leaf({2, 4}), leaf({2})}, true},
       {"linear_nd_no_bias", [](const variable_list& x) { return F::linear(x[0], x[1]); },
        {leaf({2, 3, 4}), leaf({2, 4})}, true},
       {"bilinear", [](const variable_list& x) { return F::bilinear(x[0], x[1], x[2], x[3]); },

@@ -46,7 +46,10 @@ void check_linear(const Variable& input, const Variable& weight) {
 
 Variable linear(const Variable& input, const Variable& weight, const Variable& bias) {
   check_linear(input, weight);
-  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  if (input.dim() == 2 && weight.dim() == 2 && bias.defined() && bias.dim() == 1 &&
+      bias.size(0) == weight.size(0)) {
+    return torchlet::linear(input, weight, bias);
+  }
   const Variable out = input.matmul(weight.t());
   return bias.defined() ? out + bias : out;
 }

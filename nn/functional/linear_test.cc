@@ -13,6 +13,42 @@ TEST(LinearTest, MatchesInputTimesWeightTransposedPlusBias) {
   EXPECT_TRUE(testing::all_close(F::linear(x, w, b).data(), x.data().mm(w.data().t()) + b.data()));
 }
 
+// Note [A Linear layer is one node]: the same gradients as PyTorch's two
+// nodes, addmm(bias, input, weight.t()), bit for bit, for inputs laid out
+// either way.
+TEST(LinearTest, OneNodeGivesAddmmsGradientsExactly) {
+  manual_seed(4);
+  for (bool transposed_input : {false, true}) {
+    const Tensor x0 = transposed_input ? randn({5, 6}).t() : randn({6, 5});
+    const Tensor w0 = randn({3, 5}), b0 = randn({3}), g = randn({6, 3});
+    Variable x(x0, true), w(w0, true), b(b0, true);
+    Variable xr(x0, true), wr(w0, true), br(b0, true);
+    const Variable out = F::linear(x, w, b);
+    const Variable ref = addmm(br, xr, wr.t());
+    EXPECT_EQ(testing::values(out.data()), testing::values(ref.data()));
+    out.backward(Variable(g));
+    ref.backward(Variable(g));
+    EXPECT_EQ(testing::values(x.grad().data()), testing::values(xr.grad().data()));
+    EXPECT_EQ(testing::values(w.grad().data()), testing::values(wr.grad().data()));
+    EXPECT_EQ(testing::values(b.grad().data()), testing::values(br.grad().data()));
+    EXPECT_TRUE(w.grad().data().is_contiguous());
+  }
+}
+
+TEST(LinearTest, RecordsOneAddmmNodeOverBiasInputAndWeight) {
+  Variable x(randn({4, 3}), true), w(randn({2, 3}), true), b(randn({2}), true);
+  const Variable out = F::linear(x, w, b);
+  ASSERT_NE(out.grad_fn(), nullptr);
+  EXPECT_EQ(out.grad_fn()->name(), "AddmmBackward0");
+  const auto& edges = out.grad_fn()->next_edges();
+  ASSERT_EQ(edges.size(), 3u);
+  // addmm's order (self, mat1, mat2), with the weight in mat2's place.
+  EXPECT_EQ(edges[0].fn, autograd::gradient_edge(b).fn);
+  EXPECT_EQ(edges[1].fn, autograd::gradient_edge(x).fn);
+  EXPECT_EQ(edges[2].fn, autograd::gradient_edge(w).fn);
+  EXPECT_EQ(edges[2].fn->name(), "AccumulateGrad");
+}
+
 TEST(LinearTest, KeepsLeadingDims) {
   EXPECT_EQ(F::linear(Variable(randn({2, 5, 3})), Variable(randn({4, 3}))).sizes(),
             IntArrayRef({2, 5, 4}));

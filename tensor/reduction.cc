@@ -9,6 +9,7 @@
 #include "tensor/cpu/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
+#include "tensor/parallel.h"
 
 namespace torchlet {
 namespace {
@@ -118,9 +119,22 @@ bool is_leading_sum(const Tensor& t, IntArrayRef dims) {
          t.is_contiguous();
 }
 
+// Small enough for the general path to sum it in one run on one thread.
+bool is_small_contiguous_float(const Tensor& t) {
+  return t.device().is_cpu() && (t.dtype() == kFloat32 || t.dtype() == kFloat64) &&
+         t.numel() > 0 && t.numel() < 2 * kParallelGrain && t.is_contiguous();
+}
+
 Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
                 std::optional<DType> dtype, bool prod) {
   check_input(op, t);
+  if (!prod && (!dtype || *dtype == t.dtype()) && dims.empty() && !keepdim &&
+      is_small_contiguous_float(t)) {
+    // The whole tensor: the general path's single run, without its plan.
+    Tensor out = empty({}, t.options());
+    cpu::sum_contiguous(out, t);
+    return out;
+  }
   if (!prod && (!dtype || *dtype == t.dtype()) && is_leading_sum(t, dims)) {
     SizeVec shape(t.sizes().begin(), t.sizes().end());
     if (keepdim) {

@@ -169,6 +169,24 @@ TEST(Sum, OverTheFirstDimOfAContiguousTensorAccumulatesEachColumnInOrder) {
   set_num_threads(0);
 }
 
+// sum() of a small contiguous float tensor skips the general reduction's
+// plan; the result is still the general path's, bit for bit.
+TEST(Sum, OfEveryElementOfASmallContiguousTensorIsTheGeneralPathsResult) {
+  manual_seed(6);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{1}, {8}, {3, 7}, {40, 50}, {3, 1000, 5}}) {
+      const Tensor t = (randn(shape) * 1000.0).to(dtype);
+      std::vector<int64_t> all(shape.size());
+      for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+      const Tensor fast = t.sum(), general = t.sum(all, false);
+      EXPECT_EQ(fast.dim(), 0);
+      EXPECT_EQ(fast.dtype(), dtype);
+      EXPECT_EQ(values(fast), values(general)) << shape_str(shape);
+    }
+  }
+}
+
 TEST(Sum, OverAllAndGivenDimsWithKeepdimMatchesPyTorch) { expect_matches_pytorch("sum_"); }
 TEST(Mean, OverAllAndGivenDimsMatchesPyTorch) { expect_matches_pytorch("mean_"); }
 TEST(Prod, OverAllAndOneDimMatchesPyTorch) { expect_matches_pytorch("prod_"); }

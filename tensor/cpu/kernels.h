@@ -67,6 +67,10 @@ void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced);
 /// bit for bit, without its geometry; blocks of columns split across the
 /// intra-op threads.
 void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows);
+/// The sum of every element of a contiguous float32 or float64 `in` with
+/// fewer than 2 * kParallelGrain of them, into the 0-dim `out`: reduce_sum's
+/// result bit for bit (it sums such a tensor as one run).
+void sum_contiguous(const Tensor& out, const Tensor& in);
 /// Product; dtypes as reduce_sum.
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced);
 /// amax (largest) or amin; NaN propagates.

@@ -438,6 +438,16 @@ void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows) {
   });
 }
 
+void sum_contiguous(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), "sum", [&](auto tag) {
+    using T = decltype(tag);
+    const SumOp<T> op;
+    typename SumOp<T>::Acc acc = op.init();
+    op.run(acc, in.data<T>(), 1, in.numel(), 0);
+    *out.data<T>() = op.finish(acc);
+  });
+}
+
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
   auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_prod(o, x, reduced); };
   if (run_in_float32(out, in_float32, in)) return;

@@ -70,6 +70,34 @@ TEST(LinalgTest, MmReadsBroadcastOperandsInPlaceWithTheSameResult) {
   set_num_threads(0);
 }
 
+// Note [Small products without blocking]: every width of the register
+// tiles (n from 1 to 37 columns, m not a multiple of 4), B's rows contiguous
+// or strided, A in either layout, in float and double.
+TEST(LinalgTest, SmallProductsMatchTheReferenceInEveryLayout) {
+  manual_seed(6);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (int64_t m : {1, 3, 4, 7, 9}) {
+      for (int64_t n : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 33, 37}) {
+        for (int64_t k : {1, 6, 16}) {
+          const Tensor a = randn({m, k}).to(dtype), b = randn({k, n}).to(dtype);
+          const Tensor expected = naive_mm(a, b);
+          const Tensor a_col = testing::transposed_copy(a), b_col = testing::transposed_copy(b);
+          for (const Tensor& l : {a, a_col}) {
+            for (const Tensor& r : {b, b_col, testing::strided_copy(b)}) {
+              EXPECT_TRUE(all_close(mm(l, r), expected, 1e-5, 1e-5))
+                  << dtype << " " << m << "x" << k << "x" << n << " strides "
+                  << shape_str(l.strides()) << " " << shape_str(r.strides());
+            }
+          }
+          const Tensor bias = randn({n}).to(dtype);
+          EXPECT_TRUE(all_close(addmm(bias, a, b_col), add(expected, bias), 1e-5, 1e-5));
+          EXPECT_TRUE(all_close(addmm(bias, a, b, 0.5), add(expected, mul(bias, 0.5)), 1e-5, 1e-5));
+        }
+      }
+    }
+  }
+}
+
 TEST(LinalgTest, MmInFloat64IsExactForIntegers) {
   Tensor a = arange(6, kFloat64).view({2, 3}), b = arange(6, kFloat64).view({3, 2});
   EXPECT_EQ(testing::values(mm(a, b)), (std::vector<double>{10, 13, 28, 40}));

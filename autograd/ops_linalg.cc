@@ -134,7 +134,10 @@ Variable linear(const Variable& input, const Variable& weight, const Variable& b
                                             : torchlet::mm(gt, wd));
     }
     if (n.needs_input_grad(2)) {
-      grads[2] = Variable(is_transposed(wd.t()) ? torchlet::mm(gt.t(), xt)
+      // is_transposed(weight.t()), without making the view.
+      const bool weight_contiguous = wd.size(0) > 1 && wd.size(1) > 1 && wd.stride(1) == 1 &&
+                                     wd.stride(0) == wd.size(1);
+      grads[2] = Variable(weight_contiguous ? torchlet::mm(gt.t(), xt)
                                                 : torchlet::mm(xt.t(), gt).t());
     }
     return grads;

@@ -12,13 +12,12 @@ namespace {
 
 Tensor make_empty(IntArrayRef sizes, DType dtype, Device device, const char* op) {
   const int64_t n = checked_numel(sizes, op);
-  check_device_exists(device, op);
+  if (!(device.is_cpu() && device.index == 0)) check_device_exists(device, op);  // cpu:0 always is
   size_t nbytes = 0;
   TORCHLET_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes),
                  op, ": shape ", shape_str(sizes), " of ", dtype, " overflows the address space");
-  return Tensor(IntrusivePtr<TensorImpl>::make(Storage::allocate(nbytes, device), dtype,
-                                               SizeVec(sizes.begin(), sizes.end()),
-                                               contiguous_strides(sizes), 0));
+  return Tensor(IntrusivePtr<TensorImpl>::make(TensorImpl::Contiguous{},
+                                               Storage::allocate(nbytes, device), dtype, sizes, n));
 }
 
 // Options for a *_like factory: the tensor's dtype and device unless given.

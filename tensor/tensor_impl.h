@@ -16,6 +16,11 @@ class TensorImpl : public RefCounted {
  public:
   TensorImpl(IntrusivePtr<Storage> storage, DType dtype, SizeVec sizes, SizeVec strides,
              int64_t storage_offset);
+  /// A new contiguous tensor of `sizes` (`numel` elements) at the start of
+  /// `storage`: the strides computed in place, nothing checked again.
+  struct Contiguous {};
+  TensorImpl(Contiguous, IntrusivePtr<Storage> storage, DType dtype, IntArrayRef sizes,
+             int64_t numel);
   // Every op makes one: recycled through the per-thread block cache.
   static void* operator new(size_t nbytes) { return cached_allocate(nbytes); }
   static void operator delete(void* p, size_t nbytes) { cached_deallocate(p, nbytes); }

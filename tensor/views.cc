@@ -152,7 +152,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
     std::swap(sizes[d0], sizes[d1]);
     std::swap(strides[d0], strides[d1]);
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
 }
 
 Tensor Tensor::t() const {

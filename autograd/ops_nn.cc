@@ -112,7 +112,20 @@ Tensor reduce(const Tensor& loss, Reduction reduction, double total_weight) {
   switch (reduction) {
     case Reduction::kNone: return loss;
     case Reduction::kSum: return loss.sum();
-    case Reduction::kMean: return loss.sum().div(total_weight);
+    case Reduction::kMean: {
+      Tensor sum = loss.sum();
+      // sum.div(total_weight) in place on the fresh 0-dim sum: the same
+      // arithmetic (the number rounded to the tensor's dtype, then divided).
+      if (sum.device().is_cpu() && sum.dtype() == kFloat32) {
+        *sum.data<float>() /= static_cast<float>(total_weight);
+        return sum;
+      }
+      if (sum.device().is_cpu() && sum.dtype() == kFloat64) {
+        *sum.data<double>() /= total_weight;
+        return sum;
+      }
+      return sum.div(total_weight);
+    }
   }
   return loss;
 }

@@ -22,7 +22,16 @@ void check_operand(const char* op, const Tensor& input, const Tensor& t, DType d
                  " but found ", scalar_type_name(t.dtype()));
 }
 
-Tensor flat(const Tensor& t) { return t.defined() ? t.contiguous().view({-1}) : t; }
+// `t` contiguous and of `shape`: itself when it already is, without a view.
+Tensor contiguous_as(const Tensor& t, IntArrayRef shape) {
+  if (t.is_contiguous() && t.sizes() == shape) return t;
+  return t.contiguous().view(shape);
+}
+
+Tensor flat(const Tensor& t) {
+  if (!t.defined()) return t;
+  return t.dim() == 1 && t.is_contiguous() ? t : t.contiguous().view({-1});
+}
 
 // Cross-entropy's inputs as rows: [R, C] logits, [R] targets.
 struct ClassRows {
@@ -78,20 +87,20 @@ ClassRows class_rows(const Tensor& input, const Tensor& target) {
   rows.classes = input.size(input.dim() == 1 ? 0 : 1);
   const int64_t samples = target.numel();
   if (input.dim() <= 2) {
-    rows.input = input.contiguous().view({samples, rows.classes});
+    rows.input = contiguous_as(input, {samples, rows.classes});
   } else {
     std::vector<int64_t> order{0};
     for (int64_t d = 2; d < input.dim(); ++d) order.push_back(d);
     order.push_back(1);
     rows.input = input.permute(order).contiguous().view({samples, rows.classes});
   }
-  rows.target = target.contiguous().view({-1});
+  rows.target = flat(target);
   return rows;
 }
 
 // The inverse of class_rows for a gradient [R, C].
 Tensor from_class_rows(const Tensor& rows, IntArrayRef input_shape) {
-  if (input_shape.size() <= 2) return rows.view(input_shape);
+  if (input_shape.size() <= 2) return contiguous_as(rows, input_shape);
   SizeVec moved{input_shape[0]};
   for (size_t d = 2; d < input_shape.size(); ++d) moved.push_back(input_shape[d]);
   moved.push_back(input_shape[1]);
@@ -192,7 +201,7 @@ Tensor cross_entropy_backward(const Tensor& grad_loss, double scale, const Tenso
   Tensor g = grad_loss.to(probs.dtype());
   g = g.numel() == 1 ? g.contiguous().view({1}) : g.contiguous().view({rows});
   Tensor grad = empty_like(probs);
-  cpu::cross_entropy_backward_rows(grad, g, scale, probs, target.contiguous().view({-1}),
+  cpu::cross_entropy_backward_rows(grad, g, scale, probs, flat(target),
                                    flat(weight), ignore_index, label_smoothing);
   return from_class_rows(grad, input_shape);
 }

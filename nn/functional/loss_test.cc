@@ -51,6 +51,25 @@ TEST(CrossEntropyTest, RecordedBackwardEqualsTheFusedOne) {
   EXPECT_TRUE(testing::all_close(recorded.data(), fused.data(), 1e-12, 1e-14));
 }
 
+// "mean" is the rows' losses summed, then divided by the summed weight in
+// the loss's dtype: bit for bit sum().div(), in float and double, with and
+// without class weights.
+TEST(CrossEntropyTest, MeanIsTheSumOfTheRowsDividedByTheirWeight) {
+  manual_seed(7);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Variable x(randn({9, 5}, TensorOptions(dtype)) * 3.0);
+    const Variable t = targets({4, 0, 1, 1, 3, 2, 0, 4, 2});
+    for (const Variable& w : {Variable(), Variable(rand({5}, TensorOptions(dtype)))}) {
+      const Tensor rows = F::cross_entropy(x, t, w, -100, "none").data();
+      const double total = w.defined() ? w.data().index_select(0, t.data()).sum().item<double>() : 9.0;
+      const Tensor mean = F::cross_entropy(x, t, w).data();
+      EXPECT_EQ(mean.dtype(), dtype);
+      EXPECT_EQ(mean.dim(), 0);
+      EXPECT_EQ(testing::values(mean), testing::values(rows.sum().div(total)));
+    }
+  }
+}
+
 TEST(CrossEntropyTest, NanLogitGivesNanLoss) {
   Tensor values = randn({2, 20});
   values.index_put_({1, 11}, std::nan(""));

@@ -47,9 +47,11 @@ void Node::add_hooked_output(uint32_t output_nr, const std::shared_ptr<VariableI
     if (nr == output_nr && weak.lock() == impl) return;
   }
   hooked_outputs_.emplace_back(output_nr, impl);
+  has_hooked_outputs_.store(true, std::memory_order_release);
 }
 
 Variable Node::run_output_hooks(uint32_t output_nr, Variable grad) {
+  if (!has_hooked_outputs_.load(std::memory_order_acquire)) return grad;
   std::vector<std::shared_ptr<VariableImpl>> owners;
   {
     std::lock_guard<std::mutex> lock(hooks_mutex_);

@@ -5,6 +5,7 @@
 // save variables and keep a Variable's state is internal to //autograd
 // (Note [Public graph, internal plumbing]).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,9 @@ class Node : public std::enable_shared_from_this<Node> {
   Device device_;
   std::mutex hooks_mutex_;
   std::vector<std::pair<uint32_t, std::weak_ptr<VariableImpl>>> hooked_outputs_;
+  // Set once hooked_outputs_ has an entry: most nodes never do, and their
+  // backward skips the lock.
+  std::atomic<bool> has_hooked_outputs_{false};
 };
 
 /// The edge a gradient for `v` flows along: its grad_fn, or its leaf's

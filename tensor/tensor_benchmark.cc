@@ -107,6 +107,20 @@ void BM_AddLarge(benchmark::State& state) {
 }
 BENCHMARK(BM_AddLarge)->UseRealTime();
 
+// A transposed [n, n] float32 matrix made contiguous: the strided copy
+// behind t().contiguous(), permute(...).contiguous() and transposed GEMM
+// operands.
+void BM_TransposeCopy(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const Tensor a = randn({n, n});
+  for (auto _ : state) {
+    Tensor c = a.t().contiguous();
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * 2 * a.numel() * 4);
+}
+BENCHMARK(BM_TransposeCopy)->Arg(512)->Arg(2048)->UseRealTime();
+
 // 1024x1024 + 1024x1024 in float16 and bfloat16 (Arg: 0 float32, 1
 // float16, 2 bfloat16): the cost of computing in float32 and rounding,
 // against BM_AddLarge's float32 in the same run.

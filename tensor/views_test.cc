@@ -60,6 +60,39 @@ TEST(ViewsTest, TransposeAndT) {
   EXPECT_THROW_MSG(zeros({2, 2, 2}).t(), "t() expects a tensor with <= 2 dimensions, but self is 3D");
 }
 
+// Note [Transposing copies]: large transposed and permuted sources are
+// copied in tiles; every element lands where the element-wise copy puts it,
+// for every element size, sizes that are not a multiple of the tile, batch
+// dims, and sources that are also offset or stepped.
+TEST(ViewsTest, ContiguousOfALargeTransposedOrPermutedTensorKeepsEveryElement) {
+  set_num_threads(2);
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kFloat16, kUInt8, kBool}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{33, 100}, {130, 17}, {64, 64}}) {
+      const Tensor base = arange(rows * cols, kFloat64).remainder(251.0).view({rows, cols});
+      const Tensor a = base.to(dtype);
+      const std::vector<double> in = values(a);
+      std::vector<double> expected(rows * cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) expected[c * rows + r] = in[r * cols + c];
+      }
+      const Tensor t = a.t().contiguous();
+      EXPECT_TRUE(t.is_contiguous());
+      EXPECT_EQ(values(t), expected) << dtype << " " << rows << "x" << cols;
+    }
+    // A batch of transposes, and a source that is offset and stepped too.
+    const Tensor cube = arange(3 * 80 * 50, kFloat64).remainder(251.0).view({3, 80, 50}).to(dtype);
+    EXPECT_EQ(values(cube.permute({0, 2, 1}).contiguous()),
+              values(cube.permute({0, 2, 1}).to(kFloat64).contiguous()))
+        << dtype;
+    EXPECT_EQ(values(cube.permute({2, 0, 1}).contiguous()),
+              values(cube.permute({2, 0, 1}).to(kFloat64).contiguous()))
+        << dtype;
+    const Tensor stepped = cube.select(0, 1).narrow(0, 3, 70).slice(1, 1, 50, 2).t();
+    EXPECT_EQ(values(stepped.contiguous()), values(stepped.to(kFloat64).contiguous())) << dtype;
+  }
+  set_num_threads(0);
+}
+
 TEST(ViewsTest, NarrowSelectsARange) {
   EXPECT_EQ(values(grid().narrow(1, 1, 2)), (std::vector<double>{1, 2, 5, 6, 9, 10}));
   EXPECT_THROW_MSG(grid().narrow(1, 3, 2), "narrow: start (3) + length (2) exceeds dimension size (4).");

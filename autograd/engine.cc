@@ -15,22 +15,32 @@
 // that executor with its queued work (Note [Waiting executors help]), so
 // backward passes started on two executors that need each other's device
 // both finish.
+//
+// Note [Serial backward]
+// Most passes never leave the caller's device: one model on one device. For
+// those, prepare() finds every node on the caller's device, and the pass
+// runs as a plain loop on the caller, taking no lock and waking no one; the
+// first exception propagates directly. The task, its node table and ready
+// queue come from the recycled small blocks (tensor/storage.h), not malloc.
 #include "autograd/engine.h"
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <unordered_set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
 
 #include "autograd/internal/graph.h"
 #include "tensor/executor.h"
 #include "tensor/spin_wait.h"
+#include "tensor/storage.h"
 #include "tensor/thread_local_state.h"
 
 namespace torchlet::autograd {
@@ -65,7 +75,7 @@ class ReadyQueue {
   }
 
  private:
-  std::vector<NodeTask> heap_;
+  std::vector<NodeTask, CachedAllocator<NodeTask>> heap_;
 };
 
 /// A device's ready nodes and how they run: on the caller (`runs_inline`)
@@ -102,9 +112,11 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     for (const Edge& e : roots) {
       if (e.valid() && nodes_.try_emplace(e.fn.get()).second) stack.push_back(e.fn.get());
     }
+    bool serial = true;
     while (!stack.empty()) {
       Node* node = stack.back();
       stack.pop_back();
+      serial = serial && node->device() == caller_state_.device;
       if (!captures_.empty()) order.push_back(node);
       for (const Edge& e : node->next_edges()) {
         if (!e.valid()) continue;
@@ -113,6 +125,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
         if (inserted) stack.push_back(e.fn.get());
       }
     }
+    serial_ = serial;
     if (captures_.empty()) return;
     // A node is needed if it is captured or one of its edges leads to a
     // needed node; settle by iterating to a fixed point over `order`.
@@ -140,7 +153,13 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   void deliver_locked(const Edge& edge, Variable grad) {
     Node* target = edge.fn.get();
     NodeState& state = nodes_[target];
-    if (state.grads.empty()) state.grads.resize(target->num_outputs());
+    if (state.grads.empty()) {
+      if (!spare_grads_.empty()) {
+        state.grads = std::move(spare_grads_.back());
+        spare_grads_.pop_back();
+      }
+      state.grads.resize(target->num_outputs());
+    }
     Variable& slot = state.grads.at(edge.input_nr);
     if (grad.defined()) slot = slot.defined() ? slot + grad : std::move(grad);
     if (--state.dependencies > 0) return;
@@ -151,13 +170,24 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   }
 
   void deliver_roots(const std::vector<Edge>& roots, variable_list grads) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    TaskLock lock(*this);
     for (const Edge& e : roots) ++nodes_[e.fn.get()].dependencies;
     for (size_t i = 0; i < roots.size(); ++i) deliver_locked(roots[i], std::move(grads[i]));
   }
 
   // Runs until every queued node ran or one threw; rethrows that.
   void run() {
+    if (serial_) {
+      // Note [Serial backward]: every node runs here, in order, and the
+      // first exception simply propagates.
+      if (devices_.empty()) return;
+      ReadyQueue& ready = devices_.front().ready;
+      while (!ready.empty()) {
+        NodeTask task = ready.pop();
+        run_node(task);
+      }
+      return;
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       news_.store(false, std::memory_order_relaxed);
@@ -199,6 +229,22 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     lock.lock();
   }
 
+  // Locks mutex_ unless the pass is serial (Note [Serial backward]).
+  class TaskLock {
+   public:
+    explicit TaskLock(GraphTask& task) : mutex_(task.serial_ ? nullptr : &task.mutex_) {
+      if (mutex_ != nullptr) mutex_->lock();
+    }
+    ~TaskLock() {
+      if (mutex_ != nullptr) mutex_->unlock();
+    }
+    TaskLock(const TaskLock&) = delete;
+    TaskLock& operator=(const TaskLock&) = delete;
+
+   private:
+    std::mutex* mutex_;
+  };
+
   // Tells the waiting caller the state changed. Call with mutex_ held.
   void notify_locked() {
     news_.store(true, std::memory_order_release);
@@ -235,7 +281,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     queue.ready.push(std::move(task));
     ++outstanding_;
     if (queue.runs_inline) {
-      notify_locked();
+      if (!serial_) notify_locked();
       return;
     }
     if (queue.draining) return;
@@ -288,7 +334,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       task.grads[i] = node.run_output_hooks(i, std::move(task.grads[i]));
     }
     if (!captures_.empty() && captured_nodes_.count(&node)) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      TaskLock lock(*this);
       for (uint32_t i = 0; i < task.grads.size(); ++i) {
         auto it = captures_.find({&node, i});
         if (it != captures_.end()) results_[it->second] = task.grads[i];
@@ -300,7 +346,13 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     const std::vector<Edge>& edges = node.next_edges();
     TORCHLET_CHECK(outputs.size() == edges.size(), node.name(),
                    " returned ", outputs.size(), " gradients but has ", edges.size(), " inputs");
-    std::lock_guard<std::mutex> lock(mutex_);
+    TaskLock lock(*this);
+    // A node that left its gradients' vector in place gives it to the next
+    // node that gathers gradients: one allocation fewer a node.
+    if (task.grads.capacity() != 0) {
+      task.grads.clear();
+      spare_grads_.push_back(std::move(task.grads));
+    }
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (edges[i].valid()) deliver_locked(edges[i], std::move(outputs[i]));
     }
@@ -310,11 +362,17 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   const bool create_graph_;
   const ThreadLocalState caller_state_;
   Executor* const caller_executor_;  // null unless called on an executor's thread
+  // Every node of the pass is on the caller's device (Note [Serial backward]).
+  bool serial_ = false;
 
   std::mutex mutex_;
   std::condition_variable done_;
   std::atomic<bool> news_{false};
-  absl::flat_hash_map<Node*, NodeState> nodes_;
+  absl::flat_hash_map<Node*, NodeState, absl::Hash<Node*>, std::equal_to<Node*>,
+                      CachedAllocator<std::pair<Node* const, NodeState>>>
+      nodes_;
+  // Emptied gradient vectors of nodes that ran, for reuse.
+  absl::InlinedVector<variable_list, 4> spare_grads_;
   // One a device the pass touched; few, so searched in order.
   absl::InlinedVector<DeviceQueue, 2> devices_;
   int outstanding_ = 0;
@@ -361,7 +419,7 @@ std::pair<std::vector<Edge>, variable_list> roots_of(const variable_list& output
 }
 
 std::shared_ptr<GraphTask> new_task(bool retain_graph, bool create_graph) {
-  return std::make_shared<GraphTask>(retain_graph, create_graph);
+  return std::allocate_shared<GraphTask>(CachedAllocator<GraphTask>(), retain_graph, create_graph);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ std::atomic<uint64_t> next_sequence_nr{0};
 Variable run_variable_hooks(VariableImpl& impl, Variable grad) {
   std::map<int, Variable::Hook> hooks;
   {
-    std::lock_guard<std::mutex> lock(impl.mutex);
+    std::lock_guard<SpinLock> lock(impl.mutex);
     if (impl.hooks.empty()) return grad;
     hooks = impl.hooks;
   }
@@ -63,7 +63,7 @@ Variable Node::run_output_hooks(uint32_t output_nr, Variable grad) {
   }
   for (const auto& impl : owners) {
     grad = run_variable_hooks(*impl, std::move(grad));
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<SpinLock> lock(impl->mutex);
     if (impl->retains_grad) {
       impl->grad = impl->grad.defined() ? impl->grad + grad
                                         : Variable(grad.data().clone(), false);
@@ -117,7 +117,7 @@ bool SavedVariable::matches(VariableImpl& impl) const {
     if (impl.grad_fn != grad_fn_ || impl.output_nr != output_nr_) return false;
   }
   if (!grad_accumulator_) return true;
-  std::lock_guard<std::mutex> lock(impl.mutex);
+  std::lock_guard<SpinLock> lock(impl.mutex);
   return impl.grad_accumulator.lock() == grad_accumulator_;
 }
 
@@ -207,7 +207,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
                  "AccumulateGrad: the gradient (", grad.dtype(), " ", shape_str(grad.sizes()),
                  " on ", grad.device(), ") does not match the leaf (", data.dtype(), " ",
                  shape_str(data.sizes()), " on ", data.device(), ")");
-  std::lock_guard<std::mutex> lock(leaf_->mutex);
+  std::lock_guard<SpinLock> lock(leaf_->mutex);
   Variable& current = leaf_->grad;
   if (is_grad_enabled()) {
     // create_graph: the gradient keeps its history.
@@ -251,7 +251,7 @@ Edge gradient_edge(const Variable& v) {
   VariableImpl& impl = *v.impl();
   Edge history = read_history(impl);
   if (history.fn) return history;
-  std::lock_guard<std::mutex> lock(impl.mutex);
+  std::lock_guard<SpinLock> lock(impl.mutex);
   std::shared_ptr<Node> acc = impl.grad_accumulator.lock();
   if (!acc) {
     acc = std::allocate_shared<AccumulateGrad>(CachedAllocator<AccumulateGrad>(), v.shared_impl());

@@ -52,7 +52,7 @@ const Variable& Variable::requires_grad_(bool requires_grad) const {
 
 Variable Variable::grad() const {
   checked();
-  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::lock_guard<autograd::SpinLock> lock(impl_->mutex);
   return impl_->grad;
 }
 
@@ -64,7 +64,7 @@ void Variable::set_grad(const Variable& grad) const {
                    grad.device(), ") does not match the Variable (", dtype(), " ",
                    shape_str(sizes()), " on ", device(), ")");
   }
-  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::lock_guard<autograd::SpinLock> lock(impl_->mutex);
   impl_->grad = grad;
 }
 
@@ -118,7 +118,7 @@ void Variable::rebind(const Variable& src) const {
   impl.view_version = from.view_version.load();
   bool hooked;
   {
-    std::lock_guard<std::mutex> lock(impl.mutex);
+    std::lock_guard<autograd::SpinLock> lock(impl.mutex);
     impl.grad_accumulator.reset();
     if (impl.retains_grad) impl.grad = Variable();
     impl.retains_grad = false;
@@ -134,7 +134,7 @@ void Variable::retain_grad() const {
   const autograd::Edge history = autograd::read_history(*impl_);
   if (!history.valid()) return;
   {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::lock_guard<autograd::SpinLock> lock(impl_->mutex);
     impl_->retains_grad = true;
   }
   history.fn->add_hooked_output(history.input_nr, impl_);
@@ -151,7 +151,7 @@ Variable::HookHandle Variable::register_hook(Hook hook) const {
                  "register_hook: cannot register a hook on a tensor that doesn't require gradient");
   int id;
   {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::lock_guard<autograd::SpinLock> lock(impl_->mutex);
     id = impl_->next_hook_id++;
     impl_->hooks.emplace(id, std::move(hook));
   }
@@ -162,7 +162,7 @@ Variable::HookHandle Variable::register_hook(Hook hook) const {
 
 void Variable::HookHandle::remove() {
   if (auto impl = impl_.lock()) {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<autograd::SpinLock> lock(impl->mutex);
     impl->hooks.erase(id_);
   }
   impl_.reset();

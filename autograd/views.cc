@@ -131,7 +131,7 @@ void refresh_view(VariableImpl& impl) {
   if (version == impl.view_version || !impl.view_base->requires_grad) return;
   if (tracked_base(impl) == nullptr) return;
   EnableGradGuard grad_mode;  // the view's history is recorded whatever the mode
-  std::lock_guard<std::mutex> lock(impl.mutex);
+  std::lock_guard<SpinLock> lock(impl.mutex);
   if (impl.view_version == version) return;
   set_view_history(impl, Variable(impl.view_base));
   impl.view_version = version;
@@ -181,7 +181,7 @@ void rebase_history(const Variable& self, const Variable& result) {
   node->set_output_meta(0, base.data());
   write_history(*base_impl, std::move(node), 0);
   base_impl->requires_grad = true;
-  std::lock_guard<std::mutex> lock(impl.mutex);
+  std::lock_guard<SpinLock> lock(impl.mutex);
   set_view_history(impl, base);
   impl.view_version = data.version();
 }

@@ -198,7 +198,10 @@ struct VariableImpl {
   std::shared_ptr<autograd::Node> grad_fn;
   uint32_t output_nr = 0;
   mutable autograd::SpinLock history_lock;
-  std::mutex mutex;  // guards grad, grad_accumulator and hooks
+  /// Guards grad, grad_accumulator, retains_grad and hooks: a spin lock too
+  /// (Note [History lock]); an optimizer takes it for every parameter it
+  /// reads or clears the grad of, and the engine for every leaf it reaches.
+  autograd::SpinLock mutex;
   Variable grad;
   std::weak_ptr<autograd::Node> grad_accumulator;
   std::map<int, Variable::Hook> hooks;

@@ -4,20 +4,6 @@
 
 namespace torchlet {
 
-size_t element_size(DType dtype) {
-  switch (dtype) {
-    case kFloat32: return 4;
-    case kFloat64: return 8;
-    case kInt64: return 8;
-    case kInt32: return 4;
-    case kUInt8: return 1;
-    case kBool: return 1;
-    case kFloat16: return 2;
-    case kBFloat16: return 2;
-  }
-  return 0;
-}
-
 const char* dtype_name(DType dtype) {
   switch (dtype) {
     case kFloat32: return "float32";

@@ -28,7 +28,12 @@ constexpr DType kByte = kUInt8;
 constexpr DType kHalf = kFloat16;
 
 /// Bytes per element.
-size_t element_size(DType dtype);
+constexpr size_t element_size(DType dtype) {
+  // Indexed by DType, in declaration order; inline because every tensor
+  // made or viewed asks.
+  constexpr size_t kSizes[] = {4, 8, 8, 4, 1, 1, 2, 2};
+  return kSizes[static_cast<int>(dtype)];
+}
 /// "float32", "int64", "float16", "bfloat16", ...
 const char* dtype_name(DType dtype);
 /// PyTorch's ScalarType name, used in "not implemented for" messages:

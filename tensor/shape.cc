@@ -26,7 +26,11 @@ void throw_dim_out_of_range(int64_t dim, int64_t ndim, const char* op) {
 
 }  // namespace detail
 
-int64_t checked_numel(IntArrayRef sizes, const char* op) {
+namespace {
+
+// The error checked_numel found, named as it found it: walks the sizes in
+// order again, so that the first bad one is the one reported.
+[[noreturn]] __attribute__((noinline, cold)) void throw_bad_numel(IntArrayRef sizes, const char* op) {
   int64_t n = 1;
   for (int64_t s : sizes) {
     TORCHLET_CHECK(s >= 0, op, ": Trying to create tensor with negative dimension ", s, ": ",
@@ -34,6 +38,17 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
     TORCHLET_CHECK(!__builtin_mul_overflow(n, s, &n), op, ": the number of elements of shape ",
                    shape_str(sizes), " overflows int64");
   }
+  TORCHLET_CHECK(false, op, ": invalid shape ", shape_str(sizes));
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  int64_t n = 1;
+  bool bad = false;
+  for (int64_t s : sizes) bad |= (s < 0) | __builtin_mul_overflow(n, s, &n);
+  if (__builtin_expect(bad, 0)) throw_bad_numel(sizes, op);
   return n;
 }
 

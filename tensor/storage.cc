@@ -137,8 +137,10 @@ inline BlockCache* local_cache() {
   return make_local_cache();
 }
 
-void* cpu_allocate_block(size_t nbytes) {
-  const int c = size_class(nbytes);
+// The slow path of cpu_allocate_block: this thread's first allocation, an
+// empty size class, a large block, or a sanitizer build. `c` is the size
+// class, or -1.
+__attribute__((noinline)) void* allocate_block_slow(size_t nbytes, int c) {
   if (c >= 0) {
     if (BlockCache* cache = local_cache()) {
       if (void* p = cache->take(c)) return p;
@@ -154,14 +156,31 @@ void* cpu_allocate_block(size_t nbytes) {
   return p;
 }
 
-void cpu_deallocate_block(void* p, size_t nbytes) {
-  const int c = size_class(nbytes);
+__attribute__((noinline)) void deallocate_block_slow(void* p, size_t nbytes, int c) {
   if (c >= 0) {
     if (BlockCache* cache = local_cache(); cache != nullptr && cache->give(c, p)) return;
   } else if (kLargeCacheBytes > 0 && large_cache().give(large_block_bytes(nbytes), p)) {
     return;
   }
   std::free(p);
+}
+
+// A training step takes and returns dozens of small blocks: the fast path
+// is a thread-local load and a pop (or push), with the rest out of line.
+inline void* cpu_allocate_block(size_t nbytes) {
+  const int c = size_class(nbytes);
+  if (BlockCache* cache = tls_block_cache; __builtin_expect(cache != nullptr && c >= 0, 1)) {
+    if (void* p = cache->take(c)) return p;
+  }
+  return allocate_block_slow(nbytes, c);
+}
+
+inline void cpu_deallocate_block(void* p, size_t nbytes) {
+  const int c = size_class(nbytes);
+  if (BlockCache* cache = tls_block_cache; __builtin_expect(cache != nullptr && c >= 0, 1)) {
+    if (cache->give(c, p)) return;
+  }
+  deallocate_block_slow(p, nbytes, c);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unordered_set>
@@ -166,6 +167,12 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     NodeTask task{edge.fn, std::move(state.grads)};
     state.grads = variable_list();
     if (!captures_.empty() && !needed_.count(target)) return;
+    if (running_serial_ && target->sequence_nr() == std::numeric_limits<uint64_t>::max()) {
+      // A leaf's AccumulateGrad would be the next node popped anyway (the
+      // highest sequence number): a serial pass runs it right away.
+      run_node_here(task);
+      return;
+    }
     enqueue_locked(std::move(task));
   }
 
@@ -181,6 +188,11 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       // Note [Serial backward]: every node runs here, in order, and the
       // first exception simply propagates.
       if (devices_.empty()) return;
+      // The caller's own state, with the pass's grad mode, for every node.
+      ThreadLocalState state = caller_state_;
+      state.grad_enabled = create_graph_;
+      ThreadLocalStateGuard state_guard(state);
+      running_serial_ = true;
       ReadyQueue& ready = devices_.front().ready;
       while (!ready.empty()) {
         NodeTask task = ready.pop();
@@ -319,12 +331,19 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     notify_locked();
   }
 
+  // Runs a node with the caller's state, its device and the pass's grad
+  // mode (a serial pass set them once for all its nodes).
   void run_node(NodeTask& task) {
-    Node& node = *task.node;
+    if (serial_) return run_node_here(task);
     ThreadLocalState state = caller_state_;
-    state.device = node.device();
+    state.device = task.node->device();
     state.grad_enabled = create_graph_;
     ThreadLocalStateGuard state_guard(state);
+    run_node_here(task);
+  }
+
+  void run_node_here(NodeTask& task) {
+    Node& node = *task.node;
     const bool materialize = node.materializes_grads();
     for (uint32_t i = 0; i < task.grads.size(); ++i) {
       if (!task.grads[i].defined()) {
@@ -364,6 +383,9 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   Executor* const caller_executor_;  // null unless called on an executor's thread
   // Every node of the pass is on the caller's device (Note [Serial backward]).
   bool serial_ = false;
+  // Set once a serial pass's loop runs (with the pass's state installed):
+  // from then on a ready AccumulateGrad runs at once.
+  bool running_serial_ = false;
 
   std::mutex mutex_;
   std::condition_variable done_;

@@ -37,43 +37,54 @@ const T* data_or_null(const Tensor& t) {
 // (checked once at run time) float rows use this 8-wide exp instead: Cephes'
 // expf (range reduction by ln 2, degree-5 polynomial, 2^n from the exponent
 // bits), within 2 ulp of std::exp over the range softmax uses (x <= 0).
-__attribute__((target("avx2,fma"))) float exp_sum_avx2(const float* x, float shift, float* out,
-                                                       int64_t n) {
+// exp(x - shift) for 8 floats (Note [AVX2 exp]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 exp8_avx2(__m256 x, __m256 shift) {
   const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-88.3762626647949f);
   const __m256 log2e = _mm256_set1_ps(1.44269504088896341f), half = _mm256_set1_ps(0.5f);
   const __m256 c1 = _mm256_set1_ps(0.693359375f), c2 = _mm256_set1_ps(-2.12194440e-4f);
   const __m256 p0 = _mm256_set1_ps(1.9875691500e-4f), p1 = _mm256_set1_ps(1.3981999507e-3f),
                p2 = _mm256_set1_ps(8.3334519073e-3f), p3 = _mm256_set1_ps(4.1665795894e-2f),
                p4 = _mm256_set1_ps(1.6666665459e-1f), p5 = _mm256_set1_ps(5.0000001201e-1f);
-  const __m256 one = _mm256_set1_ps(1.0f), offset = _mm256_set1_ps(shift);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 v = _mm256_sub_ps(x, shift);
+  v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));  // NaN (the second operand) passes
+  const __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(v, log2e, half));
+  v = _mm256_fnmadd_ps(fx, c1, v);
+  v = _mm256_fnmadd_ps(fx, c2, v);
+  __m256 y = _mm256_fmadd_ps(p0, v, p1);
+  y = _mm256_fmadd_ps(y, v, p2);
+  y = _mm256_fmadd_ps(y, v, p3);
+  y = _mm256_fmadd_ps(y, v, p4);
+  y = _mm256_fmadd_ps(y, v, p5);
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(v, v), _mm256_add_ps(v, one));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
+}
+
+__attribute__((target("avx2,fma"))) float exp_sum_avx2(const float* x, float shift, float* out,
+                                                       int64_t n) {
+  const __m256 offset = _mm256_set1_ps(shift);
   __m256 acc = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), offset);
-    v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));  // NaN (the second operand) passes
-    const __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(v, log2e, half));
-    v = _mm256_fnmadd_ps(fx, c1, v);
-    v = _mm256_fnmadd_ps(fx, c2, v);
-    __m256 y = _mm256_fmadd_ps(p0, v, p1);
-    y = _mm256_fmadd_ps(y, v, p2);
-    y = _mm256_fmadd_ps(y, v, p3);
-    y = _mm256_fmadd_ps(y, v, p4);
-    y = _mm256_fmadd_ps(y, v, p5);
-    y = _mm256_fmadd_ps(y, _mm256_mul_ps(v, v), _mm256_add_ps(v, one));
-    const __m256i exponent =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
-    y = _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
+    const __m256 y = exp8_avx2(_mm256_loadu_ps(x + i), offset);
     _mm256_storeu_ps(out + i, y);
+    acc = _mm256_add_ps(acc, y);
+  }
+  if (i < n) {
+    // The last n - i elements, through masked loads and stores (a row of a
+    // few classes is nothing but this); the lanes past the end add 0.
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 y =
+        _mm256_and_ps(exp8_avx2(_mm256_maskload_ps(x + i, mask), offset), _mm256_castsi256_ps(mask));
+    _mm256_maskstore_ps(out + i, mask, y);
     acc = _mm256_add_ps(acc, y);
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
-  float sum = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-  for (; i < n; ++i) {
-    out[i] = std::exp(x[i] - shift);
-    sum += out[i];
-  }
-  return sum;
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
 }
 
 bool has_avx2() {

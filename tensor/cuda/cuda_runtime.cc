@@ -3,6 +3,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
+#include <vector>
+
+#include "tensor/cuda/caching_allocator.h"
 #include "tensor/cuda/fill_kernel.h"
 #include "tensor/error.h"
 
@@ -56,19 +60,83 @@ DeviceProperties device_properties(int index) {
   return out;
 }
 
+namespace {
+
+// cudaMalloc and cudaFree on one GPU, behind its caching allocator.
+class CudaDeviceMemory : public DeviceMemory {
+ public:
+  explicit CudaDeviceMemory(int index) : index_(index) {}
+  void* allocate(size_t nbytes) override {
+    DeviceSwitch guard(index_);
+    void* p = nullptr;
+    const cudaError_t status = cudaMalloc(&p, nbytes);
+    if (status == cudaSuccess) return p;
+    cudaGetLastError();  // clears the error, so the next call does not see it
+    if (status == cudaErrorMemoryAllocation) return nullptr;
+    check(status, "cudaMalloc");
+    return nullptr;
+  }
+  void free(void* ptr) override {
+    DeviceSwitch guard(index_);
+    check(cudaFree(ptr), "cudaFree");
+  }
+  void info(size_t* free_bytes, size_t* total_bytes) override {
+    DeviceSwitch guard(index_);
+    check(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+  }
+
+ private:
+  int index_;
+};
+
+// GPU `index`'s caching allocator. The allocators are made on first use and
+// never destroyed: tensors freed during static destruction still find
+// theirs, and the driver reclaims the memory at exit.
+CachingAllocator& caching_allocator(int index, const char* op) {
+  TORCHLET_CHECK(index >= 0 && index < device_count(), op, ": device cuda:", index,
+                 " does not exist (", device_count(), " CUDA devices available)");
+  static auto* allocators = [] {
+    auto* all = new std::vector<std::unique_ptr<CachingAllocator>>();
+    for (int i = 0; i < device_count(); ++i) {
+      all->push_back(std::make_unique<CachingAllocator>(std::make_unique<CudaDeviceMemory>(i), i));
+    }
+    return all;
+  }();
+  return *(*allocators)[index];
+}
+
+}  // namespace
+
 void* allocate(size_t nbytes, int index) {
-  DeviceSwitch guard(index);
-  void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, nbytes == 0 ? 1 : nbytes);
-  if (status != cudaSuccess) cudaGetLastError();
-  TORCHLET_CHECK(status == cudaSuccess, "CUDA allocator: could not allocate ", nbytes,
-                 " bytes on cuda:", index, ": ", cudaGetErrorString(status));
-  return p;
+  return caching_allocator(index, "CUDA allocator").allocate(nbytes);
 }
 
 void deallocate(void* ptr, int index) {
-  DeviceSwitch guard(index);
-  cudaFree(ptr);
+  caching_allocator(index, "CUDA allocator").free(ptr);
+}
+
+size_t memory_allocated(int index) {
+  return caching_allocator(index, "cuda::memory_allocated").stats().allocated;
+}
+
+size_t max_memory_allocated(int index) {
+  return caching_allocator(index, "cuda::max_memory_allocated").stats().max_allocated;
+}
+
+size_t memory_reserved(int index) {
+  return caching_allocator(index, "cuda::memory_reserved").stats().reserved;
+}
+
+size_t max_memory_reserved(int index) {
+  return caching_allocator(index, "cuda::max_memory_reserved").stats().max_reserved;
+}
+
+void reset_peak_memory_stats(int index) {
+  caching_allocator(index, "cuda::reset_peak_memory_stats").reset_peak_stats();
+}
+
+void empty_cache() {
+  for (int i = 0; i < device_count(); ++i) caching_allocator(i, "cuda::empty_cache").empty_cache();
 }
 
 void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index) {

@@ -21,9 +21,27 @@ struct DeviceProperties {
 /// Properties of GPU `index`; throws torchlet::Error if it does not exist.
 DeviceProperties device_properties(int index);
 
-/// Device memory on GPU `index`.
+/// Device memory on GPU `index`, from its caching allocator (Note [CUDA
+/// caching allocator] in tensor/cuda/caching_allocator.h): throws
+/// torchlet::Error "CUDA out of memory. Tried to allocate ..." when the
+/// GPU has too little left even after its cache went back.
 void* allocate(size_t nbytes, int index);
 void deallocate(void* ptr, int index);
+
+/// Bytes held by tensors on GPU `index` (torch.cuda.memory_allocated).
+size_t memory_allocated(int index);
+/// The peak of memory_allocated since the start or the last reset.
+size_t max_memory_allocated(int index);
+/// Bytes the caching allocator holds on GPU `index`, in use or cached
+/// (torch.cuda.memory_reserved).
+size_t memory_reserved(int index);
+/// The peak of memory_reserved since the start or the last reset.
+size_t max_memory_reserved(int index);
+/// Restarts both peaks of GPU `index` from the current figures.
+void reset_peak_memory_stats(int index);
+/// Gives every GPU's cached, unused memory back to the driver
+/// (torch.cuda.empty_cache); tensors keep theirs.
+void empty_cache();
 
 enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 /// Copies `nbytes` and waits for the copy to finish.

@@ -45,5 +45,36 @@ TEST(CudaRuntimeTest, FillRunsOnTheGpu) {
   }
 }
 
+TEST(CudaRuntimeTest, MemoryStatisticsNeedAGpu) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_THROW_MSG(cuda::memory_allocated(0), "cuda::memory_allocated");
+  EXPECT_THROW_MSG(cuda::memory_reserved(0), "cuda::memory_reserved");
+  cuda::empty_cache();  // nothing cached, nothing to do
+}
+
+TEST(CudaRuntimeTest, TensorsAreCountedAndTheirMemoryCached) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  cuda::empty_cache();
+  const size_t before = cuda::memory_allocated(0);
+  {
+    Tensor t = zeros({1 << 20}, Device("cuda:0"));  // 4 MiB
+    EXPECT_EQ(cuda::memory_allocated(0), before + (size_t{4} << 20));
+    EXPECT_GE(cuda::max_memory_allocated(0), before + (size_t{4} << 20));
+  }
+  EXPECT_EQ(cuda::memory_allocated(0), before);
+  const size_t reserved = cuda::memory_reserved(0);
+  EXPECT_GE(reserved, size_t{4} << 20);  // kept for the next tensor
+  Tensor again = zeros({1 << 20}, Device("cuda:0"));
+  EXPECT_EQ(cuda::memory_reserved(0), reserved);  // served from the cache
+}
+
+TEST(CudaRuntimeTest, OutOfMemoryIsAnErrorAndTheGpuStaysUsable) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  const int64_t too_many = static_cast<int64_t>(cuda::device_properties(0).total_memory);
+  EXPECT_THROW_MSG(empty({too_many}, Device("cuda:0")), "CUDA out of memory. Tried to allocate");
+  Tensor t = full({16}, 2, Device("cuda:0"));
+  EXPECT_EQ(t.to(Device("cpu:0")).to_vector<double>(), std::vector<double>(16, 2.0));
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -292,6 +292,50 @@ TEST(EngineTest, AFreshLeafGradIsTheIncomingGradientWhenNothingElseHoldsIt) {
   EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 3.0})));
 }
 
+// Note [Serial backward]: a pass that never leaves the caller's device runs
+// on the caller with the pass's state installed once.
+TEST(EngineTest, ASerialPassRunsNodesWithGradModeOffAndRestoresTheCallers) {
+  Variable x = param({1, 2});
+  Variable y = x * 2.0;
+  bool grad_mode_in_hook = true;
+  y.register_hook([&](const Variable&) {
+    grad_mode_in_hook = is_grad_enabled();
+    return Variable();
+  });
+  y.sum().backward();
+  EXPECT_FALSE(grad_mode_in_hook);
+  EXPECT_TRUE(is_grad_enabled());
+}
+
+TEST(EngineTest, ASerialPassWithCreateGraphRunsNodesWithGradModeOn) {
+  Variable x = param({1, 2});
+  Variable y = x * x;
+  bool grad_mode_in_hook = false;
+  y.register_hook([&](const Variable&) {
+    grad_mode_in_hook = is_grad_enabled();
+    return Variable();
+  });
+  NoGradGuard caller_mode;  // the pass's mode, not the caller's, applies
+  {
+    EnableGradGuard record;
+    Variable loss = y.sum();
+    NoGradGuard again;
+    loss.backward(Variable(), /*retain_graph=*/true, /*create_graph=*/true);
+  }
+  EXPECT_TRUE(grad_mode_in_hook);
+  EXPECT_TRUE(x.grad().requires_grad());
+  EXPECT_FALSE(is_grad_enabled());
+}
+
+TEST(EngineTest, AnExceptionInASerialPassLeavesTheCallerUsable) {
+  Variable x = param({3});
+  EXPECT_THROW_MSG(FailingBackward::apply(x).sum().backward(), "FailingBackward failed on cpu:0");
+  EXPECT_TRUE(is_grad_enabled());
+  EXPECT_FALSE(x.grad().defined());
+  (x * 4.0).sum().backward();
+  EXPECT_EQ(x.grad().item<double>(), 4);
+}
+
 TEST(EngineTest, AGradientTheCallerStillHoldsIsCopiedIntoTheLeaf) {
   Variable x = param({1, 2});
   const Variable seed(tensor({5.0, 7.0}).to(kFloat64));

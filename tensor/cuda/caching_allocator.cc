@@ -43,7 +43,17 @@ bool CachingAllocator::BlockOrder::operator()(const Block* a, const Block* b) co
 CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory, int device)
     : memory_(std::move(memory)), device_(device) {}
 
-CachingAllocator::~CachingAllocator() { release_free_segments(); }
+CachingAllocator::~CachingAllocator() {
+  // Every segment goes back, in use or not: nothing can be freed into this
+  // allocator any more. (A GPU's allocators live as long as the process.)
+  std::vector<Block*> blocks(small_blocks_.begin(), small_blocks_.end());
+  blocks.insert(blocks.end(), large_blocks_.begin(), large_blocks_.end());
+  for (const auto& [ptr, block] : allocated_) blocks.push_back(block);
+  for (Block* block : blocks) {
+    if (block->prev == nullptr) memory_->free(block->ptr);
+  }
+  for (Block* block : blocks) delete block;
+}
 
 size_t CachingAllocator::round_size(size_t nbytes) {
   if (nbytes < kMinBlockSize) return kMinBlockSize;

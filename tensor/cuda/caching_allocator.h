@@ -71,7 +71,8 @@ class CachingAllocator {
  public:
   /// `device` is the index named in error messages.
   CachingAllocator(std::unique_ptr<DeviceMemory> memory, int device);
-  /// Gives every free segment back; blocks still handed out are leaked.
+  /// Gives every segment back to the device, blocks still handed out
+  /// included.
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;

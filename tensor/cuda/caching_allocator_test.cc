@@ -212,6 +212,17 @@ TEST_F(CachingAllocatorTest, StaysUsableAfterOutOfMemory) {
   EXPECT_EQ(a.stats().allocated, 16 * kMiB);
 }
 
+TEST_F(CachingAllocatorTest, GivesEverySegmentBackWhenDestroyed) {
+  CachingAllocator& a = make();
+  a.allocate(1000);
+  a.free(a.allocate(12 * kMiB));       // a cached segment
+  a.allocate(3 * kMiB, /*stream=*/1);  // a segment in use
+  ASSERT_EQ(device_.allocations, 3);
+  allocator_.reset();
+  EXPECT_EQ(device_.frees, 3);
+  EXPECT_EQ(device_.in_use, 0u);
+}
+
 TEST_F(CachingAllocatorTest, FreeingAForeignPointerIsAnError) {
   CachingAllocator& a = make();
   int local = 0;

@@ -238,6 +238,24 @@ TEST(Optimizer, SetLrChangesTheNextStep) {
   EXPECT_EQ(w.item<float>(), 0.5f);
 }
 
+TEST(Optimizer, OptionsWrittenIntoTheGroupsMapChangeTheNextStep) {
+  const Variable w(from_vector(std::vector<float>{1.f}), true);
+  SGD sgd({w}, SGDOptions(0.1));
+  sgd.param_groups()[0].options["maximize"] = true;
+  sgd.param_groups()[0].options["weight_decay"] = 1.0;
+  w.set_grad(Variable(from_vector(std::vector<float>{1.f})));
+  sgd.step();  // w - 0.1 * (-1 + 1 * w) = 1
+  EXPECT_EQ(w.item<float>(), 1.f);
+}
+
+TEST(Optimizer, StepNamesAnOptionRemovedFromAGroup) {
+  const Variable w(from_vector(std::vector<float>{1.f}), true);
+  SGD sgd({w}, SGDOptions(0.1));
+  sgd.param_groups()[0].options.erase("dampening");
+  w.set_grad(Variable(from_vector(std::vector<float>{1.f})));
+  EXPECT_THROW_MSG(sgd.step(), "parameter group has no option 'dampening'");
+}
+
 TEST(Optimizer, StepSkipsParametersWithoutGrad) {
   const Variable w(from_vector(std::vector<float>{1.f, 2.f}), true);
   const Variable b(from_vector(std::vector<float>{3.f}), true);

@@ -46,12 +46,12 @@ void Adagrad::init_state(const ParamGroup& group, const Variable& param, ParamSt
 
 void Adagrad::begin_group(const ParamGroup& group) {
   GroupOptions& g = group_options_;
-  g.lr = group.lr();
-  g.lr_decay = group.number("lr_decay");
-  g.weight_decay = group.number("weight_decay");
-  g.eps = group.number("eps");
-  g.initial_accumulator_value = group.number("initial_accumulator_value");
-  g.maximize = group.flag("maximize");
+  group.read({{"lr", &g.lr},
+              {"lr_decay", &g.lr_decay},
+              {"weight_decay", &g.weight_decay},
+              {"eps", &g.eps},
+              {"initial_accumulator_value", &g.initial_accumulator_value},
+              {"maximize", &g.maximize}});
 }
 
 void Adagrad::update(const ParamGroup&, const Tensor& param, const Tensor& grad,

@@ -57,12 +57,15 @@ std::vector<std::string> Adam::buffer_names() const {
 
 void Adam::begin_group(const ParamGroup& group) {
   AdamUpdate& o = group_options_;
-  o.lr = group.lr();
-  std::tie(o.beta1, o.beta2) = group.pair("betas");
-  o.eps = group.number("eps");
-  o.weight_decay = group.number("weight_decay");
-  o.amsgrad = group.flag("amsgrad");
-  o.maximize = group.flag("maximize");
+  std::pair<double, double> betas;
+  group.read({{"lr", &o.lr},
+              {"betas", &betas},
+              {"eps", &o.eps},
+              {"weight_decay", &o.weight_decay},
+              {"amsgrad", &o.amsgrad},
+              {"maximize", &o.maximize}});
+  o.beta1 = betas.first;
+  o.beta2 = betas.second;
   o.decoupled_weight_decay = decoupled_weight_decay();
 }
 

@@ -114,6 +114,36 @@ std::pair<double, double> ParamGroup::pair(const std::string& name) const {
   return find_option(options, name).to_pair();
 }
 
+void ParamGroup::Field::set(const OptionValue& value) const {
+  if (number_ != nullptr) *number_ = value.to_double();
+  if (flag_ != nullptr) *flag_ = value.to_bool();
+  if (pair_ != nullptr) *pair_ = value.to_pair();
+}
+
+void ParamGroup::read(std::initializer_list<Field> fields) const {
+  TORCHLET_INTERNAL_ASSERT(fields.size() <= 64, "ParamGroup::read: too many fields");
+  uint64_t found = 0;
+  for (const auto& [name, value] : options) {
+    const std::string_view key = name;
+    uint64_t bit = 1;
+    for (const Field& field : fields) {
+      // Lengths and first letters tell most names apart without a memcmp.
+      if ((found & bit) == 0 && field.name_.size() == key.size() && !key.empty() &&
+          field.name_[0] == key[0] && field.name_ == key) {
+        field.set(value);
+        found |= bit;
+        break;
+      }
+      bit <<= 1;
+    }
+  }
+  uint64_t bit = 1;
+  for (const Field& field : fields) {
+    if ((found & bit) == 0) find_option(options, std::string(field.name_));  // throws naming it
+    bit <<= 1;
+  }
+}
+
 // ---- Optimizer -------------------------------------------------------------------
 
 Tensor* Optimizer::ParamState::find(const std::string& name) {

@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -75,6 +77,26 @@ struct ParamGroup {
   bool flag(const std::string& name) const;
   /// A pair option (betas); throws like number().
   std::pair<double, double> pair(const std::string& name) const;
+
+  /// Where read() puts one option: a number, a bool or a pair.
+  class Field {
+   public:
+    Field(std::string_view name, double* out) : name_(name), number_(out) {}
+    Field(std::string_view name, bool* out) : name_(name), flag_(out) {}
+    Field(std::string_view name, std::pair<double, double>* out) : name_(name), pair_(out) {}
+
+   private:
+    friend struct ParamGroup;
+    void set(const OptionValue& value) const;
+    std::string_view name_;
+    double* number_ = nullptr;
+    bool* flag_ = nullptr;
+    std::pair<double, double>* pair_ = nullptr;
+  };
+  /// Reads every option in `fields` in one walk over the map (an optimizer
+  /// reads its group's options each step; lookups by name cost more than a
+  /// small model's update). Throws like number() for a missing one.
+  void read(std::initializer_list<Field> fields) const;
 };
 
 /// Base of the optimizers (torch.optim.Optimizer): parameter groups with

@@ -575,6 +575,30 @@ TEST(OptionValueErrors, WrongKindNamesBoth) {
                    "optimizer option: expected a number, got a pair");
 }
 
+TEST(ParamGroup, ReadFillsEveryFieldInOneCall) {
+  ParamGroup group({Variable(zeros({2}), true)},
+                   {{"lr", 0.5}, {"betas", std::make_pair(0.8, 0.9)}, {"amsgrad", true}});
+  double lr = 0;
+  std::pair<double, double> betas;
+  bool amsgrad = false;
+  group.read({{"amsgrad", &amsgrad}, {"lr", &lr}, {"betas", &betas}});
+  EXPECT_EQ(lr, 0.5);
+  EXPECT_EQ(betas, std::make_pair(0.8, 0.9));
+  EXPECT_TRUE(amsgrad);
+}
+
+TEST(ParamGroupErrors, ReadNamesAMissingOption) {
+  const ParamGroup group({Variable(zeros({2}), true)}, {{"lr", 0.5}});
+  double lr = 0, eps = 0;
+  EXPECT_THROW_MSG(group.read({{"lr", &lr}, {"eps", &eps}}), "parameter group has no option 'eps'");
+}
+
+TEST(ParamGroupErrors, ReadNamesAnOptionOfTheWrongKind) {
+  const ParamGroup group({Variable(zeros({2}), true)}, {{"lr", true}});
+  double lr = 0;
+  EXPECT_THROW_MSG(group.read({{"lr", &lr}}), "optimizer option: expected a number, got a bool");
+}
+
 TEST(ParamGroupErrors, MissingOptionIsNamed) {
   const ParamGroup group({Variable(zeros({2}), true)});
   EXPECT_THROW_MSG(group.lr(), "parameter group has no option 'lr'");

@@ -44,13 +44,13 @@ std::vector<std::string> RMSprop::buffer_names() const {
 
 void RMSprop::begin_group(const ParamGroup& group) {
   RmspropUpdate& o = group_options_;
-  o.lr = group.lr();
-  o.alpha = group.number("alpha");
-  o.eps = group.number("eps");
-  o.weight_decay = group.number("weight_decay");
-  o.momentum = group.number("momentum");
-  o.centered = group.flag("centered");
-  o.maximize = group.flag("maximize");
+  group.read({{"lr", &o.lr},
+              {"alpha", &o.alpha},
+              {"eps", &o.eps},
+              {"weight_decay", &o.weight_decay},
+              {"momentum", &o.momentum},
+              {"centered", &o.centered},
+              {"maximize", &o.maximize}});
 }
 
 void RMSprop::update(const ParamGroup&, const Tensor& param, const Tensor& grad,

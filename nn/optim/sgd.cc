@@ -1,7 +1,6 @@
 #include "nn/optim/sgd.h"
 
 #include <limits>
-#include <string_view>
 #include <utility>
 
 #include "nn/optim/option_checks.h"
@@ -47,41 +46,13 @@ void SGD::check_options(const Options& options) const {
 std::vector<std::string> SGD::buffer_names() const { return {"momentum_buffer"}; }
 
 void SGD::begin_group(const ParamGroup& group) {
-  // One walk over the group's options rather than six lookups by name in
-  // the string-keyed map: a tiny model's step spent more on those than on
-  // its update.
   SgdUpdate& o = group_options_;
-  unsigned found = 0;
-  for (const auto& [name, value] : group.options) {
-    const std::string_view key = name;
-    if (key == "lr") {
-      o.lr = value.to_double();
-      found |= 1u;
-    } else if (key == "momentum") {
-      o.momentum = value.to_double();
-      found |= 2u;
-    } else if (key == "dampening") {
-      o.dampening = value.to_double();
-      found |= 4u;
-    } else if (key == "weight_decay") {
-      o.weight_decay = value.to_double();
-      found |= 8u;
-    } else if (key == "nesterov") {
-      o.nesterov = value.to_bool();
-      found |= 16u;
-    } else if (key == "maximize") {
-      o.maximize = value.to_bool();
-      found |= 32u;
-    }
-  }
-  if (found == 63u) return;
-  // An option was removed from the group: the lookups name it.
-  o.lr = group.lr();
-  o.momentum = group.number("momentum");
-  o.dampening = group.number("dampening");
-  o.weight_decay = group.number("weight_decay");
-  o.nesterov = group.flag("nesterov");
-  o.maximize = group.flag("maximize");
+  group.read({{"lr", &o.lr},
+              {"momentum", &o.momentum},
+              {"dampening", &o.dampening},
+              {"weight_decay", &o.weight_decay},
+              {"nesterov", &o.nesterov},
+              {"maximize", &o.maximize}});
 }
 
 void SGD::update(const ParamGroup&, const Tensor& param, const Tensor& grad, ParamState& state) {

@@ -5,14 +5,30 @@
 #include <optional>
 
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
 namespace torchlet {
 namespace {
 
-using cpu::BinaryOp;
-using cpu::UnaryOp;
+// The kernels by the output's device.
+void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (out.is_cuda()) return cuda::binary(op, out, a, b, alpha);
+  cpu::binary(op, out, a, b, alpha);
+}
+void run_unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if (out.is_cuda()) return cuda::unary(op, out, in);
+  cpu::unary(op, out, in);
+}
+void run_where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (out.is_cuda()) return cuda::where(out, cond, a, b);
+  cpu::where(out, cond, a, b);
+}
+void run_clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi) {
+  if (out.is_cuda()) return cuda::clamp(out, in, lo, hi);
+  cpu::clamp(out, in, lo, hi);
+}
 
 // Note [Wrapped numbers]
 // A number given to a Tensor op (`t + 2`, `t * 0.5`) is what Python passes
@@ -100,8 +116,6 @@ bool can_cast(DType from, DType to) {
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
   check_defined(op, a);
   check_defined(op, b);
-  check_cpu_kernel(op, a);
-  check_cpu_kernel(op, b);
   if (!a.impl()->is_wrapped_number() && !b.impl()->is_wrapped_number()) {
     check_same_device(op, a, b);
   }
@@ -177,8 +191,8 @@ Tensor binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, S
   const Device device = a.impl()->is_wrapped_number() ? b.device() : a.device();
   Tensor out = empty(shape, TensorOptions(out_dtype).device(device));
   Tensor a_converted, b_converted;  // only when a dtype differs
-  cpu::binary(op, out, as_dtype(a, compute, a_converted), as_dtype(b, compute, b_converted),
-              alpha);
+  run_binary(op, out, as_dtype(a, compute, a_converted), as_dtype(b, compute, b_converted),
+             alpha);
   return out;
 }
 
@@ -197,11 +211,15 @@ Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other
   check_integer_division(op, name, compute, other);
   const Tensor b = unaliased_input(self, other.to(compute));
   if (compute == self.dtype()) {
-    cpu::binary(op, self, self, b, alpha);
+    run_binary(op, self, self, b, alpha);
   } else {
     Tensor tmp = empty(shape, self.options().dtype(compute));
-    cpu::binary(op, tmp, self.to(compute), b, alpha);
-    cpu::copy(self, tmp);
+    run_binary(op, tmp, self.to(compute), b, alpha);
+    if (self.is_cuda()) {
+      cuda::copy(self, tmp);
+    } else {
+      cpu::copy(self, tmp);
+    }
   }
   self.bump_version();
   return self;
@@ -236,25 +254,23 @@ void check_unary_dtype(UnaryOp op, const char* name, DType dtype) {
 
 Tensor unary(UnaryOp op, const char* name, const Tensor& t) {
   check_defined(name, t);
-  check_cpu_kernel(name, t);
   check_unary_dtype(op, name, t.dtype());
   const bool boolean = is_bool_valued(op);
   const DType dtype = boolean                                       ? kBool
                       : is_float_math(op) && !t.is_floating_point() ? kFloat32
                                                                     : t.dtype();
   Tensor out = empty(t.sizes(), t.options().dtype(dtype));
-  cpu::unary(op, out, boolean ? t : t.to(dtype));
+  run_unary(op, out, boolean ? t : t.to(dtype));
   return out;
 }
 
 Tensor& unary_(UnaryOp op, const char* name, Tensor& t) {
   check_defined(name, t);
-  check_cpu_kernel(name, t);
   check_unary_dtype(op, name, t.dtype());
   check_no_internal_overlap(name, t);
   TORCHLET_CHECK(!is_float_math(op) || t.is_floating_point(), name, ": result type Float can't "
                  "be cast to the desired output type ", t.dtype());
-  cpu::unary(op, t, t);
+  run_unary(op, t, t);
   t.bump_version();
   return t;
 }
@@ -263,7 +279,6 @@ Tensor& unary_(UnaryOp op, const char* name, Tensor& t) {
 // a copy); frac refuses them; bool is refused by all.
 void check_rounding(UnaryOp op, const char* name, const Tensor& t) {
   check_defined(name, t);
-  check_cpu_kernel(name, t);
   TORCHLET_CHECK(t.dtype() != kBool, name, ": \"", name, "\" not implemented for 'Bool'");
   TORCHLET_CHECK(op != UnaryOp::kFrac || t.is_floating_point(), name,
                  ": \"frac_cpu\" not implemented for '", scalar_type_name(t.dtype()), "'");
@@ -281,6 +296,7 @@ Tensor& rounding_(UnaryOp op, const char* name, Tensor& t) {
 
 void check_round_decimals(const char* name, const Tensor& t) {
   check_rounding(UnaryOp::kRound, name, t);
+  check_cpu_kernel(name, t);
   TORCHLET_CHECK(t.is_floating_point(), name, ": \"round_cpu\" not implemented for '",
                  scalar_type_name(t.dtype()), "'");
 }
@@ -308,7 +324,6 @@ DType clamp_dtype(const Tensor& t, const std::optional<Scalar>& lo,
 void check_clamp_args(const Tensor& t, const std::optional<Scalar>& lo,
                       const std::optional<Scalar>& hi) {
   check_defined("clamp", t);
-  check_cpu_kernel("clamp", t);
   TORCHLET_CHECK(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
   TORCHLET_CHECK(t.dtype() != kBool, "clamp: not implemented for 'Bool' tensors");
 }
@@ -316,7 +331,6 @@ void check_clamp_args(const Tensor& t, const std::optional<Scalar>& lo,
 Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_defined("where", cond);
   check_operands("where", a, b);
-  check_cpu_kernel("where", cond);
   TORCHLET_CHECK(cond.dtype() == kBool, "where: where expected condition to be a boolean tensor, "
                  "but got a tensor with dtype ", cond.dtype());
   if (!a.impl()->is_wrapped_number()) check_same_device("where", cond, a);
@@ -325,13 +339,12 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
       broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   const DType dtype = result_type_of({&a, &b});
   Tensor out = empty(shape, cond.options().dtype(dtype));
-  cpu::where(out, cond, a.to(dtype), b.to(dtype));
+  run_where(out, cond, a.to(dtype), b.to(dtype));
   return out;
 }
 
 void check_mask(const char* op, const Tensor& t, const Tensor& mask) {
   check_defined(op, mask);
-  check_cpu_kernel(op, t);
   check_same_device(op, t, mask);
   TORCHLET_CHECK(mask.dtype() == kBool, op, ": masked_fill_ only supports boolean masks, but got "
                  "mask with dtype ", mask.dtype());
@@ -345,7 +358,7 @@ Tensor& masked_fill_impl(Tensor& t, const Tensor& mask, const Tensor& value) {
   TORCHLET_CHECK(IntArrayRef(shape) == t.sizes(), "masked_fill_: output with shape ",
                  shape_str(t.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
   check_no_internal_overlap("masked_fill_", t);
-  cpu::where(t, mask, value.to(t.device(), t.dtype()), t);
+  run_where(t, mask, value.to(t.device(), t.dtype()), t);
   t.bump_version();
   return t;
 }
@@ -523,7 +536,7 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   check_clamp_args(t, min, max);
   const DType dtype = clamp_dtype(t, min, max);
   Tensor out = empty(t.sizes(), t.options().dtype(dtype));
-  cpu::clamp(out, t.to(dtype), min ? &*min : nullptr, max ? &*max : nullptr);
+  run_clamp(out, t.to(dtype), min ? &*min : nullptr, max ? &*max : nullptr);
   return out;
 }
 
@@ -627,7 +640,7 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   const DType dtype = clamp_dtype(*this, min, max);
   TORCHLET_CHECK(can_cast(dtype, this->dtype()), "clamp_: result type ", dtype,
                  " can't be cast to the desired output type ", this->dtype());
-  cpu::clamp(*this, *this, min ? &*min : nullptr, max ? &*max : nullptr);
+  run_clamp(*this, *this, min ? &*min : nullptr, max ? &*max : nullptr);
   bump_version();
   return *this;
 }

@@ -5,6 +5,7 @@
 #include "tensor/cpu/gemm.h"
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/reduced_float.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/elementwise.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
@@ -16,8 +17,6 @@ namespace {
 void check_pair(const char* op, const Tensor& a, const Tensor& b) {
   check_defined(op, a);
   check_defined(op, b);
-  check_cpu_kernel(op, a);
-  check_cpu_kernel(op, b);
   check_same_device(op, a, b);
   TORCHLET_CHECK(a.dtype() == b.dtype(), op, ": expected both operands to have the same dtype, "
                  "but got ", a.dtype(), " and ", b.dtype());
@@ -54,6 +53,12 @@ Tensor gemm_operand(const Tensor& m) {
 // [Reduced floating point] in tensor/cpu/reduced_float.h).
 void gemm_into(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha,
                double beta) {
+  if (out.is_cuda()) {
+    if (a_in.size(1) > 0) return cuda::gemm(out, a_in, b_in, alpha, beta);
+    Tensor c = out;  // an empty sum: C = beta * C
+    if (beta == 0) c.zero_(); else c.mul_(beta);
+    return;
+  }
   if (is_reduced_floating_point(out.dtype())) {
     const Tensor result = beta == 0 ? cpu::float32_result(out) : cpu::float32_operand(out);
     gemm_into(result, cpu::float32_operand(a_in), cpu::float32_operand(b_in), alpha, beta);
@@ -97,7 +102,8 @@ void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
     for (int64_t i = begin; i < end; ++i) gemm_into(out[i], a[i], b[i], alpha, beta);
   };
   // Many small products: one per thread; few large ones: each splits itself.
-  if (flops < (1 << 16)) {
+  // On a GPU each product is queued in turn.
+  if (flops < (1 << 16) && out.device().is_cpu()) {
     parallel_for(0, batches, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(flops, 1)), run);
   } else {
     run(0, batches);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 #include "tensor/parallel.h"
@@ -25,9 +26,18 @@ struct Plan {
   int64_t first_empty_dim = -1;       // the first reduced dim of size 0
 };
 
-void check_input(const char* op, const Tensor& t) {
+void check_input(const char* op, const Tensor& t) { check_defined(op, t); }
+
+// For the reductions that have no CUDA kernel yet.
+void check_cpu_input(const char* op, const Tensor& t) {
   check_defined(op, t);
   check_cpu_kernel(op, t);
+}
+
+// The kernels by the output's device.
+void run_reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
+  if (out.is_cuda()) return cuda::reduce_sum(out, in, reduced);
+  cpu::reduce_sum(out, in, reduced);
 }
 
 // Plans reducing `dims` of `t` (all dims when empty). A 0-dim tensor reduces
@@ -135,7 +145,8 @@ Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
     cpu::sum_contiguous(out, t);
     return out;
   }
-  if (!prod && (!dtype || *dtype == t.dtype()) && is_leading_sum(t, dims)) {
+  if (!prod && (!dtype || *dtype == t.dtype()) && t.device().is_cpu() &&
+      is_leading_sum(t, dims)) {
     SizeVec shape(t.sizes().begin(), t.sizes().end());
     if (keepdim) {
       shape[0] = 1;
@@ -150,9 +161,13 @@ Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
   const Plan p = plan(op, src, dims, keepdim);
   Tensor out = new_output(p, sum_dtype(src.dtype()), src);
   if (prod) {
-    cpu::reduce_prod(out, p.in, p.reduced);
+    if (out.is_cuda()) {
+      cuda::reduce_prod(out, p.in, p.reduced);
+    } else {
+      cpu::reduce_prod(out, p.in, p.reduced);
+    }
   } else {
-    cpu::reduce_sum(out, p.in, p.reduced);
+    run_reduce_sum(out, p.in, p.reduced);
   }
   // An explicit dtype is also the result's (int32 sums to int32, as in PyTorch).
   return dtype ? finish(p, out).to(*dtype) : finish(p, out);
@@ -163,7 +178,11 @@ Tensor extreme_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keep
   const Plan p = plan(op, t, dims, keepdim);
   check_nonempty(op, p, dim_given);
   Tensor out = new_output(p, t.dtype(), t);
-  cpu::reduce_extreme(out, p.in, p.reduced, largest);
+  if (out.is_cuda()) {
+    cuda::reduce_extreme(out, p.in, p.reduced, largest);
+  } else {
+    cpu::reduce_extreme(out, p.in, p.reduced, largest);
+  }
   return finish(p, out);
 }
 
@@ -181,13 +200,17 @@ std::tuple<Tensor, Tensor> arg_impl(const char* op, const Tensor& t, std::option
   check_nonempty(op, p, dim.has_value());
   Tensor values = want_values ? new_output(p, t.dtype(), t) : Tensor();
   Tensor indices = new_output(p, kInt64, t);
-  cpu::reduce_arg(values, indices, p.in, p.reduced, largest);
+  if (indices.is_cuda()) {
+    cuda::reduce_arg(values, indices, p.in, p.reduced, largest);
+  } else {
+    cpu::reduce_arg(values, indices, p.in, p.reduced, largest);
+  }
   return {want_values ? finish(p, values) : Tensor(), finish(p, indices)};
 }
 
 Tensor var_impl(const char* op, const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim,
                 bool take_sqrt) {
-  check_input(op, t);
+  check_cpu_input(op, t);
   TORCHLET_CHECK(t.is_floating_point(), op,
                  ": std and var only support floating point dtypes, got ", t.dtype());
   const Plan p = plan(op, t, dims, keepdim);
@@ -197,7 +220,7 @@ Tensor var_impl(const char* op, const Tensor& t, IntArrayRef dims, bool unbiased
 }
 
 Tensor norm_impl(const Tensor& t, Scalar p_value, IntArrayRef dims, bool keepdim) {
-  check_input("norm", t);
+  check_cpu_input("norm", t);
   TORCHLET_CHECK(t.is_floating_point(), "norm(): input dtype should be floating point, got ",
                  t.dtype());
   const Plan p = plan("norm", t, dims, keepdim);
@@ -209,7 +232,14 @@ Tensor norm_impl(const Tensor& t, Scalar p_value, IntArrayRef dims, bool keepdim
 Tensor logical_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim, bool all) {
   const Plan p = plan(op, t, dims, keepdim);
   Tensor out = new_output(p, t.dtype() == kUInt8 ? kUInt8 : kBool, t);
-  cpu::reduce_logical(out, p.in, p.reduced, all);
+  if (out.is_cuda()) {
+    // all is the smallest of the elements' truth values, any the largest.
+    Tensor result = out.dtype() == kBool ? out : empty(out.sizes(), out.options().dtype(kBool));
+    cuda::reduce_extreme(result, p.in.ne(0), p.reduced, /*largest=*/!all);
+    if (!result.is_same(out)) out.copy_(result);
+  } else {
+    cpu::reduce_logical(out, p.in, p.reduced, all);
+  }
   return finish(p, out);
 }
 
@@ -244,7 +274,7 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
   // The sum in t's dtype, then divided: float16 and bfloat16 round twice,
   // as in PyTorch 1.13's CPU mean (sum_out, then div_).
   Tensor out = new_output(p, t.dtype(), t);
-  cpu::reduce_sum(out, p.in, p.reduced);
+  run_reduce_sum(out, p.in, p.reduced);
   out.div_(static_cast<double>(p.n_red));
   return finish(p, out);
 }
@@ -252,13 +282,15 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
 Tensor softmax(const Tensor& t, int64_t dim) {
   check_input("softmax", t);
   check_floating("softmax", t, "expected a floating-point dtype");
-  return along_dim("softmax", t, dim, t.dtype(), cpu::softmax_lastdim, /*log=*/false);
+  return along_dim("softmax", t, dim, t.dtype(),
+                   t.is_cuda() ? cuda::softmax_lastdim : cpu::softmax_lastdim, /*log=*/false);
 }
 
 Tensor log_softmax(const Tensor& t, int64_t dim) {
   check_input("log_softmax", t);
   check_floating("log_softmax", t, "expected a floating-point dtype");
-  return along_dim("log_softmax", t, dim, t.dtype(), cpu::softmax_lastdim, /*log=*/true);
+  return along_dim("log_softmax", t, dim, t.dtype(),
+                   t.is_cuda() ? cuda::softmax_lastdim : cpu::softmax_lastdim, /*log=*/true);
 }
 
 namespace {
@@ -273,11 +305,12 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad, const Tensor& o
   check_floating(op, grad, "expected a floating-point dtype");
   const int64_t d = wrap_dim(dim, grad.dim(), op);
   Tensor out = empty(grad.sizes(), grad.options());
+  const auto kernel = out.is_cuda() ? cuda::softmax_backward_lastdim
+                                    : cpu::softmax_backward_lastdim;
   if (grad.dim() == 0) {
-    cpu::softmax_backward_lastdim(out.view({1}), grad.view({1}), output.view({1}), log);
+    kernel(out.view({1}), grad.view({1}), output.view({1}), log);
   } else {
-    cpu::softmax_backward_lastdim(out.transpose(d, -1), grad.transpose(d, -1),
-                                  output.transpose(d, -1), log);
+    kernel(out.transpose(d, -1), grad.transpose(d, -1), output.transpose(d, -1), log);
   }
   return out;
 }
@@ -292,7 +325,7 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t di
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  check_input("logsumexp", t);
+  check_cpu_input("logsumexp", t);
   // Integer inputs compute in float32, as in PyTorch.
   const Tensor src = t.is_floating_point() ? t : t.to(kFloat32);
   const Plan p = plan("logsumexp", src, dims, keepdim);
@@ -302,13 +335,13 @@ Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor cumsum(const Tensor& t, int64_t dim) {
-  check_input("cumsum", t);
+  check_cpu_input("cumsum", t);
   return along_dim("cumsum", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
                    /*prod=*/false);
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim) {
-  check_input("cumprod", t);
+  check_cpu_input("cumprod", t);
   return along_dim("cumprod", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
                    /*prod=*/true);
 }

@@ -5,6 +5,7 @@
 
 #include "tensor/cpu/kernels.h"
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -98,27 +99,29 @@ Tensor& Tensor::copy_(const Tensor& src) {
                  " doesn't match the broadcast shape ", shape_str(shape));
   check_no_internal_overlap("copy_", *this);
   if (numel() == 0) return *this;
-  if (is_cuda() || src.is_cuda()) {
-    // Stage through a contiguous tensor of the destination's dtype and shape
-    // on the source's side, then move bytes across.
+  if (is_cuda() && src.device() == device()) {
+    cuda::copy(*this, unaliased_input(*this, src));
+  } else if (is_cuda() || src.is_cuda()) {
+    // Across devices: the source made dense in the destination's dtype and
+    // shape on its own side, the bytes moved, then laid out on this side.
+    auto local_copy = [](const Tensor& dst, const Tensor& from) {
+      if (dst.is_cuda()) {
+        cuda::copy(dst, from);
+      } else {
+        cpu::copy(dst, from);
+      }
+    };
     Tensor staged = src;
-    if (src.is_cuda()) {
-      TORCHLET_CHECK(src.dtype() == dtype() && src.sizes() == sizes() && src.is_contiguous(),
-                     "copy_: copying from ", src.device(), " needs a contiguous source of the "
-                     "destination's shape and dtype in this build (got ", shape_str(src.sizes()),
-                     " ", src.dtype(), " into ", shape_str(sizes()), " ", dtype(), ")");
-    } else if (src.dtype() != dtype() || src.sizes() != sizes() || !src.is_contiguous()) {
+    if (src.dtype() != dtype() || src.sizes() != sizes() || !src.is_contiguous()) {
       staged = empty(sizes(), src.options().dtype(dtype()));
-      cpu::copy(staged, src);
+      local_copy(staged, src);
     }
     if (is_contiguous()) {
       copy_with_gpu(*this, staged);
     } else {
-      TORCHLET_CHECK(!is_cuda(), "copy_: a non-contiguous destination on ", device(),
-                     " is not supported in this build");
       Tensor landing = empty(sizes(), options());
       copy_with_gpu(landing, staged);
-      cpu::copy(*this, landing);
+      local_copy(*this, landing);
     }
   } else {
     cpu::copy(*this, unaliased_input(*this, src));
@@ -129,11 +132,12 @@ Tensor& Tensor::copy_(const Tensor& src) {
 
 Tensor& Tensor::fill_(Scalar value) {
   check_no_internal_overlap("fill_", *this);
-  if (is_cuda()) {
-    TORCHLET_CHECK(is_contiguous(), "fill_: a non-contiguous tensor on ", device(),
-                   " is not supported in this build");
+  if (is_cuda() && is_contiguous()) {
+    // A byte pattern, for every dtype (float16 and bfloat16 included).
     Tensor host = scalar_tensor(value, dtype());
     cuda::fill(data_ptr(), numel(), element_size(), host.data_ptr(), device().index);
+  } else if (is_cuda()) {
+    cuda::fill(*this, value);
   } else {
     cpu::fill(*this, value);
   }

@@ -38,7 +38,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], nvcc_flags = [], **kwargs):
             cmd = " ".join([
                 "$(location @local_cuda//:nvcc)",
                 "-c $(location %s) -o $@" % src,
-                "-std=c++17 -O3 -Xcompiler -fPIC",
+                "-std=c++17 -O3 -Xcompiler -fPIC --expt-relaxed-constexpr",
                 "-I" + _include_root(),
                 _NVCC_ARCH_FLAGS,
             ] + nvcc_flags),

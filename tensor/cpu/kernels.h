@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "tensor/kernel_ops.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor_body.h"
 
@@ -21,23 +22,13 @@ void copy_rows(const Tensor& dst, const Tensor& row);
 /// dst[i] = value (converted to dst's dtype).
 void fill(const Tensor& dst, Scalar value);
 
-enum class BinaryOp {
-  kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum,
-  kFloorDivide, kRemainder, kFmod, kAtan2,
-  kThresholdBackward,  // a where b > alpha, else 0
-  kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
-};
+using ::torchlet::BinaryOp;
 /// out = a op b, with a, b of the compute dtype (equal to out's, except for
 /// comparisons and logical ops, whose out is bool). `alpha` scales b for
 /// add and sub.
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha);
 
-enum class UnaryOp {
-  kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSin, kCos,
-  kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kErf, kLogicalNot,
-  kFloor, kCeil, kRound, kTrunc, kFrac,  // floating only
-  kIsNan, kIsInf, kIsFinite,             // bool out, any dtype in
-};
+using ::torchlet::UnaryOp;
 /// out = op(in); in has out's dtype (kLogicalNot and the kIs* tests write
 /// bool from any dtype).
 void unary(UnaryOp op, const Tensor& out, const Tensor& in);

@@ -1,0 +1,282 @@
+#pragma once
+
+// What each elementwise op computes on one element, as functions nvcc
+// compiles for the GPU and the host compiler for the tests that hold them
+// to the CPU kernels' results (tensor/cuda/elementwise_ops_test.cc). The
+// semantics are the CPU kernels' (tensor/cpu/elementwise_kernels.cc):
+// Python's remainder and floor division, integer powers by squaring, NaN
+// propagating through maximum, minimum and clamp, round half to even.
+//
+// Plain C++17 and <cmath>: no torchlet types beyond the op enums.
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "tensor/kernel_ops.h"
+
+#if defined(__CUDACC__)
+#define TORCHLET_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define TORCHLET_HOST_DEVICE inline
+#endif
+
+namespace torchlet::cuda::ops {
+
+template <typename T>
+TORCHLET_HOST_DEVICE bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T integer_pow(T base, T exp) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return base || !exp;
+  } else {
+    if constexpr (std::is_signed_v<T>) {
+      if (exp < 0) {
+        if (base == 1) return 1;
+        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
+        return 0;
+      }
+    }
+    T result = 1;
+    while (exp) {
+      if (exp & 1) result = static_cast<T>(result * base);
+      exp = static_cast<T>(exp >> 1);
+      base = static_cast<T>(base * base);
+    }
+    return result;
+  }
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T floor_divide_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floored = std::floor(div);
+    if (div - floored > T(0.5)) floored += T(1);
+    return floored;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else if constexpr (std::is_signed_v<T>) {
+    if ((a < 0) != (b < 0)) {
+      const T quot = static_cast<T>(a / b);
+      return static_cast<T>(a % b != 0 ? quot - 1 : quot);
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T remainder_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T mod = std::fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else if constexpr (std::is_signed_v<T>) {
+    T mod = static_cast<T>(a % b);
+    if (mod != 0 && (mod < 0) != (b < 0)) mod = static_cast<T>(mod + b);
+    return mod;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T fmod_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+/// True for the ops whose result is bool whatever T is.
+constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEq; }
+
+/// The arithmetic ops: out = a op b (alpha scales b for add and sub, and
+/// is the threshold of threshold_backward). Ops the op layer never sends
+/// for T (division of integers, say) return a.
+template <BinaryOp Op, typename T>
+TORCHLET_HOST_DEVICE T arithmetic(T a, T b, T alpha) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  if constexpr (Op == BinaryOp::kAdd) {
+    return static_cast<T>(a + alpha * b);
+  } else if constexpr (Op == BinaryOp::kSub) {
+    return static_cast<T>(a - alpha * b);
+  } else if constexpr (Op == BinaryOp::kMul) {
+    return static_cast<T>(a * b);
+  } else if constexpr (Op == BinaryOp::kDiv && kFloat) {
+    return a / b;
+  } else if constexpr (Op == BinaryOp::kPow) {
+    if constexpr (kFloat) {
+      return std::pow(a, b);
+    } else {
+      return integer_pow(a, b);
+    }
+  } else if constexpr (Op == BinaryOp::kFloorDivide) {
+    return floor_divide_of(a, b);
+  } else if constexpr (Op == BinaryOp::kRemainder) {
+    return remainder_of(a, b);
+  } else if constexpr (Op == BinaryOp::kFmod) {
+    return fmod_of(a, b);
+  } else if constexpr (Op == BinaryOp::kAtan2 && kFloat) {
+    return std::atan2(a, b);
+  } else if constexpr (Op == BinaryOp::kThresholdBackward) {
+    return b <= alpha ? T(0) : a;
+  } else if constexpr (Op == BinaryOp::kMaximum) {
+    if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+    return a > b ? a : b;
+  } else if constexpr (Op == BinaryOp::kMinimum) {
+    if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+    return a < b ? a : b;
+  } else {
+    return a;
+  }
+}
+
+/// The comparisons and logical ops.
+template <BinaryOp Op, typename T>
+TORCHLET_HOST_DEVICE bool comparison(T a, T b) {
+  if constexpr (Op == BinaryOp::kEq) {
+    return a == b;
+  } else if constexpr (Op == BinaryOp::kNe) {
+    return a != b;
+  } else if constexpr (Op == BinaryOp::kLt) {
+    return a < b;
+  } else if constexpr (Op == BinaryOp::kLe) {
+    return a <= b;
+  } else if constexpr (Op == BinaryOp::kGt) {
+    return a > b;
+  } else if constexpr (Op == BinaryOp::kGe) {
+    return a >= b;
+  } else if constexpr (Op == BinaryOp::kLogicalAnd) {
+    return a && b;
+  } else {
+    return a || b;
+  }
+}
+
+/// True for the ops whose result is bool whatever T is.
+constexpr bool is_test(UnaryOp op) {
+  return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsNan || op == UnaryOp::kIsInf ||
+         op == UnaryOp::kIsFinite;
+}
+
+/// The bool-valued unary ops.
+template <UnaryOp Op, typename T>
+TORCHLET_HOST_DEVICE bool unary_test(T x) {
+  if constexpr (Op == UnaryOp::kLogicalNot) {
+    return !x;
+  } else if constexpr (!std::is_floating_point_v<T>) {
+    return Op == UnaryOp::kIsFinite;
+  } else if constexpr (Op == UnaryOp::kIsNan) {
+    return x != x;
+  } else if constexpr (Op == UnaryOp::kIsInf) {
+    return std::isinf(x);
+  } else {
+    return std::isfinite(x);
+  }
+}
+
+/// The unary ops that keep T. Float-only math on an integer T returns x
+/// (the op layer converts integers to float32 first).
+template <UnaryOp Op, typename T>
+TORCHLET_HOST_DEVICE T unary(T x) {
+  if constexpr (Op == UnaryOp::kNeg) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      return static_cast<T>(-x);
+    }
+  } else if constexpr (Op == UnaryOp::kAbs) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::abs(x);
+    } else if constexpr (std::is_signed_v<T>) {
+      return static_cast<T>(x < 0 ? -x : x);
+    } else {
+      return x;
+    }
+  } else if constexpr (Op == UnaryOp::kSign) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(x != 0);
+    } else {
+      return static_cast<T>((T(0) < x) - (x < T(0)));
+    }
+  } else if constexpr (Op == UnaryOp::kRelu) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else {
+      return x < T(0) ? T(0) : x;  // NaN stays NaN
+    }
+  } else if constexpr (!std::is_floating_point_v<T>) {
+    return x;
+  } else if constexpr (Op == UnaryOp::kExp) {
+    return std::exp(x);
+  } else if constexpr (Op == UnaryOp::kLog) {
+    return std::log(x);
+  } else if constexpr (Op == UnaryOp::kLog1p) {
+    return std::log1p(x);
+  } else if constexpr (Op == UnaryOp::kSqrt) {
+    return std::sqrt(x);
+  } else if constexpr (Op == UnaryOp::kRsqrt) {
+    return T(1) / std::sqrt(x);
+  } else if constexpr (Op == UnaryOp::kSin) {
+    return std::sin(x);
+  } else if constexpr (Op == UnaryOp::kCos) {
+    return std::cos(x);
+  } else if constexpr (Op == UnaryOp::kSigmoid) {
+    return T(1) / (T(1) + std::exp(-x));
+  } else if constexpr (Op == UnaryOp::kTanh) {
+    return std::tanh(x);
+  } else if constexpr (Op == UnaryOp::kErf) {
+    return std::erf(x);
+  } else if constexpr (Op == UnaryOp::kFloor) {
+    return std::floor(x);
+  } else if constexpr (Op == UnaryOp::kCeil) {
+    return std::ceil(x);
+  } else if constexpr (Op == UnaryOp::kRound) {
+    return std::nearbyint(x);  // half to even in the default rounding mode
+  } else if constexpr (Op == UnaryOp::kTrunc) {
+    return std::trunc(x);
+  } else if constexpr (Op == UnaryOp::kFrac) {
+    return x - std::trunc(x);
+  } else if constexpr (Op == UnaryOp::kGelu) {
+    constexpr T kSqrtHalf = T(0.70710678118654752440);
+    return T(0.5) * x * (T(1) + std::erf(x * kSqrtHalf));
+  } else if constexpr (Op == UnaryOp::kGeluTanh) {
+    constexpr T kSqrt2OverPi = T(0.79788456080286535588);
+    const T inner = kSqrt2OverPi * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  } else {
+    return x;
+  }
+}
+
+/// clamp with optional bounds; NaN passes through.
+template <typename T>
+TORCHLET_HOST_DEVICE T clamp(T x, bool has_lo, T lo, bool has_hi, T hi) {
+  if (is_nan(x)) return x;
+  if (has_lo && x < lo) x = lo;
+  if (has_hi && x > hi) x = hi;
+  return x;
+}
+
+}  // namespace torchlet::cuda::ops

@@ -1,0 +1,299 @@
+// The CUDA kernels' per-element functions and offsets, compiled for the
+// host and held to what the CPU ops compute on the same values: the part of
+// the CUDA backend that can be checked without a GPU.
+#include "tensor/cuda/elementwise_ops.h"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensor/cuda/loop_args.h"
+#include "tensor/tensor.h"
+#include "tensor/test_util.h"
+
+namespace torchlet {
+namespace {
+
+using BinaryFn = std::function<Tensor(const Tensor&, const Tensor&)>;
+using UnaryFn = std::function<Tensor(const Tensor&)>;
+
+template <typename T>
+DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return kFloat32;
+  if constexpr (std::is_same_v<T, double>) return kFloat64;
+  if constexpr (std::is_same_v<T, int64_t>) return kInt64;
+  if constexpr (std::is_same_v<T, int32_t>) return kInt32;
+  if constexpr (std::is_same_v<T, uint8_t>) return kUInt8;
+  return kBool;
+}
+
+// Values that exercise signs, zeros, rounding ties and non-finite numbers.
+template <typename T>
+std::vector<double> probe_values() {
+  if constexpr (std::is_floating_point_v<T>) {
+    const double inf = std::numeric_limits<double>::infinity();
+    return {-7.5, -3.5, -2.5, -2, -1, -0.5, -0.0, 0, 0.5, 1, 1.5, 2, 3.5, 7, inf, -inf, NAN};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return {0, 1};
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return {0, 1, 2, 3, 7, 200, 255};
+  } else {
+    return {-7, -3, -2, -1, 0, 1, 2, 3, 7};
+  }
+}
+
+// Equal, or both NaN, or (for floating math that the CPU vectorizes) within
+// a few units in the last place.
+template <typename T>
+bool same_value(double actual, double expected) {
+  if (std::isnan(actual) && std::isnan(expected)) return true;
+  if (actual == expected) return true;
+  if constexpr (std::is_floating_point_v<T>) {
+    const double eps = std::numeric_limits<T>::epsilon();
+    return std::abs(actual - expected) <= 4 * eps * std::abs(expected);
+  }
+  return false;
+}
+
+// Every (a, b) pair of probe values as two [n * n] tensors.
+template <typename T>
+std::pair<Tensor, Tensor> grid() {
+  const std::vector<double> v = probe_values<T>();
+  std::vector<double> a, b;
+  for (double x : v) {
+    for (double y : v) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  return {from_vector(a).to(dtype_of<T>()).view({n}), from_vector(b).to(dtype_of<T>()).view({n})};
+}
+
+template <BinaryOp Op, typename T>
+void expect_binary_matches(const BinaryFn& cpu_op, double alpha = 1, bool nonzero_b = false) {
+  auto [a, b] = grid<T>();
+  if (nonzero_b) {
+    const Tensor keep = b.ne(0);
+    a = a.masked_select(keep);
+    b = b.masked_select(keep);
+  }
+  const std::vector<double> expected = cpu_op(a, b).template to_vector<double>();
+  const std::vector<double> av = a.template to_vector<double>(), bv = b.template to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    const T x = static_cast<T>(av[i]), y = static_cast<T>(bv[i]);
+    double got;
+    if constexpr (cuda::ops::is_comparison(Op)) {
+      got = cuda::ops::comparison<Op, T>(x, y);
+    } else {
+      got = static_cast<double>(cuda::ops::arithmetic<Op, T>(x, y, static_cast<T>(alpha)));
+    }
+    EXPECT_TRUE(same_value<T>(got, expected[i]))
+        << "op " << static_cast<int>(Op) << " dtype " << dtype_of<T>() << " on (" << av[i]
+        << ", " << bv[i] << "): " << got << ", the CPU op gives " << expected[i];
+  }
+}
+
+template <UnaryOp Op, typename T>
+void expect_unary_matches(const UnaryFn& cpu_op) {
+  const Tensor x = from_vector(probe_values<T>()).to(dtype_of<T>());
+  const std::vector<double> expected = cpu_op(x).template to_vector<double>();
+  const std::vector<double> xv = x.template to_vector<double>();
+  for (size_t i = 0; i < xv.size(); ++i) {
+    const T v = static_cast<T>(xv[i]);
+    double got;
+    if constexpr (cuda::ops::is_test(Op)) {
+      got = cuda::ops::unary_test<Op, T>(v);
+    } else {
+      got = static_cast<double>(cuda::ops::unary<Op, T>(v));
+    }
+    EXPECT_TRUE(same_value<T>(got, expected[i]))
+        << "op " << static_cast<int>(Op) << " dtype " << dtype_of<T>() << " on " << xv[i]
+        << ": " << got << ", the CPU op gives " << expected[i];
+  }
+}
+
+template <typename T>
+void expect_arithmetic_family_matches() {
+  expect_binary_matches<BinaryOp::kMul, T>([](auto& a, auto& b) { return mul(a, b); });
+  expect_binary_matches<BinaryOp::kMaximum, T>([](auto& a, auto& b) { return maximum(a, b); });
+  expect_binary_matches<BinaryOp::kMinimum, T>([](auto& a, auto& b) { return minimum(a, b); });
+  expect_binary_matches<BinaryOp::kEq, T>([](auto& a, auto& b) { return eq(a, b); });
+  expect_binary_matches<BinaryOp::kNe, T>([](auto& a, auto& b) { return ne(a, b); });
+  expect_binary_matches<BinaryOp::kLt, T>([](auto& a, auto& b) { return lt(a, b); });
+  expect_binary_matches<BinaryOp::kLe, T>([](auto& a, auto& b) { return le(a, b); });
+  expect_binary_matches<BinaryOp::kGt, T>([](auto& a, auto& b) { return gt(a, b); });
+  expect_binary_matches<BinaryOp::kGe, T>([](auto& a, auto& b) { return ge(a, b); });
+  if constexpr (!std::is_same_v<T, bool>) {
+    expect_binary_matches<BinaryOp::kAdd, T>([](auto& a, auto& b) { return add(a, b); });
+    expect_binary_matches<BinaryOp::kAdd, T>([](auto& a, auto& b) { return add(a, b, 3); }, 3);
+    expect_binary_matches<BinaryOp::kSub, T>([](auto& a, auto& b) { return sub(a, b, 2); }, 2);
+    expect_binary_matches<BinaryOp::kPow, T>([](auto& a, auto& b) { return pow(a, b); });
+    expect_binary_matches<BinaryOp::kThresholdBackward, T>(
+        [](auto& a, auto& b) { return threshold_backward(a, b, 1); }, 1);
+    const bool integral = !std::is_floating_point_v<T>;
+    expect_binary_matches<BinaryOp::kFloorDivide, T>(
+        [](auto& a, auto& b) { return floor_divide(a, b); }, 1, integral);
+    expect_binary_matches<BinaryOp::kRemainder, T>(
+        [](auto& a, auto& b) { return remainder(a, b); }, 1, integral);
+    expect_binary_matches<BinaryOp::kFmod, T>([](auto& a, auto& b) { return fmod(a, b); }, 1,
+                                              integral);
+  }
+}
+
+TEST(CudaElementwiseOpsTest, ArithmeticAndComparisonsMatchTheCpuOpsInEveryDtype) {
+  expect_arithmetic_family_matches<float>();
+  expect_arithmetic_family_matches<double>();
+  expect_arithmetic_family_matches<int64_t>();
+  expect_arithmetic_family_matches<int32_t>();
+  expect_arithmetic_family_matches<uint8_t>();
+  expect_arithmetic_family_matches<bool>();
+}
+
+template <typename T>
+void expect_floating_family_matches() {
+  expect_binary_matches<BinaryOp::kDiv, T>([](auto& a, auto& b) { return div(a, b); });
+  expect_binary_matches<BinaryOp::kAtan2, T>([](auto& a, auto& b) { return atan2(a, b); });
+  expect_unary_matches<UnaryOp::kExp, T>([](auto& x) { return exp(x); });
+  expect_unary_matches<UnaryOp::kLog, T>([](auto& x) { return log(x); });
+  expect_unary_matches<UnaryOp::kLog1p, T>([](auto& x) { return log1p(x); });
+  expect_unary_matches<UnaryOp::kSqrt, T>([](auto& x) { return sqrt(x); });
+  expect_unary_matches<UnaryOp::kRsqrt, T>([](auto& x) { return rsqrt(x); });
+  expect_unary_matches<UnaryOp::kSin, T>([](auto& x) { return sin(x); });
+  expect_unary_matches<UnaryOp::kCos, T>([](auto& x) { return cos(x); });
+  expect_unary_matches<UnaryOp::kSigmoid, T>([](auto& x) { return sigmoid(x); });
+  expect_unary_matches<UnaryOp::kTanh, T>([](auto& x) { return tanh(x); });
+  expect_unary_matches<UnaryOp::kErf, T>([](auto& x) { return erf(x); });
+  expect_unary_matches<UnaryOp::kGelu, T>([](auto& x) { return gelu(x); });
+  expect_unary_matches<UnaryOp::kGeluTanh, T>([](auto& x) { return gelu(x, "tanh"); });
+  expect_unary_matches<UnaryOp::kFloor, T>([](auto& x) { return floor(x); });
+  expect_unary_matches<UnaryOp::kCeil, T>([](auto& x) { return ceil(x); });
+  expect_unary_matches<UnaryOp::kRound, T>([](auto& x) { return round(x); });
+  expect_unary_matches<UnaryOp::kTrunc, T>([](auto& x) { return trunc(x); });
+  expect_unary_matches<UnaryOp::kFrac, T>([](auto& x) { return frac(x); });
+}
+
+TEST(CudaElementwiseOpsTest, FloatingMathMatchesTheCpuOps) {
+  expect_floating_family_matches<float>();
+  expect_floating_family_matches<double>();
+}
+
+template <typename T>
+void expect_sign_family_matches() {
+  if constexpr (!std::is_same_v<T, bool>) {
+    expect_unary_matches<UnaryOp::kNeg, T>([](auto& x) { return neg(x); });
+    expect_unary_matches<UnaryOp::kAbs, T>([](auto& x) { return abs(x); });
+    expect_unary_matches<UnaryOp::kRelu, T>([](auto& x) { return relu(x); });
+  }
+  expect_unary_matches<UnaryOp::kSign, T>([](auto& x) { return sign(x); });
+  expect_unary_matches<UnaryOp::kLogicalNot, T>([](auto& x) { return logical_not(x); });
+  expect_unary_matches<UnaryOp::kIsNan, T>([](auto& x) { return isnan(x); });
+  expect_unary_matches<UnaryOp::kIsInf, T>([](auto& x) { return isinf(x); });
+  expect_unary_matches<UnaryOp::kIsFinite, T>([](auto& x) { return isfinite(x); });
+}
+
+TEST(CudaElementwiseOpsTest, SignOpsAndTestsMatchTheCpuOpsInEveryDtype) {
+  expect_sign_family_matches<float>();
+  expect_sign_family_matches<double>();
+  expect_sign_family_matches<int64_t>();
+  expect_sign_family_matches<int32_t>();
+  expect_sign_family_matches<uint8_t>();
+  expect_sign_family_matches<bool>();
+}
+
+TEST(CudaElementwiseOpsTest, LogicalOpsMatchTheCpuOps) {
+  expect_binary_matches<BinaryOp::kLogicalAnd, bool>(
+      [](auto& a, auto& b) { return logical_and(a, b); });
+  expect_binary_matches<BinaryOp::kLogicalOr, bool>(
+      [](auto& a, auto& b) { return logical_or(a, b); });
+}
+
+TEST(CudaElementwiseOpsTest, ClampKeepsNanAndAppliesEitherBound) {
+  const Tensor x = from_vector(probe_values<float>()).to(kFloat32);
+  const std::vector<double> both = clamp(x, -1, 2).to_vector<double>();
+  const std::vector<double> lo = clamp(x, 0.5).to_vector<double>();
+  const std::vector<double> hi = clamp(x, std::nullopt, -2).to_vector<double>();
+  const std::vector<double> xv = x.to_vector<double>();
+  for (size_t i = 0; i < xv.size(); ++i) {
+    const float v = static_cast<float>(xv[i]);
+    EXPECT_TRUE(same_value<float>(cuda::ops::clamp(v, true, -1.f, true, 2.f), both[i])) << v;
+    EXPECT_TRUE(same_value<float>(cuda::ops::clamp(v, true, 0.5f, false, 0.f), lo[i])) << v;
+    EXPECT_TRUE(same_value<float>(cuda::ops::clamp(v, false, 0.f, true, -2.f), hi[i])) << v;
+  }
+}
+
+// ---- Offsets ---------------------------------------------------------------------
+
+// LoopArgs for one operand with the given shape and element strides.
+cuda::LoopArgs one_operand(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                           int64_t element_size) {
+  cuda::LoopArgs loop;
+  loop.ndim = static_cast<int>(shape.size());
+  loop.operands = 2;
+  loop.numel = 1;
+  for (int d = 0; d < loop.ndim; ++d) {
+    loop.shape[d] = shape[d];
+    loop.strides[0][d] = strides[d] * element_size;
+    loop.numel *= shape[d];
+  }
+  // Operand 1 is the dense row-major layout of the same shape.
+  int64_t dense = element_size;
+  for (int d = loop.ndim - 1; d >= 0; --d) {
+    loop.strides[1][d] = dense;
+    dense *= shape[d];
+  }
+  return loop;
+}
+
+TEST(CudaLoopArgsTest, OffsetsWalkRowMajorOrderOfAStridedView) {
+  // A [2, 3, 4] tensor permuted and sliced: element strides (1, 8, 2).
+  const std::vector<int64_t> shape{2, 3, 4}, strides{1, 8, 2};
+  const cuda::LoopArgs loop = one_operand(shape, strides, 4);
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t k = 0; k < 4; ++k) expected.push_back(i * 1 + j * 8 + k * 2);
+    }
+  }
+  for (int64_t i = 0; i < loop.numel; ++i) {
+    int64_t off[cuda::kMaxLoopOperands];
+    cuda::loop_offsets(loop, i, off);
+    EXPECT_EQ(off[0], expected[i] * 4) << "element " << i;
+    EXPECT_EQ(off[1], i * 4) << "element " << i;
+    EXPECT_EQ(off[2], 0);
+  }
+}
+
+TEST(CudaLoopArgsTest, BroadcastDimsRepeatTheSameElements) {
+  const std::vector<int64_t> shape{3, 5}, strides{0, 1};
+  const cuda::LoopArgs loop = one_operand(shape, strides, 8);
+  for (int64_t i = 0; i < loop.numel; ++i) {
+    int64_t off[cuda::kMaxLoopOperands];
+    cuda::loop_offsets(loop, i, off);
+    EXPECT_EQ(off[0], (i % 5) * 8);
+  }
+}
+
+TEST(CudaLoopArgsTest, FlatLoopsAreDenseRunsOrBroadcastNumbers) {
+  cuda::LoopArgs loop;
+  loop.ndim = 1;
+  loop.operands = 3;
+  loop.shape[0] = 10;
+  loop.strides[0][0] = 4;
+  loop.strides[1][0] = 4;
+  loop.strides[2][0] = 0;
+  const int64_t sizes[cuda::kMaxLoopOperands] = {4, 4, 4, 0};
+  EXPECT_TRUE(cuda::is_flat(loop, sizes));
+  loop.strides[1][0] = 8;
+  EXPECT_FALSE(cuda::is_flat(loop, sizes));
+  loop.strides[1][0] = 4;
+  loop.strides[0][0] = 0;  // a broadcast output is never flat
+  EXPECT_FALSE(cuda::is_flat(loop, sizes));
+}
+
+}  // namespace
+}  // namespace torchlet

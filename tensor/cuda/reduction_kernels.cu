@@ -1,0 +1,278 @@
+// Reductions and softmax. A block reduces one output (or, when there are
+// few outputs over many elements, one chunk of an output whose partial
+// results a second launch combines); its threads take the elements in turn
+// and combine their partials through shared memory. Sums of floating types
+// accumulate in double, of integers in int64, as the CPU kernels do.
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "tensor/cuda/elementwise_ops.h"
+#include "tensor/cuda/launch.h"
+
+namespace torchlet::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T>
+using Wide = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+template <typename T>
+using SumOut = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+
+template <typename T>
+struct SumOp {
+  using Acc = Wide<T>;
+  __device__ Acc init() const { return 0; }
+  __device__ void step(Acc& acc, T x, int64_t) const { acc += x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a + b; }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    reinterpret_cast<SumOut<T>*>(r.out)[o] = static_cast<SumOut<T>>(acc);
+  }
+};
+
+template <typename T>
+struct ProdOp {
+  using Acc = Wide<T>;
+  __device__ Acc init() const { return 1; }
+  __device__ void step(Acc& acc, T x, int64_t) const { acc *= x; }
+  __device__ Acc combine(Acc a, Acc b) const { return a * b; }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    reinterpret_cast<SumOut<T>*>(r.out)[o] = static_cast<SumOut<T>>(acc);
+  }
+};
+
+// amax or amin; NaN wins.
+template <typename T, bool kLargest>
+struct ExtremeOp {
+  using Acc = T;
+  __device__ static bool better(T x, T acc) {
+    return ops::is_nan(x) || (kLargest ? x > acc : x < acc);
+  }
+  __device__ Acc init() const {
+    using L = std::numeric_limits<T>;
+    if constexpr (std::is_floating_point_v<T>) {
+      return kLargest ? -L::infinity() : L::infinity();
+    } else {
+      return kLargest ? L::lowest() : L::max();
+    }
+  }
+  __device__ void step(Acc& acc, T x, int64_t) const {
+    if (better(x, acc)) acc = x;
+  }
+  __device__ Acc combine(Acc a, Acc b) const { return ops::is_nan(a) ? a : better(b, a) ? b : a; }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    reinterpret_cast<T*>(r.out)[o] = acc;
+  }
+};
+
+// The value and position of the first maximum or minimum; the first NaN
+// wins. Combining compares positions, so the order partials meet in does
+// not matter.
+template <typename T, bool kLargest>
+struct ArgOp {
+  struct Acc {
+    T value;
+    int64_t index;
+  };
+  __device__ static bool before(const Acc& a, const Acc& b) {  // a wins over b
+    if (a.index < 0) return false;
+    if (b.index < 0) return true;
+    const bool an = ops::is_nan(a.value), bn = ops::is_nan(b.value);
+    if (an || bn) return an && (!bn || a.index < b.index);
+    if (a.value == b.value) return a.index < b.index;
+    return kLargest ? a.value > b.value : a.value < b.value;
+  }
+  __device__ Acc init() const { return Acc{T(0), -1}; }
+  __device__ void step(Acc& acc, T x, int64_t pos) const {
+    const Acc candidate{x, pos};
+    if (before(candidate, acc)) acc = candidate;
+  }
+  __device__ Acc combine(Acc a, Acc b) const { return before(b, a) ? b : a; }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    if (r.out) reinterpret_cast<T*>(r.out)[o] = acc.value;
+    r.index[o] = acc.index < 0 ? 0 : acc.index;
+  }
+};
+
+__device__ int64_t offset_of(const LoopArgs& g, int64_t index) {
+  if (g.ndim == 1) return index * g.strides[0][0];
+  int64_t offsets[kMaxLoopOperands];
+  loop_offsets(g, index, offsets);
+  return offsets[0];
+}
+
+template <typename Acc, typename Op>
+__device__ Acc block_combine(const Op& op, Acc acc) {
+  __shared__ Acc shared[kThreads];
+  shared[threadIdx.x] = acc;
+  __syncthreads();
+  for (int width = kThreads / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) {
+      shared[threadIdx.x] = op.combine(shared[threadIdx.x], shared[threadIdx.x + width]);
+    }
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+// Block (o, s) reduces chunk s of output o: into the output when there is
+// one chunk, else into workspace[o * splits + s].
+template <typename T, typename Op>
+__global__ void reduce_kernel(ReduceArgs r, Op op, int64_t chunk, typename Op::Acc* partial) {
+  using Acc = typename Op::Acc;
+  const int64_t o = blockIdx.x;
+  const int64_t begin = blockIdx.y * chunk;
+  int64_t end = begin + chunk;
+  if (end > r.reduced.numel) end = r.reduced.numel;
+  const char* base = r.in + offset_of(r.kept, o);
+  Acc acc = op.init();
+  for (int64_t i = begin + threadIdx.x; i < end; i += kThreads) {
+    op.step(acc, *reinterpret_cast<const T*>(base + offset_of(r.reduced, i)), i);
+  }
+  acc = block_combine(op, acc);
+  if (threadIdx.x != 0) return;
+  if (partial == nullptr) {
+    op.write(r, o, acc);
+  } else {
+    partial[o * gridDim.y + blockIdx.y] = acc;
+  }
+}
+
+template <typename T, typename Op>
+__global__ void combine_kernel(ReduceArgs r, Op op, const typename Op::Acc* partial, int splits) {
+  using Acc = typename Op::Acc;
+  const int64_t o = blockIdx.x;
+  Acc acc = op.init();
+  for (int s = threadIdx.x; s < splits; s += kThreads) acc = op.combine(acc, partial[o * splits + s]);
+  acc = block_combine(op, acc);
+  if (threadIdx.x == 0) op.write(r, o, acc);
+}
+
+template <typename T, typename Op>
+cudaError_t run(const ReduceArgs& r, Op op, int splits, void* workspace) {
+  using Acc = typename Op::Acc;
+  static_assert(sizeof(Acc) <= 16, "reduce_workspace_bytes allows 16 bytes per partial");
+  const int64_t outputs = r.kept.numel;
+  if (outputs == 0) return cudaSuccess;
+  const int64_t n = r.reduced.numel;
+  const int64_t chunk = splits > 1 ? (n + splits - 1) / splits : (n > 0 ? n : 1);
+  Acc* partial = splits > 1 ? static_cast<Acc*>(workspace) : nullptr;
+  // Outputs beyond the grid's 2^31 - 1 blocks do not occur: a tensor that
+  // large would not fit in any GPU's memory.
+  reduce_kernel<T, Op><<<dim3(static_cast<unsigned>(outputs), splits), kThreads>>>(r, op, chunk,
+                                                                                   partial);
+  if (splits > 1) {
+    const cudaError_t status = cudaGetLastError();
+    if (status != cudaSuccess) return status;
+    combine_kernel<T, Op><<<static_cast<unsigned>(outputs), kThreads>>>(r, op, partial, splits);
+  }
+  return cudaGetLastError();
+}
+
+template <typename F>
+cudaError_t dispatch(DType dtype, F&& fn) {
+  switch (dtype) {
+    case DType::kFloat32: return fn(float{});
+    case DType::kFloat64: return fn(double{});
+    case DType::kInt64: return fn(int64_t{});
+    case DType::kInt32: return fn(int32_t{});
+    case DType::kUInt8: return fn(uint8_t{});
+    case DType::kBool: return fn(bool{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+// ---- Softmax -------------------------------------------------------------------
+
+template <typename T>
+__device__ double block_sum(double x) {
+  return block_combine(SumOp<double>{}, x);
+}
+
+template <typename T>
+__global__ void softmax_kernel(T* out, const T* in, int64_t n, bool log) {
+  const T* x = in + blockIdx.x * n;
+  T* y = out + blockIdx.x * n;
+  T max = -std::numeric_limits<T>::infinity();
+  for (int64_t i = threadIdx.x; i < n; i += kThreads) max = ExtremeOp<T, true>{}.combine(max, x[i]);
+  max = block_combine(ExtremeOp<T, true>{}, max);
+  double sum = 0;
+  for (int64_t i = threadIdx.x; i < n; i += kThreads) sum += std::exp(static_cast<double>(x[i] - max));
+  sum = block_sum<T>(sum);
+  if (log) {
+    const T shift = static_cast<T>(std::log(sum));
+    for (int64_t i = threadIdx.x; i < n; i += kThreads) y[i] = x[i] - max - shift;
+  } else {
+    const double inv = 1.0 / sum;
+    for (int64_t i = threadIdx.x; i < n; i += kThreads) {
+      y[i] = static_cast<T>(std::exp(static_cast<double>(x[i] - max)) * inv);
+    }
+  }
+}
+
+template <typename T>
+__global__ void softmax_backward_kernel(T* out, const T* grad, const T* output, int64_t n,
+                                        bool log) {
+  const int64_t row = blockIdx.x * n;
+  const T* g = grad + row;
+  const T* y = output + row;
+  T* o = out + row;
+  double dot = 0;
+  for (int64_t i = threadIdx.x; i < n; i += kThreads) {
+    dot += log ? static_cast<double>(g[i]) : static_cast<double>(g[i]) * y[i];
+  }
+  dot = block_sum<T>(dot);
+  for (int64_t i = threadIdx.x; i < n; i += kThreads) {
+    o[i] = log ? static_cast<T>(g[i] - std::exp(static_cast<double>(y[i])) * dot)
+               : static_cast<T>(y[i] * (g[i] - dot));
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_reduce(ReduceKind kind, DType dtype, const ReduceArgs& args, int splits,
+                          void* workspace) {
+  return dispatch(dtype, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    switch (kind) {
+      case ReduceKind::kSum: return run<T>(args, SumOp<T>{}, splits, workspace);
+      case ReduceKind::kProd: return run<T>(args, ProdOp<T>{}, splits, workspace);
+      case ReduceKind::kMax: return run<T>(args, ExtremeOp<T, true>{}, splits, workspace);
+      case ReduceKind::kMin: return run<T>(args, ExtremeOp<T, false>{}, splits, workspace);
+      case ReduceKind::kArgMax: return run<T>(args, ArgOp<T, true>{}, splits, workspace);
+      case ReduceKind::kArgMin: return run<T>(args, ArgOp<T, false>{}, splits, workspace);
+    }
+    return cudaErrorInvalidValue;
+  });
+}
+
+cudaError_t launch_softmax(DType dtype, void* out, const void* in, int64_t rows, int64_t n,
+                           bool log) {
+  if (rows == 0 || n == 0) return cudaSuccess;
+  auto go = [&](auto tag) {
+    using T = decltype(tag);
+    softmax_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+        static_cast<T*>(out), static_cast<const T*>(in), n, log);
+    return cudaGetLastError();
+  };
+  if (dtype == DType::kFloat32) return go(float{});
+  if (dtype == DType::kFloat64) return go(double{});
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_softmax_backward(DType dtype, void* out, const void* grad,
+                                    const void* output, int64_t rows, int64_t n, bool log) {
+  if (rows == 0 || n == 0) return cudaSuccess;
+  auto go = [&](auto tag) {
+    using T = decltype(tag);
+    softmax_backward_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+        static_cast<T*>(out), static_cast<const T*>(grad), static_cast<const T*>(output), n, log);
+    return cudaGetLastError();
+  };
+  if (dtype == DType::kFloat32) return go(float{});
+  if (dtype == DType::kFloat64) return go(double{});
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace torchlet::cuda

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tensor/cpu/conv_kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -65,7 +66,6 @@ void check_params(const ConvParams& p, int64_t spatial) {
 void check_types(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   check_defined("convolution", input);
   check_defined("convolution", weight);
-  check_cpu_kernel("convolution", input);
   check_same_device("convolution", input, weight);
   TORCHLET_CHECK(input.dtype() == weight.dtype(), "Input type (",
                  legacy_tensor_type_name(input.dtype()),
@@ -176,7 +176,8 @@ Tensor transposed_convolution(const Tensor& input, const Tensor& weight, const T
   Tensor out = empty_output(out_size, input);
   if (out.numel() == 0) return out;
   const cpu::ConvGeometry g = geometry(out_size, weight.sizes(), input.sizes(), p);
-  cpu::conv_backward_input(out, input, weight, g);
+  const auto kernel = out.is_cuda() ? cuda::conv_backward_input : cpu::conv_backward_input;
+  kernel(out, input, weight, g);
   if (bias.defined()) {
     SizeVec bias_shape(static_cast<size_t>(out.dim()), 1);
     bias_shape[1] = bias.size(0);
@@ -245,9 +246,8 @@ cpu::ConvGeometry block_geometry(int64_t batch, int64_t channels, IntArrayRef sp
   return g;
 }
 
-void check_float_cpu(const char* op, const Tensor& t) {
+void check_float(const char* op, const Tensor& t) {
   check_defined(op, t);
-  check_cpu_kernel(op, t);
   TORCHLET_CHECK(t.is_floating_point(), op, ": expected a floating-point input, got ",
                  t.dtype());
 }
@@ -277,7 +277,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   const SizeVec out_size = conv_output_size(x.sizes(), w.sizes(), params);
   Tensor out = empty_output(out_size, x);
   if (out.numel() == 0) return out;
-  cpu::conv_forward(out, x, w, b, geometry(x.sizes(), w.sizes(), out_size, params));
+  const auto kernel = out.is_cuda() ? cuda::conv_forward : cpu::conv_forward;
+  kernel(out, x, w, b, geometry(x.sizes(), w.sizes(), out_size, params));
   return out;
 }
 
@@ -285,7 +286,6 @@ Tensor convolution_backward_weight(const Tensor& input, const Tensor& grad_outpu
                                    IntArrayRef weight_size, const ConvParams& params) {
   check_defined("convolution_backward", input);
   check_defined("convolution_backward", grad_output);
-  check_cpu_kernel("convolution_backward", input);
   check_same_device("convolution_backward", input, grad_output);
   TORCHLET_CHECK(!params.transposed, "convolution_backward_weight: expects the parameters of a "
                                      "convolution that is not transposed");
@@ -298,15 +298,15 @@ Tensor convolution_backward_weight(const Tensor& input, const Tensor& grad_outpu
   const IntArrayRef out_size = grad_output.sizes();
   Tensor grad_weight = empty(weight_size, input.options());
   if (grad_output.numel() == 0 || grad_weight.numel() == 0) return grad_weight.zero_();
-  cpu::conv_backward_weight(grad_weight, grad_output.to(input.dtype()).contiguous(),
-                            input.contiguous(),
-                            geometry(input.sizes(), weight_size, out_size, params));
+  const auto kernel = input.is_cuda() ? cuda::conv_backward_weight : cpu::conv_backward_weight;
+  kernel(grad_weight, grad_output.to(input.dtype()).contiguous(), input.contiguous(),
+         geometry(input.sizes(), weight_size, out_size, params));
   return grad_weight;
 }
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride) {
-  check_float_cpu("im2col", input);
+  check_float("im2col", input);
   check_block_params(kernel_size, dilation, padding, stride);
   bool valid = input.dim() == 4;
   for (int64_t d = 1; valid && d < 4; ++d) valid = input.size(d) > 0;
@@ -325,15 +325,16 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
                           blocks[0] * blocks[1]},
                          input.options());
   if (columns.numel() == 0) return columns;
-  cpu::im2col(columns, input.contiguous(),
-              block_geometry(input.size(0), channels, spatial, blocks, kernel_size, dilation,
-                             padding, stride));
+  const auto kernel = input.is_cuda() ? cuda::im2col : cpu::im2col;
+  kernel(columns, input.contiguous(),
+         block_geometry(input.size(0), channels, spatial, blocks, kernel_size, dilation, padding,
+                        stride));
   return columns;
 }
 
 Tensor col2im(const Tensor& columns, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
-  check_float_cpu("col2im", columns);
+  check_float("col2im", columns);
   TORCHLET_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ",
                  output_size.size());
   check_block_params(kernel_size, dilation, padding, stride);
@@ -359,7 +360,8 @@ Tensor col2im(const Tensor& columns, IntArrayRef output_size, IntArrayRef kernel
   Tensor out = empty({columns.size(0), channels, output_size[0], output_size[1]},
                      columns.options());
   if (out.numel() == 0) return out;
-  cpu::col2im(out, columns.contiguous(),
+  const auto col2im_kernel = columns.is_cuda() ? cuda::col2im : cpu::col2im;
+  col2im_kernel(out, columns.contiguous(),
               block_geometry(columns.size(0), channels, output_size, blocks, kernel_size,
                              dilation, padding, stride));
   return out;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensor/cpu/nn_kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -44,7 +45,6 @@ struct ClassRows {
 void check_class_target(const Tensor& input, const Tensor& target, const Tensor& weight) {
   check_defined("cross_entropy", input);
   check_defined("cross_entropy", target);
-  check_cpu_kernel("cross_entropy", input);
   check_floating("cross_entropy", input);
   check_operand("cross_entropy", input, target, kInt64);
   check_operand("cross_entropy", input, weight, input.dtype());
@@ -76,7 +76,13 @@ void check_class_target(const Tensor& input, const Tensor& target, const Tensor&
 // summed weight of the targets kept.
 double check_targets_in_range(const Tensor& target, const Tensor& weight, int64_t classes,
                               int64_t ignore_index) {
-  const cpu::TargetScan scan = cpu::scan_targets(target, weight, classes, ignore_index);
+  // On a GPU the targets are checked on the host: an out-of-range class must
+  // be an error that names it, not a fault in the kernel.
+  const Device host(kCPU, 0);
+  const cpu::TargetScan scan =
+      target.is_cuda() ? cpu::scan_targets(target.to(host), weight.defined() ? weight.to(host) : weight,
+                                           classes, ignore_index)
+                       : cpu::scan_targets(target, weight, classes, ignore_index);
   TORCHLET_CHECK(scan.all_valid, "Target ", scan.first_invalid, " is out of bounds.");
   return scan.total_weight;
 }
@@ -189,8 +195,8 @@ CrossEntropyForward cross_entropy_forward(const Tensor& input, const Tensor& tar
   f.total_weight = check_targets_in_range(rows.target, flat(weight), rows.classes, ignore_index);
   f.loss = empty(target.sizes(), input.options());
   f.probs = empty_like(rows.input);
-  cpu::cross_entropy_rows(f.loss, f.probs, rows.input, rows.target, flat(weight), ignore_index,
-                          label_smoothing);
+  const auto kernel = input.is_cuda() ? cuda::cross_entropy_rows : cpu::cross_entropy_rows;
+  kernel(f.loss, f.probs, rows.input, rows.target, flat(weight), ignore_index, label_smoothing);
   return f;
 }
 
@@ -201,8 +207,9 @@ Tensor cross_entropy_backward(const Tensor& grad_loss, double scale, const Tenso
   Tensor g = grad_loss.to(probs.dtype());
   g = g.numel() == 1 ? g.contiguous().view({1}) : g.contiguous().view({rows});
   Tensor grad = empty_like(probs);
-  cpu::cross_entropy_backward_rows(grad, g, scale, probs, flat(target),
-                                   flat(weight), ignore_index, label_smoothing);
+  const auto kernel =
+      probs.is_cuda() ? cuda::cross_entropy_backward_rows : cpu::cross_entropy_backward_rows;
+  kernel(grad, g, scale, probs, flat(target), flat(weight), ignore_index, label_smoothing);
   return from_class_rows(grad, input_shape);
 }
 

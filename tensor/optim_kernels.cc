@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "tensor/cpu/optim_kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/error.h"
 #include "tensor/shape.h"
 
@@ -27,7 +28,6 @@ void check_operands(const char* op, const Tensor& param, std::initializer_list<O
   TORCHLET_CHECK(param.defined(), op, ": the parameter is undefined");
   TORCHLET_CHECK(param.is_floating_point(), op,
                  ": expected a floating-point parameter, got dtype ", param.dtype());
-  TORCHLET_CHECK(param.device().is_cpu(), op, ": no kernel for device ", param.device());
   for (const Operand& operand : operands) {
     const Tensor& t = *operand.tensor;
     TORCHLET_CHECK(t.defined(), op, ": ", operand.name, " is undefined");
@@ -70,7 +70,11 @@ void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum
   }
   const Tensor p = contiguous_or_undefined(param);
   const Tensor buf = uses_buffer ? contiguous_or_undefined(momentum_buffer) : Tensor();
-  cpu::sgd_update(p, grad.contiguous(), buf, options);
+  if (p.is_cuda()) {
+    cuda::sgd_update(p, grad.contiguous(), buf, options);
+  } else {
+    cpu::sgd_update(p, grad.contiguous(), buf, options);
+  }
   finish_writes({{&param, &p}, {&momentum_buffer, &buf}});
 }
 
@@ -90,7 +94,11 @@ void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg
   const Tensor m = contiguous_or_undefined(exp_avg);
   const Tensor v = contiguous_or_undefined(exp_avg_sq);
   const Tensor v_max = options.amsgrad ? contiguous_or_undefined(max_exp_avg_sq) : Tensor();
-  cpu::adam_update(p, grad.contiguous(), m, v, v_max, options);
+  if (p.is_cuda()) {
+    cuda::adam_update(p, grad.contiguous(), m, v, v_max, options);
+  } else {
+    cpu::adam_update(p, grad.contiguous(), m, v, v_max, options);
+  }
   finish_writes({{&param, &p}, {&exp_avg, &m}, {&exp_avg_sq, &v}, {&max_exp_avg_sq, &v_max}});
 }
 
@@ -106,7 +114,11 @@ void rmsprop_update_(const Tensor& param, const Tensor& grad, const Tensor& squa
   const Tensor sq = contiguous_or_undefined(square_avg);
   const Tensor avg = options.centered ? contiguous_or_undefined(grad_avg) : Tensor();
   const Tensor buf = options.momentum > 0 ? contiguous_or_undefined(momentum_buffer) : Tensor();
-  cpu::rmsprop_update(p, grad.contiguous(), sq, avg, buf, options);
+  if (p.is_cuda()) {
+    cuda::rmsprop_update(p, grad.contiguous(), sq, avg, buf, options);
+  } else {
+    cpu::rmsprop_update(p, grad.contiguous(), sq, avg, buf, options);
+  }
   finish_writes({{&param, &p}, {&square_avg, &sq}, {&grad_avg, &avg}, {&momentum_buffer, &buf}});
 }
 
@@ -115,7 +127,11 @@ void adagrad_update_(const Tensor& param, const Tensor& grad, const Tensor& sum,
   check_operands("adagrad_update_", param, {{"grad", &grad}, {"sum", &sum}});
   const Tensor p = contiguous_or_undefined(param);
   const Tensor s = contiguous_or_undefined(sum);
-  cpu::adagrad_update(p, grad.contiguous(), s, options);
+  if (p.is_cuda()) {
+    cuda::adagrad_update(p, grad.contiguous(), s, options);
+  } else {
+    cpu::adagrad_update(p, grad.contiguous(), s, options);
+  }
   finish_writes({{&param, &p}, {&sum, &s}});
 }
 

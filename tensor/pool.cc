@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tensor/cpu/pool_kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -100,7 +101,6 @@ void check_rank(const char* op, const Tensor& input, const PoolGeometry& g, bool
 void check_input(const char* op, const Tensor& input, const PoolGeometry& g, bool is_max,
                  Checked& c) {
   check_defined(op, input);
-  check_cpu_kernel(op, input);
   TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
                  scalar_type_name(input.dtype()), "'");
   check_rank(op, input, g, is_max, c);
@@ -323,7 +323,8 @@ MaxPoolForward max_pool_forward(const char* op, const Tensor& input, const PoolG
   MaxPoolForward f;
   f.output = empty(shape, input.options());
   if (with_indices) f.indices = empty(shape, input.options().dtype(kInt64));
-  cpu::max_pool(f.output, f.indices, input.contiguous(), window_of(c));
+  const auto kernel = input.is_cuda() ? cuda::max_pool : cpu::max_pool;
+  kernel(f.output, f.indices, input.contiguous(), window_of(c));
   return f;
 }
 
@@ -341,7 +342,8 @@ Tensor max_pool_backward(const Tensor& grad_output, const Tensor& indices,
   for (size_t d = lead; d < input_shape.size(); ++d) w.in[2] *= input_shape[d];
   w.out[2] = w.planes == 0 ? 0 : grad_output.numel() / w.planes;
   Tensor grad_input = empty(input_shape, grad_output.options());
-  cpu::max_pool_backward(grad_input, grad_output.contiguous(), indices.contiguous(), w);
+  const auto kernel = grad_input.is_cuda() ? cuda::max_pool_backward : cpu::max_pool_backward;
+  kernel(grad_input, grad_output.contiguous(), indices.contiguous(), w);
   return grad_input;
 }
 
@@ -349,8 +351,8 @@ Tensor avg_pool_forward(const char* op, const Tensor& input, const PoolGeometry&
                         bool count_include_pad, std::optional<int64_t> divisor_override) {
   const Checked c = checked_avg(op, input, geometry, divisor_override);
   Tensor out = empty(output_shape(input, geometry, c), input.options());
-  cpu::avg_pool(out, input.contiguous(), window_of(c),
-                avg_divisor(count_include_pad, divisor_override));
+  const auto kernel = input.is_cuda() ? cuda::avg_pool : cpu::avg_pool;
+  kernel(out, input.contiguous(), window_of(c), avg_divisor(count_include_pad, divisor_override));
   return out;
 }
 
@@ -359,8 +361,9 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          std::optional<int64_t> divisor_override) {
   const Checked c = backward_geometry(input_shape, geometry);
   Tensor grad_input = empty(input_shape, grad_output.options());
-  cpu::avg_pool_backward(grad_input, grad_output.contiguous(), window_of(c),
-                         avg_divisor(count_include_pad, divisor_override));
+  const auto kernel = grad_input.is_cuda() ? cuda::avg_pool_backward : cpu::avg_pool_backward;
+  kernel(grad_input, grad_output.contiguous(), window_of(c),
+         avg_divisor(count_include_pad, divisor_override));
   return grad_input;
 }
 

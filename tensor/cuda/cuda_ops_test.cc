@@ -7,6 +7,10 @@
 
 #include "gtest/gtest.h"
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/conv.h"
+#include "tensor/nn_kernels.h"
+#include "tensor/pool.h"
+#include "tensor/optim_kernels.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 
@@ -295,6 +299,176 @@ TEST(CudaOpsTest, MixingDevicesNamesBoth) {
   EXPECT_THROW_MSG(zeros({2}, kGpu) + zeros({2}),
                    "Expected all tensors to be on the same device, but found at least two "
                    "devices, cuda:0 and cpu:0!");
+}
+
+TEST(CudaOpsTest, CrossEntropyAndItsGradientMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor logits = sample({40, 7}, kFloat32, 21);
+  const Tensor target = randint(0, 7, {40});
+  target[3].fill_(-100);  // ignored
+  const Tensor weight = sample({7}, kFloat32, 22).abs() + 0.1;
+  for (double smoothing : {0.0, 0.2}) {
+    for (bool weighted : {false, true}) {
+      const Tensor w = weighted ? weight : Tensor();
+      const CrossEntropyForward cpu_f = cross_entropy_forward(logits, target, w, -100, smoothing);
+      const CrossEntropyForward gpu_f = cross_entropy_forward(
+          gpu(logits), gpu(target), weighted ? gpu(w) : Tensor(), -100, smoothing);
+      EXPECT_TRUE(all_close(host(gpu_f.loss), cpu_f.loss, 1e-5, 1e-6));
+      EXPECT_TRUE(all_close(host(gpu_f.probs), cpu_f.probs, 1e-5, 1e-7));
+      EXPECT_DOUBLE_EQ(gpu_f.total_weight, cpu_f.total_weight);
+      const Tensor grad_loss = sample({40}, kFloat32, 23);
+      const Tensor cpu_g = cross_entropy_backward(grad_loss, 0.5, cpu_f.probs, target, w,
+                                                  logits.sizes(), -100, smoothing);
+      const Tensor gpu_g = cross_entropy_backward(gpu(grad_loss), 0.5, gpu_f.probs, gpu(target),
+                                                  weighted ? gpu(w) : Tensor(), logits.sizes(),
+                                                  -100, smoothing);
+      EXPECT_TRUE(all_close(host(gpu_g), cpu_g, 1e-5, 1e-6))
+          << "smoothing " << smoothing << " weighted " << weighted;
+    }
+  }
+}
+
+TEST(CudaOpsTest, FusedOptimizerUpdatesMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor p0 = sample({1000}, kFloat32, 24), g = sample({1000}, kFloat32, 25);
+  const Tensor s0 = sample({1000}, kFloat32, 26), s1 = sample({1000}, kFloat32, 27).abs();
+  auto check = [&](const char* what, const std::function<void(const std::vector<Tensor>&)>& f) {
+    std::vector<Tensor> cpu_t{p0.clone(), g.clone(), s0.clone(), s1.clone(), s1.clone() * 2};
+    std::vector<Tensor> gpu_t;
+    for (const Tensor& t : cpu_t) gpu_t.push_back(gpu(t));
+    f(cpu_t);
+    f(gpu_t);
+    for (size_t i = 0; i < cpu_t.size(); ++i) {
+      EXPECT_TRUE(all_close(host(gpu_t[i]), cpu_t[i], 1e-5, 1e-6)) << what << " tensor " << i;
+    }
+  };
+  check("sgd", [](auto& t) {
+    SgdUpdate o;
+    o.lr = 0.1;
+    o.momentum = 0.9;
+    o.weight_decay = 1e-2;
+    o.nesterov = true;
+    sgd_update_(t[0], t[1], t[2], o);
+  });
+  check("adam", [](auto& t) {
+    AdamUpdate o;
+    o.lr = 1e-3;
+    o.beta1 = 0.9;
+    o.beta2 = 0.999;
+    o.eps = 1e-8;
+    o.amsgrad = true;
+    o.step = 2;
+    adam_update_(t[0], t[1], t[2], t[3], t[4], o);
+  });
+  check("rmsprop", [](auto& t) {
+    RmspropUpdate o;
+    o.lr = 1e-2;
+    o.alpha = 0.99;
+    o.eps = 1e-8;
+    o.momentum = 0.5;
+    rmsprop_update_(t[0], t[1], t[3], Tensor(), t[2], o);
+  });
+  check("adagrad", [](auto& t) {
+    AdagradUpdate o;
+    o.clr = 1e-2;
+    o.eps = 1e-10;
+    adagrad_update_(t[0], t[1], t[3], o);
+  });
+}
+
+TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
+  REQUIRE_GPU();
+  struct Case {
+    SizeVec input, weight;
+    ConvParams params;
+  };
+  ConvParams plain;
+  plain.stride = {1, 1};
+  plain.padding = {2, 2};
+  plain.dilation = {1, 1};
+  plain.output_padding = {0, 0};
+  ConvParams strided = plain;
+  strided.stride = {2, 1};
+  strided.padding = {1, 0};
+  strided.dilation = {1, 2};
+  ConvParams grouped = plain;
+  grouped.padding = {0, 0};
+  grouped.groups = 2;
+  for (const Case& c : {Case{{4, 1, 28, 28}, {6, 1, 5, 5}, plain},
+                        Case{{3, 4, 11, 9}, {5, 4, 3, 3}, strided},
+                        Case{{2, 4, 7, 7}, {6, 2, 3, 3}, grouped}}) {
+    for (DType dtype : {kFloat32, kFloat64}) {
+      const Tensor x = sample(c.input, dtype, 28);
+      const Tensor w = sample(c.weight, dtype, 29);
+      const Tensor b = sample({c.weight[0]}, dtype, 30);
+      const double rtol = dtype == kFloat32 ? 1e-4 : 1e-12;
+      const ConvParams p = c.params;
+      EXPECT_TRUE(same_on_gpu([p](auto& in) { return convolution(in[0], in[1], in[2], p); },
+                              {x, w, b}, rtol, 1e-3))
+          << shape_str(c.input) << " " << dtype;
+      const Tensor y = convolution(x, w, b, p);
+      const Tensor g = sample(y.sizes(), dtype, 31);
+      EXPECT_TRUE(same_on_gpu(
+          [p, &c](auto& in) { return convolution_backward_weight(in[0], in[1], c.weight, p); },
+          {x, g}, rtol, 1e-3))
+          << shape_str(c.input) << " " << dtype;
+      ConvParams t = p;
+      t.transposed = true;  // the input's gradient is the transposed convolution
+      EXPECT_TRUE(same_on_gpu([t](auto& in) { return convolution(in[0], in[1], Tensor(), t); },
+                              {g, w}, rtol, 1e-3))
+          << shape_str(c.input) << " " << dtype;
+    }
+  }
+}
+
+TEST(CudaOpsTest, Im2colAndCol2imMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({2, 3, 9, 8}, kFloat32, 32);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return im2col(in[0], {3, 2}, {1, 2}, {1, 0}, {2, 1}); },
+                          {x}));
+  const Tensor cols = im2col(x, {3, 2}, {1, 2}, {1, 0}, {2, 1});
+  EXPECT_TRUE(same_on_gpu(
+      [](auto& in) { return col2im(in[0], {9, 8}, {3, 2}, {1, 2}, {1, 0}, {2, 1}); }, {cols}));
+}
+
+TEST(CudaOpsTest, PoolingAndItsGradientMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({3, 4, 13, 12}, kFloat32, 33);
+  PoolGeometry lenet;
+  lenet.spatial_dims = 2;
+  lenet.kernel = {2, 2};
+  lenet.stride = {2, 2};
+  lenet.padding = {0, 0};
+  lenet.dilation = {1, 1};
+  PoolGeometry odd = lenet;
+  odd.kernel = {3, 2};
+  odd.stride = {2, 1};
+  odd.padding = {1, 1};
+  odd.dilation = {1, 1};
+  for (const PoolGeometry& geometry : {lenet, odd}) {
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) { return max_pool_forward("max_pool2d", in[0], geometry, true).output; },
+        {x}));
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) { return max_pool_forward("max_pool2d", in[0], geometry, true).indices; },
+        {x}));
+    const MaxPoolForward f = max_pool_forward("max_pool2d", x, geometry, true);
+    const Tensor g = sample(f.output.sizes(), kFloat32, 34);
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) { return max_pool_backward(in[0], in[1], x.sizes(), 2); }, {g, f.indices}));
+    for (bool include_pad : {true, false}) {
+      EXPECT_TRUE(same_on_gpu(
+          [&](auto& in) {
+            return avg_pool_forward("avg_pool2d", in[0], geometry, include_pad, std::nullopt);
+          },
+          {x}));
+      EXPECT_TRUE(same_on_gpu(
+          [&](auto& in) {
+            return avg_pool_backward(in[0], x.sizes(), geometry, include_pad, std::nullopt);
+          },
+          {g}));
+    }
+  }
 }
 
 }  // namespace

@@ -139,6 +139,13 @@ void empty_cache() {
   for (int i = 0; i < device_count(); ++i) caching_allocator(i, "cuda::empty_cache").empty_cache();
 }
 
+void synchronize(int index) {
+  TORCHLET_CHECK(index >= 0 && index < device_count(), "cuda::synchronize: device cuda:", index,
+                 " does not exist (", device_count(), " CUDA devices available)");
+  DeviceSwitch guard(index);
+  check(cudaDeviceSynchronize(), "cuda::synchronize");
+}
+
 void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index) {
   if (nbytes == 0) return;
   DeviceSwitch guard(device_index);

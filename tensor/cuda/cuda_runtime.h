@@ -43,6 +43,10 @@ void reset_peak_memory_stats(int index);
 /// (torch.cuda.empty_cache); tensors keep theirs.
 void empty_cache();
 
+/// Waits until every kernel and copy queued on GPU `index` has finished
+/// (torch.cuda.synchronize); reports an error a kernel raised meanwhile.
+void synchronize(int index);
+
 enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 /// Copies `nbytes` and waits for the copy to finish.
 void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index);

@@ -45,8 +45,18 @@ TEST(CudaRuntimeTest, FillRunsOnTheGpu) {
   }
 }
 
+TEST(CudaRuntimeTest, SynchronizeWaitsForQueuedKernels) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  Tensor t = full({1 << 20}, 1.5, Device("cuda:0"));
+  t.mul_(2);
+  cuda::synchronize(0);
+  EXPECT_EQ(t.sum().item<double>(), 3.0 * (1 << 20));
+  EXPECT_THROW_MSG(cuda::synchronize(cuda::device_count()), "cuda::synchronize: device cuda:");
+}
+
 TEST(CudaRuntimeTest, MemoryStatisticsNeedAGpu) {
   if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_THROW_MSG(cuda::synchronize(0), "cuda::synchronize");
   EXPECT_THROW_MSG(cuda::memory_allocated(0), "cuda::memory_allocated");
   EXPECT_THROW_MSG(cuda::memory_reserved(0), "cuda::memory_reserved");
   cuda::empty_cache();  // nothing cached, nothing to do

@@ -12,6 +12,8 @@
 
 #include "gtest/gtest.h"
 #include "tensor/cuda/loop_args.h"
+#include "tensor/cuda/optim_ops.h"
+#include "tensor/optim_kernels.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 
@@ -293,6 +295,116 @@ TEST(CudaLoopArgsTest, FlatLoopsAreDenseRunsOrBroadcastNumbers) {
   loop.strides[1][0] = 4;
   loop.strides[0][0] = 0;  // a broadcast output is never flat
   EXPECT_FALSE(cuda::is_flat(loop, sizes));
+}
+
+// ---- Optimizer updates -------------------------------------------------------------
+
+// Three parameters' worth of values, gradients and state, fixed.
+struct OptimizerCase {
+  std::vector<float> p{0.5f, -1.25f, 2.0f, 0.0f, -0.75f, 3.5f};
+  std::vector<float> g{0.1f, 0.3f, -0.2f, 1.5f, -2.0f, 0.05f};
+  std::vector<float> s0{0.2f, -0.1f, 0.05f, 0.3f, 0.0f, 1.0f};
+  std::vector<float> s1{0.5f, 0.2f, 0.5f, 0.4f, 0.09f, 1.5f};  // above s0 squared
+  std::vector<float> s2{0.02f, 0.1f, 0.6f, 0.01f, 0.3f, 0.5f};
+  Tensor t(const std::vector<float>& v) const { return from_vector(v); }
+};
+
+void expect_floats_equal(const std::vector<float>& got, const Tensor& expected, const char* what) {
+  const std::vector<float> e = expected.to_vector<float>();
+  ASSERT_EQ(got.size(), e.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], e[i], 1e-7f * (1 + std::abs(e[i]))) << what << " element " << i;
+  }
+}
+
+TEST(CudaOptimizerOpsTest, SgdElementsMatchTheCpuUpdate) {
+  for (bool nesterov : {false, true}) {
+    for (bool first : {false, true}) {
+      OptimizerCase c;
+      SgdUpdate o;
+      o.lr = 0.1;
+      o.momentum = 0.9;
+      o.dampening = nesterov ? 0 : 0.25;
+      o.weight_decay = 0.01;
+      o.nesterov = nesterov;
+      o.maximize = !first;
+      o.first_step = first;
+      const Tensor p = c.t(c.p), buf = c.t(c.s0);
+      sgd_update_(p, c.t(c.g), buf, o);
+      const cuda::ops::SgdStep<float> step{0.1f, 0.9f, static_cast<float>(1 - o.dampening),
+                                           0.01f, o.maximize ? -1.f : 1.f, true, true, first,
+                                           nesterov};
+      for (size_t i = 0; i < c.p.size(); ++i) cuda::ops::sgd_element(step, c.p[i], c.g[i], c.s0[i]);
+      expect_floats_equal(c.p, p, "param");
+      expect_floats_equal(c.s0, buf, "momentum buffer");
+    }
+  }
+}
+
+TEST(CudaOptimizerOpsTest, AdamElementsMatchTheCpuUpdate) {
+  for (bool amsgrad : {false, true}) {
+    for (bool decoupled : {false, true}) {
+      OptimizerCase c;
+      AdamUpdate o;
+      o.lr = 1e-2;
+      o.beta1 = 0.9;
+      o.beta2 = 0.999;
+      o.eps = 1e-8;
+      o.weight_decay = 0.1;
+      o.amsgrad = amsgrad;
+      o.decoupled_weight_decay = decoupled;
+      o.step = 3;
+      const Tensor p = c.t(c.p), m = c.t(c.s0), v = c.t(c.s1), v_max = c.t(c.s2);
+      adam_update_(p, c.t(c.g), m, v, amsgrad ? v_max : Tensor(), o);
+      const cuda::ops::AdamStep<float> step{
+          static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, 3.0)))),
+          static_cast<float>(std::sqrt(1 - std::pow(o.beta2, 3.0))), 0.9f,
+          static_cast<float>(1 - 0.9), 0.999f, static_cast<float>(1 - 0.999), 1e-8f, 0.1f,
+          static_cast<float>(1 - o.lr * o.weight_decay), 1.f, decoupled, !decoupled, amsgrad};
+      for (size_t i = 0; i < c.p.size(); ++i) {
+        cuda::ops::adam_element(step, c.p[i], c.g[i], c.s0[i], c.s1[i], c.s2[i]);
+      }
+      expect_floats_equal(c.p, p, "param");
+      expect_floats_equal(c.s0, m, "exp_avg");
+      expect_floats_equal(c.s1, v, "exp_avg_sq");
+      if (amsgrad) expect_floats_equal(c.s2, v_max, "max_exp_avg_sq");
+    }
+  }
+}
+
+TEST(CudaOptimizerOpsTest, RmspropAndAdagradElementsMatchTheCpuUpdates) {
+  for (bool centered : {false, true}) {
+    OptimizerCase c;
+    RmspropUpdate o;
+    o.lr = 1e-2;
+    o.alpha = 0.99;
+    o.eps = 1e-8;
+    o.weight_decay = 0.05;
+    o.momentum = 0.5;
+    o.centered = centered;
+    const Tensor p = c.t(c.p), sq = c.t(c.s1), avg = c.t(c.s0), buf = c.t(c.s2);
+    rmsprop_update_(p, c.t(c.g), sq, centered ? avg : Tensor(), buf, o);
+    const cuda::ops::RmspropStep<float> step{0.99f, static_cast<float>(1 - 0.99), 1e-8f, 0.05f,
+                                             0.5f, -1e-2f, 1.f, true, centered, true};
+    for (size_t i = 0; i < c.p.size(); ++i) {
+      cuda::ops::rmsprop_element(step, c.p[i], c.g[i], c.s1[i], c.s0[i], c.s2[i]);
+    }
+    expect_floats_equal(c.p, p, "param");
+    expect_floats_equal(c.s1, sq, "square_avg");
+    expect_floats_equal(c.s2, buf, "momentum buffer");
+  }
+  OptimizerCase c;
+  AdagradUpdate o;
+  o.clr = 0.05;
+  o.weight_decay = 0.1;
+  o.eps = 1e-10;
+  o.maximize = true;
+  const Tensor p = c.t(c.p), sum = c.t(c.s1);
+  adagrad_update_(p, c.t(c.g), sum, o);
+  const cuda::ops::AdagradStep<float> step{1e-10f, 0.1f, -0.05f, -1.f, true};
+  for (size_t i = 0; i < c.p.size(); ++i) cuda::ops::adagrad_element(step, c.p[i], c.g[i], c.s1[i]);
+  expect_floats_equal(c.p, p, "param");
+  expect_floats_equal(c.s1, sum, "sum");
 }
 
 }  // namespace

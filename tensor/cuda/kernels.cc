@@ -6,11 +6,15 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "tensor/cpu/loops.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/optim_ops.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
 
@@ -321,6 +325,406 @@ void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tenso
                                        out.numel() / n, n, log),
                op);
   if (!o.is_same(out)) copy(out, o);
+}
+
+// ---- Cross-entropy -------------------------------------------------------------------
+
+namespace {
+
+const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+}  // namespace
+
+void cross_entropy_rows(const Tensor& loss, const Tensor& probs, const Tensor& input,
+                        const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                        double label_smoothing) {
+  check_dtype("cross_entropy", input.dtype());
+  DeviceScope scope(device_of(input));
+  check_launch(launch_cross_entropy(input.dtype(), loss.data_ptr(), probs.data_ptr(),
+                                    input.data_ptr(),
+                                    static_cast<const int64_t*>(target.data_ptr()),
+                                    data_or_null(weight), input.size(0), input.size(1),
+                                    ignore_index, label_smoothing),
+               "cross_entropy");
+}
+
+void cross_entropy_backward_rows(const Tensor& grad_input, const Tensor& grad_loss, double scale,
+                                 const Tensor& probs, const Tensor& target, const Tensor& weight,
+                                 int64_t ignore_index, double label_smoothing) {
+  check_dtype("cross_entropy_backward", probs.dtype());
+  const int64_t classes = probs.size(1);
+  // The weights' sum, only when label smoothing uses it.
+  const double weight_sum = !weight.defined()     ? static_cast<double>(classes)
+                            : label_smoothing > 0 ? weight.sum().to(kFloat64).item<double>()
+                                                  : 0.0;
+  DeviceScope scope(device_of(probs));
+  check_launch(launch_cross_entropy_backward(
+                   probs.dtype(), grad_input.data_ptr(), grad_loss.data_ptr(),
+                   grad_loss.numel() == 1, scale, probs.data_ptr(),
+                   static_cast<const int64_t*>(target.data_ptr()), data_or_null(weight),
+                   weight_sum, probs.size(0), classes, ignore_index, label_smoothing),
+               "cross_entropy_backward");
+}
+
+// ---- Optimizers ------------------------------------------------------------------------
+
+namespace {
+
+void* mutable_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+// Converts the hyperparameters to T on the host, as the CPU loops do, and
+// queues the update.
+template <template <typename> class Step, typename Make>
+void run_optimizer(OptimizerKind kind, const char* op, const Tensor& param, const Tensor& grad,
+                   const Tensor& s0, const Tensor& s1, const Tensor& s2, Make make) {
+  check_dtype(op, param.dtype());
+  DeviceScope scope(device_of(param));
+  cudaError_t status;
+  if (param.dtype() == kFloat64) {
+    const Step<double> step = make(double{});
+    status = launch_optimizer(kind, kFloat64, param.numel(), param.data_ptr(), grad.data_ptr(),
+                              mutable_or_null(s0), mutable_or_null(s1), mutable_or_null(s2),
+                              &step);
+  } else {
+    const Step<float> step = make(float{});
+    status = launch_optimizer(kind, kFloat32, param.numel(), param.data_ptr(), grad.data_ptr(),
+                              mutable_or_null(s0), mutable_or_null(s1), mutable_or_null(s2),
+                              &step);
+  }
+  check_launch(status, op);
+}
+
+}  // namespace
+
+void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                const SgdUpdate& o) {
+  run_optimizer<ops::SgdStep>(
+      OptimizerKind::kSgd, "sgd_update_", param, grad, momentum_buffer, Tensor(), Tensor(),
+      [&](auto tag) {
+        using T = decltype(tag);
+        return ops::SgdStep<T>{static_cast<T>(o.lr), static_cast<T>(o.momentum),
+                               static_cast<T>(1 - o.dampening), static_cast<T>(o.weight_decay),
+                               o.maximize ? T(-1) : T(1), o.weight_decay != 0, o.momentum != 0,
+                               o.first_step, o.nesterov};
+      });
+}
+
+void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                 const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamUpdate& o) {
+  run_optimizer<ops::AdamStep>(
+      OptimizerKind::kAdam, "adam_update_", param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq,
+      [&](auto tag) {
+        using T = decltype(tag);
+        const double step = static_cast<double>(o.step);
+        return ops::AdamStep<T>{static_cast<T>(-(o.lr / (1 - std::pow(o.beta1, step)))),
+                                static_cast<T>(std::sqrt(1 - std::pow(o.beta2, step))),
+                                static_cast<T>(o.beta1), static_cast<T>(1 - o.beta1),
+                                static_cast<T>(o.beta2), static_cast<T>(1 - o.beta2),
+                                static_cast<T>(o.eps), static_cast<T>(o.weight_decay),
+                                static_cast<T>(1 - o.lr * o.weight_decay),
+                                o.maximize ? T(-1) : T(1), o.decoupled_weight_decay,
+                                o.weight_decay != 0 && !o.decoupled_weight_decay, o.amsgrad};
+      });
+}
+
+void rmsprop_update(const Tensor& param, const Tensor& grad, const Tensor& square_avg,
+                    const Tensor& grad_avg, const Tensor& momentum_buffer,
+                    const RmspropUpdate& o) {
+  run_optimizer<ops::RmspropStep>(
+      OptimizerKind::kRmsprop, "rmsprop_update_", param, grad, square_avg, grad_avg,
+      momentum_buffer, [&](auto tag) {
+        using T = decltype(tag);
+        return ops::RmspropStep<T>{static_cast<T>(o.alpha), static_cast<T>(1 - o.alpha),
+                                   static_cast<T>(o.eps), static_cast<T>(o.weight_decay),
+                                   static_cast<T>(o.momentum), static_cast<T>(-o.lr),
+                                   o.maximize ? T(-1) : T(1), o.weight_decay != 0, o.centered,
+                                   o.momentum > 0};
+      });
+}
+
+void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& sum,
+                    const AdagradUpdate& o) {
+  run_optimizer<ops::AdagradStep>(
+      OptimizerKind::kAdagrad, "adagrad_update_", param, grad, sum, Tensor(), Tensor(),
+      [&](auto tag) {
+        using T = decltype(tag);
+        return ops::AdagradStep<T>{static_cast<T>(o.eps), static_cast<T>(o.weight_decay),
+                                   static_cast<T>(-o.clr), o.maximize ? T(-1) : T(1),
+                                   o.weight_decay != 0};
+      });
+}
+
+// ---- Convolution and pooling ---------------------------------------------------------
+
+namespace {
+
+ConvShape conv_shape(const cpu::ConvGeometry& g) {
+  ConvShape s;
+  s.batch = g.batch;
+  s.in_channels = g.in_channels;
+  s.out_channels = g.out_channels;
+  s.groups = g.groups;
+  for (int d = 0; d < 3; ++d) {
+    s.input[d] = g.input[d];
+    s.output[d] = g.output[d];
+    s.kernel[d] = g.kernel[d];
+    s.stride[d] = g.stride[d];
+    s.padding[d] = g.padding[d];
+    s.dilation[d] = g.dilation[d];
+  }
+  return s;
+}
+
+PoolShape pool_shape(const cpu::PoolWindow& w, cpu::AvgDivisor divisor = {}) {
+  PoolShape s;
+  s.planes = w.planes;
+  for (int d = 0; d < 3; ++d) {
+    s.in[d] = w.in[d];
+    s.out[d] = w.out[d];
+    s.kernel[d] = w.kernel[d];
+    s.stride[d] = w.stride[d];
+    s.pad[d] = w.pad[d];
+    s.dilation[d] = w.dilation[d];
+  }
+  s.count_include_pad = divisor.count_include_pad;
+  s.divisor_override = divisor.divisor_override;
+  return s;
+}
+
+// Row-major products of `batch` matrix pairs through cuBLAS:
+// C_i (m x n, ldc) = alpha * op(A_i) (m x k) op(B_i) (k x n) + beta * C_i,
+// where A_i is stored m x k (k x m when trans_a) with leading dim lda, B_i
+// likewise, and a stride of 0 reuses one matrix for every pair.
+struct BatchedGemm {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 0, stride_a = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0, stride_b = 0;
+  void* c = nullptr;
+  int64_t ldc = 0, stride_c = 0;
+  int64_t batch = 1;
+  double alpha = 1, beta = 0;
+};
+
+void gemm_batched(DType dtype, int device, const BatchedGemm& g) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+  const auto in = [](int64_t v) { return static_cast<int>(v); };
+  TORCHLET_CHECK(g.m < (int64_t{1} << 31) && g.n < (int64_t{1} << 31) &&
+                     g.k < (int64_t{1} << 31) && g.batch < (int64_t{1} << 31),
+                 "convolution: a CUDA product's dims must each be below 2^31");
+  cublasHandle_t handle = cublas_handle(device);
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: each
+  // stored matrix read as is is already its transpose.
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (dtype == kFloat32) {
+    const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
+    check_cublas(cublasSgemmStridedBatched(
+                     handle, op_b, op_a, in(g.n), in(g.m), in(g.k), &alpha,
+                     static_cast<const float*>(g.b), in(g.ldb), g.stride_b,
+                     static_cast<const float*>(g.a), in(g.lda), g.stride_a, &beta,
+                     static_cast<float*>(g.c), in(g.ldc), g.stride_c, in(g.batch)),
+                 "cublasSgemmStridedBatched");
+  } else {
+    check_cublas(cublasDgemmStridedBatched(
+                     handle, op_b, op_a, in(g.n), in(g.m), in(g.k), &g.alpha,
+                     static_cast<const double*>(g.b), in(g.ldb), g.stride_b,
+                     static_cast<const double*>(g.a), in(g.lda), g.stride_a, &g.beta,
+                     static_cast<double*>(g.c), in(g.ldc), g.stride_c, in(g.batch)),
+                 "cublasDgemmStridedBatched");
+  }
+}
+
+int64_t prod3(const std::array<int64_t, 3>& v) { return v[0] * v[1] * v[2]; }
+
+// The sizes of a convolution's per-group products.
+struct ConvDims {
+  int64_t groups, out_g, ck_g, ck, plane;  // plane: output positions
+  size_t element_size;
+};
+
+ConvDims conv_dims(const cpu::ConvGeometry& g, const Tensor& like) {
+  ConvDims d;
+  d.groups = g.groups;
+  d.out_g = g.out_channels / g.groups;
+  d.ck = g.in_channels * prod3(g.kernel);
+  d.ck_g = d.ck / g.groups;
+  d.plane = prod3(g.output);
+  d.element_size = like.element_size();
+  return d;
+}
+
+const char* at(const Tensor& t, int64_t elements, size_t element_size) {
+  return static_cast<const char*>(t.data_ptr()) + elements * static_cast<int64_t>(element_size);
+}
+char* at_mut(const Tensor& t, int64_t elements, size_t element_size) {
+  return static_cast<char*>(t.data_ptr()) + elements * static_cast<int64_t>(element_size);
+}
+
+Tensor columns_for(const cpu::ConvGeometry& g, const Tensor& like) {
+  return empty({g.batch, g.in_channels * prod3(g.kernel), prod3(g.output)}, like.options());
+}
+
+}  // namespace
+
+void im2col(const Tensor& columns, const Tensor& input, const cpu::ConvGeometry& g) {
+  check_dtype("im2col", input.dtype());
+  DeviceScope scope(device_of(input));
+  check_launch(launch_im2col(input.dtype(), columns.data_ptr(), input.data_ptr(), conv_shape(g)),
+               "im2col");
+}
+
+void col2im(const Tensor& input, const Tensor& columns, const cpu::ConvGeometry& g) {
+  check_dtype("col2im", columns.dtype());
+  DeviceScope scope(device_of(columns));
+  check_launch(launch_col2im(columns.dtype(), input.data_ptr(), columns.data_ptr(), conv_shape(g)),
+               "col2im");
+}
+
+void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
+                  const Tensor& bias, const cpu::ConvGeometry& g) {
+  check_dtype("convolution", input.dtype());
+  DeviceScope scope(device_of(out));
+  const Tensor columns = columns_for(g, input);
+  cuda::im2col(columns, input, g);
+  const ConvDims d = conv_dims(g, input);
+  // out_n,g [out_g, plane] = W_g [out_g, ck_g] @ columns_n,g [ck_g, plane].
+  for (int64_t grp = 0; grp < d.groups; ++grp) {
+    BatchedGemm p;
+    p.m = d.out_g;
+    p.n = d.plane;
+    p.k = d.ck_g;
+    p.a = at(weight, grp * d.out_g * d.ck_g, d.element_size);
+    p.lda = d.ck_g;
+    p.stride_a = 0;
+    p.b = at(columns, grp * d.ck_g * d.plane, d.element_size);
+    p.ldb = d.plane;
+    p.stride_b = d.ck * d.plane;
+    p.c = at_mut(out, grp * d.out_g * d.plane, d.element_size);
+    p.ldc = d.plane;
+    p.stride_c = g.out_channels * d.plane;
+    p.batch = g.batch;
+    gemm_batched(input.dtype(), device_of(out), p);
+  }
+  if (bias.defined()) {
+    Tensor o = out.view({g.batch, g.out_channels, d.plane});
+    o.add_(bias.view({1, g.out_channels, 1}));
+  }
+}
+
+void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                         const cpu::ConvGeometry& g) {
+  check_dtype("convolution_backward", grad_out.dtype());
+  DeviceScope scope(device_of(grad_input));
+  const Tensor columns = columns_for(g, grad_out);
+  const ConvDims d = conv_dims(g, grad_out);
+  // columns_n,g [ck_g, plane] = W_g^T [ck_g, out_g] @ grad_out_n,g [out_g, plane].
+  for (int64_t grp = 0; grp < d.groups; ++grp) {
+    BatchedGemm p;
+    p.trans_a = true;
+    p.m = d.ck_g;
+    p.n = d.plane;
+    p.k = d.out_g;
+    p.a = at(weight, grp * d.out_g * d.ck_g, d.element_size);
+    p.lda = d.ck_g;
+    p.stride_a = 0;
+    p.b = at(grad_out, grp * d.out_g * d.plane, d.element_size);
+    p.ldb = d.plane;
+    p.stride_b = g.out_channels * d.plane;
+    p.c = at_mut(columns, grp * d.ck_g * d.plane, d.element_size);
+    p.ldc = d.plane;
+    p.stride_c = d.ck * d.plane;
+    p.batch = g.batch;
+    gemm_batched(grad_out.dtype(), device_of(grad_input), p);
+  }
+  cuda::col2im(grad_input, columns, g);
+}
+
+void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                          const cpu::ConvGeometry& g) {
+  check_dtype("convolution_backward", input.dtype());
+  DeviceScope scope(device_of(grad_weight));
+  const Tensor columns = columns_for(g, input);
+  cuda::im2col(columns, input, g);
+  const ConvDims d = conv_dims(g, input);
+  // grad_W_g [out_g, ck_g] = sum over n of grad_out_n,g [out_g, plane] @
+  // columns_n,g^T [plane, ck_g]: per-sample products into scratch, summed
+  // over the samples, a bounded number of samples at a time.
+  const int64_t per_sample = d.out_g * d.ck_g;
+  const int64_t chunk =
+      std::max<int64_t>(1, std::min<int64_t>(g.batch, (int64_t{1} << 24) / std::max<int64_t>(per_sample, 1)));
+  Tensor scratch = empty({chunk, d.out_g, d.ck_g}, grad_weight.options());
+  Tensor gw = grad_weight.view({d.groups, d.out_g, d.ck_g});
+  gw.zero_();
+  for (int64_t grp = 0; grp < d.groups; ++grp) {
+    for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
+      const int64_t count = std::min(chunk, g.batch - n0);
+      BatchedGemm p;
+      p.trans_b = true;
+      p.m = d.out_g;
+      p.n = d.ck_g;
+      p.k = d.plane;
+      p.a = at(grad_out, (n0 * g.out_channels + grp * d.out_g) * d.plane, d.element_size);
+      p.lda = d.plane;
+      p.stride_a = g.out_channels * d.plane;
+      p.b = at(columns, (n0 * d.ck + grp * d.ck_g) * d.plane, d.element_size);
+      p.ldb = d.plane;
+      p.stride_b = d.ck * d.plane;
+      p.c = scratch.data_ptr();
+      p.ldc = d.ck_g;
+      p.stride_c = per_sample;
+      p.batch = count;
+      gemm_batched(input.dtype(), device_of(grad_weight), p);
+      Tensor slot = gw[grp];
+      slot.add_(scratch.slice(0, 0, count).sum({0}));
+    }
+  }
+}
+
+void max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+              const cpu::PoolWindow& window) {
+  check_dtype("max_pool", input.dtype());
+  DeviceScope scope(device_of(out));
+  check_launch(launch_max_pool(input.dtype(), out.data_ptr(),
+                               indices.defined() ? static_cast<int64_t*>(indices.data_ptr())
+                                                 : nullptr,
+                               input.data_ptr(), pool_shape(window)),
+               "max_pool");
+}
+
+void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
+                       const cpu::PoolWindow& window) {
+  check_dtype("max_pool_backward", grad_out.dtype());
+  DeviceScope scope(device_of(grad_input));
+  Tensor zeroed = grad_input;
+  zeroed.zero_();
+  check_launch(launch_max_pool_backward(grad_out.dtype(), grad_input.data_ptr(),
+                                        grad_out.data_ptr(),
+                                        static_cast<const int64_t*>(indices.data_ptr()),
+                                        pool_shape(window)),
+               "max_pool_backward");
+}
+
+void avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& window,
+              cpu::AvgDivisor divisor) {
+  check_dtype("avg_pool", input.dtype());
+  DeviceScope scope(device_of(out));
+  check_launch(launch_avg_pool(input.dtype(), out.data_ptr(), input.data_ptr(),
+                               pool_shape(window, divisor)),
+               "avg_pool");
+}
+
+void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                       const cpu::PoolWindow& window, cpu::AvgDivisor divisor) {
+  check_dtype("avg_pool_backward", grad_out.dtype());
+  DeviceScope scope(device_of(grad_input));
+  Tensor zeroed = grad_input;
+  zeroed.zero_();
+  check_launch(launch_avg_pool_backward(grad_out.dtype(), grad_input.data_ptr(),
+                                        grad_out.data_ptr(), pool_shape(window, divisor)),
+               "avg_pool_backward");
 }
 
 }  // namespace torchlet::cuda

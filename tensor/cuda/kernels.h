@@ -13,7 +13,10 @@
 
 #include <cstdint>
 
+#include "tensor/cpu/conv_kernels.h"
+#include "tensor/cpu/pool_kernels.h"
 #include "tensor/kernel_ops.h"
+#include "tensor/optim_kernels.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor_body.h"
 
@@ -43,5 +46,48 @@ void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, i
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log);
 void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
                               bool log);
+
+/// cpu::cross_entropy_rows and cross_entropy_backward_rows (tensor/cpu/
+/// nn_kernels.h): rows [R, C], targets [R] int64 (on the GPU), weight [C]
+/// or undefined.
+void cross_entropy_rows(const Tensor& loss, const Tensor& probs, const Tensor& input,
+                        const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                        double label_smoothing);
+void cross_entropy_backward_rows(const Tensor& grad_input, const Tensor& grad_loss, double scale,
+                                 const Tensor& probs, const Tensor& target, const Tensor& weight,
+                                 int64_t ignore_index, double label_smoothing);
+
+/// The fused optimizer updates over contiguous tensors of one float dtype
+/// (tensor/optim_kernels.h validates and makes them so).
+void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                const SgdUpdate& options);
+void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                 const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq,
+                 const AdamUpdate& options);
+void rmsprop_update(const Tensor& param, const Tensor& grad, const Tensor& square_avg,
+                    const Tensor& grad_avg, const Tensor& momentum_buffer,
+                    const RmspropUpdate& options);
+void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& sum,
+                    const AdagradUpdate& options);
+
+// Convolution as im2col and cuBLAS products, and pooling, with the CPU
+// kernels' contracts (tensor/cpu/conv_kernels.h, pool_kernels.h): every
+// tensor contiguous, float32 or float64.
+void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
+                  const Tensor& bias, const cpu::ConvGeometry& g);
+void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                         const cpu::ConvGeometry& g);
+void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                          const cpu::ConvGeometry& g);
+void im2col(const Tensor& columns, const Tensor& input, const cpu::ConvGeometry& g);
+void col2im(const Tensor& input, const Tensor& columns, const cpu::ConvGeometry& g);
+void max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+              const cpu::PoolWindow& window);
+void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
+                       const cpu::PoolWindow& window);
+void avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& window,
+              cpu::AvgDivisor divisor);
+void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                       const cpu::PoolWindow& window, cpu::AvgDivisor divisor);
 
 }  // namespace torchlet::cuda

@@ -83,3 +83,72 @@ cudaError_t launch_softmax_backward(DType dtype, void* out, const void* grad,
                                     const void* output, int64_t rows, int64_t n, bool log);
 
 }  // namespace torchlet::cuda
+
+namespace torchlet::cuda {
+
+/// Cross-entropy over rows [rows, classes] (tensor/cpu/nn_kernels.h's
+/// cross_entropy_rows): probs = softmax of each row, loss = its loss for
+/// target[r] (0 where ignored). `weight` is [classes] or null.
+cudaError_t launch_cross_entropy(DType dtype, void* loss, void* probs, const void* input,
+                                 const int64_t* target, const void* weight, int64_t rows,
+                                 int64_t classes, int64_t ignore_index, double smoothing);
+/// Its gradient (cross_entropy_backward_rows); grad_loss has `rows` entries
+/// or one (broadcast); `weight_sum` is the weights' sum (classes without).
+cudaError_t launch_cross_entropy_backward(DType dtype, void* grad_input, const void* grad_loss,
+                                          bool broadcast, double scale, const void* probs,
+                                          const int64_t* target, const void* weight,
+                                          double weight_sum, int64_t rows, int64_t classes,
+                                          int64_t ignore_index, double smoothing);
+
+enum class OptimizerKind { kSgd, kAdam, kRmsprop, kAdagrad };
+
+/// One fused update of `n` contiguous elements: `state` are the
+/// optimizer's buffers in its element function's order (tensor/cuda/
+/// optim_ops.h; null where unused), `step` its ops::*Step<T> for the
+/// parameter's dtype.
+cudaError_t launch_optimizer(OptimizerKind kind, DType dtype, int64_t n, void* param,
+                             const void* grad, void* state0, void* state1, void* state2,
+                             const void* step);
+
+}  // namespace torchlet::cuda
+
+namespace torchlet::cuda {
+
+/// A convolution's shapes (cpu::ConvGeometry's fields): 3 spatial dims,
+/// leading ones of size 1 for 1-d and 2-d convolutions.
+struct ConvShape {
+  int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
+  int64_t input[3] = {1, 1, 1}, output[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, padding[3] = {0, 0, 0}, dilation[3] = {1, 1, 1};
+};
+
+/// columns [batch, in_channels * prod(kernel), prod(output)] = input's
+/// patches (zeros in the padding); input contiguous.
+cudaError_t launch_im2col(DType dtype, void* columns, const void* input, const ConvShape& g);
+/// input [batch, in_channels, *input] = the sum of columns' patches at their
+/// places (the adjoint of im2col); overwrites input.
+cudaError_t launch_col2im(DType dtype, void* input, const void* columns, const ConvShape& g);
+
+/// A pooling's geometry (cpu::PoolWindow and cpu::AvgDivisor's fields).
+struct PoolShape {
+  int64_t planes = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1};
+  bool count_include_pad = true;
+  int64_t divisor_override = 0;
+};
+
+/// out = each window's maximum (NaN wins, ties keep the first); indices
+/// (may be null) its flat position in the input plane.
+cudaError_t launch_max_pool(DType dtype, void* out, int64_t* indices, const void* input,
+                            const PoolShape& w);
+/// grad_input (zeroed by the caller) += grad_out at indices.
+cudaError_t launch_max_pool_backward(DType dtype, void* grad_input, const void* grad_out,
+                                     const int64_t* indices, const PoolShape& w);
+/// out = each window's average (no dilation).
+cudaError_t launch_avg_pool(DType dtype, void* out, const void* input, const PoolShape& w);
+/// grad_input (zeroed by the caller) += the transpose of avg_pool on grad_out.
+cudaError_t launch_avg_pool_backward(DType dtype, void* grad_input, const void* grad_out,
+                                     const PoolShape& w);
+
+}  // namespace torchlet::cuda

@@ -22,6 +22,7 @@ size_t memory_reserved(int) { not_built("cuda::memory_reserved"); }
 size_t max_memory_reserved(int) { not_built("cuda::max_memory_reserved"); }
 void reset_peak_memory_stats(int) { not_built("cuda::reset_peak_memory_stats"); }
 void empty_cache() {}  // nothing is cached without CUDA, as in PyTorch
+void synchronize(int) { not_built("cuda::synchronize"); }
 void copy(void*, const void*, size_t, CopyKind, int) { not_built("CUDA copy"); }
 void fill(void*, size_t, size_t, const void*, int) { not_built("CUDA fill"); }
 

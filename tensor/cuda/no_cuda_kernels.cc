@@ -34,4 +34,52 @@ void softmax_backward_lastdim(const Tensor&, const Tensor&, const Tensor&, bool)
   not_built("softmax_backward");
 }
 
+void cross_entropy_rows(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                        int64_t, double) {
+  not_built("cross_entropy");
+}
+void cross_entropy_backward_rows(const Tensor&, const Tensor&, double, const Tensor&,
+                                 const Tensor&, const Tensor&, int64_t, double) {
+  not_built("cross_entropy_backward");
+}
+void sgd_update(const Tensor&, const Tensor&, const Tensor&, const SgdUpdate&) {
+  not_built("sgd_update_");
+}
+void adam_update(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                 const AdamUpdate&) {
+  not_built("adam_update_");
+}
+void rmsprop_update(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                    const RmspropUpdate&) {
+  not_built("rmsprop_update_");
+}
+void adagrad_update(const Tensor&, const Tensor&, const Tensor&, const AdagradUpdate&) {
+  not_built("adagrad_update_");
+}
+
+void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const cpu::ConvGeometry&) {
+  not_built("convolution");
+}
+void conv_backward_input(const Tensor&, const Tensor&, const Tensor&, const cpu::ConvGeometry&) {
+  not_built("convolution_backward");
+}
+void conv_backward_weight(const Tensor&, const Tensor&, const Tensor&, const cpu::ConvGeometry&) {
+  not_built("convolution_backward");
+}
+void im2col(const Tensor&, const Tensor&, const cpu::ConvGeometry&) { not_built("im2col"); }
+void col2im(const Tensor&, const Tensor&, const cpu::ConvGeometry&) { not_built("col2im"); }
+void max_pool(const Tensor&, const Tensor&, const Tensor&, const cpu::PoolWindow&) {
+  not_built("max_pool");
+}
+void max_pool_backward(const Tensor&, const Tensor&, const Tensor&, const cpu::PoolWindow&) {
+  not_built("max_pool_backward");
+}
+void avg_pool(const Tensor&, const Tensor&, const cpu::PoolWindow&, cpu::AvgDivisor) {
+  not_built("avg_pool");
+}
+void avg_pool_backward(const Tensor&, const Tensor&, const cpu::PoolWindow&, cpu::AvgDivisor) {
+  not_built("avg_pool_backward");
+}
+
 }  // namespace torchlet::cuda

@@ -254,7 +254,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   bool first = true;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    check_input(op, t);
+    check_defined(op, t);  // copies only: any device
     TORCHLET_CHECK(t.dim() > 0, op, "(): zero-dimensional tensor (at position ", i,
                    ") cannot be concatenated");
     check_same_device(op, tensors[0], t);
@@ -294,7 +294,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   const char* op = "stack";
   TORCHLET_CHECK(!tensors.empty(), op, "(): expects a non-empty TensorList");
   for (size_t i = 0; i < tensors.size(); ++i) {
-    check_input(op, tensors[i]);
+    check_defined(op, tensors[i]);
     TORCHLET_CHECK(tensors[i].sizes() == tensors[0].sizes(), op,
                    "(): expects each tensor to be equal size, but got ",
                    shape_str(tensors[0].sizes()), " at entry 0 and ",

@@ -210,22 +210,24 @@ std::tuple<Tensor, Tensor> arg_impl(const char* op, const Tensor& t, std::option
 
 Tensor var_impl(const char* op, const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim,
                 bool take_sqrt) {
-  check_cpu_input(op, t);
+  check_input(op, t);
   TORCHLET_CHECK(t.is_floating_point(), op,
                  ": std and var only support floating point dtypes, got ", t.dtype());
   const Plan p = plan(op, t, dims, keepdim);
   Tensor out = new_output(p, t.dtype(), t);
-  cpu::reduce_var(out, p.in, p.reduced, unbiased ? 1 : 0, take_sqrt);
+  const auto kernel = out.is_cuda() ? cuda::reduce_var : cpu::reduce_var;
+  kernel(out, p.in, p.reduced, unbiased ? 1 : 0, take_sqrt);
   return finish(p, out);
 }
 
 Tensor norm_impl(const Tensor& t, Scalar p_value, IntArrayRef dims, bool keepdim) {
-  check_cpu_input("norm", t);
+  check_input("norm", t);
   TORCHLET_CHECK(t.is_floating_point(), "norm(): input dtype should be floating point, got ",
                  t.dtype());
   const Plan p = plan("norm", t, dims, keepdim);
   Tensor out = new_output(p, t.dtype(), t);
-  cpu::reduce_norm(out, p.in, p.reduced, p_value.to<double>());
+  const auto kernel = out.is_cuda() ? cuda::reduce_norm : cpu::reduce_norm;
+  kernel(out, p.in, p.reduced, p_value.to<double>());
   return finish(p, out);
 }
 

@@ -3,6 +3,7 @@
 // Each test is skipped, saying so, where no GPU is present.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -83,6 +84,32 @@ TEST(CudaOpsTest, CopiesHandleStridedSourcesAndDestinations) {
   EXPECT_TRUE(all_close(back, src));
   Tensor half = gpu(src).to(kFloat16);
   EXPECT_TRUE(all_close(host(half).to(kFloat32), src.to(kFloat16).to(kFloat32)));
+}
+
+TEST(CudaOpsTest, CatAndStackCopyOnTheGpu) {
+  REQUIRE_GPU();
+  const Tensor a = sample({3, 4}, kFloat32, 35), b = sample({2, 4}, kInt64, 36);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return cat({in[0], in[1]}, 0); }, {a, b}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return stack({in[0], in[0] * 2}, 1); }, {a}));
+}
+
+TEST(CudaOpsTest, RandomTensorsOnTheGpuFollowTheSeed) {
+  REQUIRE_GPU();
+  manual_seed(5);
+  const Tensor on_gpu = randn({100}, TensorOptions().device(kGpu));
+  manual_seed(5);
+  const Tensor again = randn({100}, TensorOptions().device(kGpu));
+  EXPECT_EQ(on_gpu.device(), kGpu);
+  EXPECT_TRUE(all_close(host(on_gpu), host(again)));
+}
+
+TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
+  REQUIRE_GPU();
+  const Tensor t = zeros({4}, kGpu);
+  EXPECT_THROW_MSG(t.sort(0), "not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(t.index_select(0, zeros({1}, TensorOptions(kInt64).device(kGpu))),
+                   "index_select: not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(t.cumsum(0), "cumsum: not available for CUDA tensors in this build");
 }
 
 TEST(CudaOpsTest, FillWritesStridedViews) {
@@ -220,6 +247,25 @@ TEST(CudaOpsTest, ReductionsMatchTheCpu) {
   const Tensor f = sample({23, 19, 7}, kFloat32, 12);
   EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].mean({0}); }, {f}));
   EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].prod(1); }, {f / 4}, 1e-4));
+}
+
+TEST(CudaOpsTest, VarianceAndNormsMatchTheCpu) {
+  REQUIRE_GPU();
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Tensor x = sample({17, 33, 5}, dtype, 37);
+    const double rtol = rtol_for(dtype) * 10;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].var(); }, {x}, rtol)) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].var({1}, false, true); }, {x}, rtol));
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].std({0, 2}); }, {x}, rtol)) << dtype;
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double p : {0.0, 1.0, 2.0, 3.0, inf, -inf}) {
+      EXPECT_TRUE(same_on_gpu([p](auto& in) { return in[0].norm(p); }, {x}, rtol)) << p;
+      EXPECT_TRUE(same_on_gpu([p](auto& in) { return in[0].norm(p, {1}); }, {x}, rtol)) << p;
+    }
+  }
+  const Tensor big = sample({1 << 21}, kFloat32, 38);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].var(); }, {big}, 1e-5));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].norm(); }, {big}, 1e-5));
 }
 
 TEST(CudaOpsTest, LargeReductionsSplitAcrossBlocksAndStillMatch) {

@@ -299,6 +299,25 @@ void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, i
              device_of(indices), largest ? "argmax" : "argmin");
 }
 
+void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t correction,
+                bool take_sqrt) {
+  const char* op = take_sqrt ? "std" : "var";
+  DeviceScope scope(device_of(out));
+  ReduceArgs r = reduce_args(in, reduced, op);
+  r.out = static_cast<char*>(out.data_ptr());
+  r.correction = correction;
+  r.take_sqrt = take_sqrt;
+  run_reduce(ReduceKind::kVar, r, in.dtype(), device_of(out), op);
+}
+
+void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p) {
+  DeviceScope scope(device_of(out));
+  ReduceArgs r = reduce_args(in, reduced, "norm");
+  r.out = static_cast<char*>(out.data_ptr());
+  r.p = p;
+  run_reduce(ReduceKind::kNorm, r, in.dtype(), device_of(out), "norm");
+}
+
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   check_dtype(op, in.dtype());

@@ -42,7 +42,7 @@ cudaError_t launch_clamp(DType dtype, const LoopArgs& loop, const ScalarArg* lo,
 
 namespace torchlet::cuda {
 
-enum class ReduceKind { kSum, kProd, kMax, kMin, kArgMax, kArgMin };
+enum class ReduceKind { kSum, kProd, kMax, kMin, kArgMax, kArgMin, kVar, kNorm };
 
 /// A reduction's geometry: output o (row-major over `kept`, written
 /// contiguously) reduces the elements at kept offset(o) + reduced offset(r)
@@ -54,6 +54,9 @@ struct ReduceArgs {
   char* in = nullptr;
   char* out = nullptr;      // the result (values for kArgMax and kArgMin; may be null)
   int64_t* index = nullptr; // positions, for kArgMax and kArgMin
+  int64_t correction = 1;   // kVar: subtracted from the count
+  bool take_sqrt = false;   // kVar: the standard deviation
+  double p = 2;             // kNorm: the order (0 and +-inf included)
 };
 
 /// How many blocks share each output: more than one when there are too few
@@ -67,7 +70,7 @@ inline int reduce_splits(int64_t outputs, int64_t elements) {
 }
 /// Bytes of scratch a reduction with `splits` > 1 needs.
 inline size_t reduce_workspace_bytes(int64_t outputs, int splits) {
-  return splits > 1 ? static_cast<size_t>(outputs) * splits * 16 : 0;
+  return splits > 1 ? static_cast<size_t>(outputs) * splits * 32 : 0;
 }
 
 /// `dtype` is the input's; sums and products of integers write int64.

@@ -29,6 +29,8 @@ void reduce_extreme(const Tensor&, const Tensor&, int64_t, bool) { not_built("am
 void reduce_arg(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) {
   not_built("argmax");
 }
+void reduce_var(const Tensor&, const Tensor&, int64_t, int64_t, bool) { not_built("var"); }
+void reduce_norm(const Tensor&, const Tensor&, int64_t, double) { not_built("norm"); }
 void softmax_lastdim(const Tensor&, const Tensor&, bool) { not_built("softmax"); }
 void softmax_backward_lastdim(const Tensor&, const Tensor&, const Tensor&, bool) {
   not_built("softmax_backward");

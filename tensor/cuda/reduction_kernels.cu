@@ -3,6 +3,7 @@
 // results a second launch combines); its threads take the elements in turn
 // and combine their partials through shared memory. Sums of floating types
 // accumulate in double, of integers in int64, as the CPU kernels do.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -95,6 +96,80 @@ struct ArgOp {
   }
 };
 
+// Mean and sum of squared deviations (Welford's update per element, Chan et
+// al.'s merge of partials), as the CPU's VarOp.
+struct Moments {
+  double mean, m2;
+  int64_t n;
+};
+
+template <typename T>
+struct VarOp {
+  using Acc = Moments;
+  int64_t correction;
+  bool take_sqrt;
+  __device__ Acc init() const { return {0, 0, 0}; }
+  __device__ void step(Acc& acc, T x, int64_t) const {
+    acc.n += 1;
+    const double delta = static_cast<double>(x) - acc.mean;
+    acc.mean += delta / static_cast<double>(acc.n);
+    acc.m2 += delta * (static_cast<double>(x) - acc.mean);
+  }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const int64_t n = a.n + b.n;
+    const double delta = b.mean - a.mean;
+    return {a.mean + delta * b.n / n, a.m2 + b.m2 + delta * delta * a.n * b.n / n, n};
+  }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    const int64_t dof = acc.n - correction;
+    const double var = acc.m2 / static_cast<double>(dof > 0 ? dof : 0);
+    reinterpret_cast<T*>(r.out)[o] = static_cast<T>(take_sqrt ? std::sqrt(var) : var);
+  }
+};
+
+// The p-norm in double, as the CPU's NormOp: 0 counts nonzeros, +-inf take
+// the largest or smallest magnitude (NaN wins).
+template <typename T>
+struct NormOp {
+  using Acc = double;
+  double p;
+  __device__ static double nan_max(double a, double b) { return b != b || b > a ? b : a; }
+  __device__ static double nan_min(double a, double b) { return b != b || b < a ? b : a; }
+  __device__ Acc init() const { return p == -INFINITY ? INFINITY : 0.0; }
+  __device__ void step(Acc& acc, T x, int64_t) const {
+    const double a = std::abs(static_cast<double>(x));
+    if (p == 0) {
+      acc += a != 0;
+    } else if (p == 1) {
+      acc += a;
+    } else if (p == 2) {
+      acc += a * a;
+    } else if (p == INFINITY) {
+      acc = nan_max(acc, a);
+    } else if (p == -INFINITY) {
+      acc = nan_min(acc, a);
+    } else {
+      acc += std::pow(a, p);
+    }
+  }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (p == INFINITY) return nan_max(a, b);
+    if (p == -INFINITY) return nan_min(a, b);
+    return a + b;
+  }
+  __device__ void write(const ReduceArgs& r, int64_t o, Acc acc) const {
+    double v = acc;
+    if (p == 2) {
+      v = std::sqrt(acc);
+    } else if (p != 0 && p != 1 && p != INFINITY && p != -INFINITY) {
+      v = std::pow(acc, 1.0 / p);
+    }
+    reinterpret_cast<T*>(r.out)[o] = static_cast<T>(v);
+  }
+};
+
 __device__ int64_t offset_of(const LoopArgs& g, int64_t index) {
   if (g.ndim == 1) return index * g.strides[0][0];
   int64_t offsets[kMaxLoopOperands];
@@ -152,7 +227,7 @@ __global__ void combine_kernel(ReduceArgs r, Op op, const typename Op::Acc* part
 template <typename T, typename Op>
 cudaError_t run(const ReduceArgs& r, Op op, int splits, void* workspace) {
   using Acc = typename Op::Acc;
-  static_assert(sizeof(Acc) <= 16, "reduce_workspace_bytes allows 16 bytes per partial");
+  static_assert(sizeof(Acc) <= 32, "reduce_workspace_bytes allows 32 bytes per partial");
   const int64_t outputs = r.kept.numel;
   if (outputs == 0) return cudaSuccess;
   const int64_t n = r.reduced.numel;
@@ -242,6 +317,15 @@ cudaError_t launch_reduce(ReduceKind kind, DType dtype, const ReduceArgs& args, 
       case ReduceKind::kMin: return run<T>(args, ExtremeOp<T, false>{}, splits, workspace);
       case ReduceKind::kArgMax: return run<T>(args, ArgOp<T, true>{}, splits, workspace);
       case ReduceKind::kArgMin: return run<T>(args, ArgOp<T, false>{}, splits, workspace);
+      case ReduceKind::kVar:
+      case ReduceKind::kNorm:
+        if constexpr (std::is_floating_point_v<T>) {
+          if (kind == ReduceKind::kVar) {
+            return run<T>(args, VarOp<T>{args.correction, args.take_sqrt}, splits, workspace);
+          }
+          return run<T>(args, NormOp<T>{args.p}, splits, workspace);
+        }
+        return cudaErrorInvalidValue;
     }
     return cudaErrorInvalidValue;
   });

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/elementwise.h"
 #include "tensor/factories.h"
 #include "tensor/indexing.h"
@@ -19,9 +20,12 @@ void check_input(const char* op, const Tensor& t) {
   check_cpu_kernel(op, t);
 }
 
+// For the ops with a CUDA kernel too.
+void check_any_device(const char* op, const Tensor& t) { check_defined(op, t); }
+
 // gather and scatter accept an empty index of any dtype, as PyTorch does.
 void check_index(const char* op, const Tensor& self, const Tensor& index) {
-  check_input(op, index);
+  check_any_device(op, index);
   check_same_device(op, self, index);
   TORCHLET_CHECK(index.dtype() == kInt64 || index.numel() == 0, op,
                  "(): Expected dtype int64 for index, got ", index.dtype());
@@ -31,7 +35,10 @@ void check_index(const char* op, const Tensor& self, const Tensor& index) {
 // message (index_select keeps PyTorch's "index out of range in self").
 void check_bounds(const char* op, const Tensor& index, int64_t dim, int64_t size,
                   const char* lead = "") {
-  const std::optional<int64_t> bad = cpu::find_index_outside(index, 0, size);
+  // A GPU's indices are checked on the host: an index out of range must be
+  // an error that names it, not a fault in the kernel.
+  const std::optional<int64_t> bad =
+      cpu::find_index_outside(index.is_cuda() ? index.to(Device(kCPU, 0)) : index, 0, size);
   TORCHLET_CHECK(!bad, op, "(): ", lead, "index ", *bad, " is out of bounds for dimension ", dim,
                  " with size ", size);
 }
@@ -78,18 +85,22 @@ using cpu::ScatterMode;
 void scatter_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                   ScatterMode mode) {
   if (index.numel() == 0) return;
-  cpu::scatter(self, dim, index, src, mode);
+  if (self.is_cuda()) {
+    cuda::scatter(self, dim, index, src, mode == ScatterMode::kAdd);
+  } else {
+    cpu::scatter(self, dim, index, src, mode);
+  }
   self.bump_version();
 }
 
 // The checks scatter, scatter_ and scatter_add(_) share; returns the wrapped dim.
 int64_t check_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                       const Tensor* src) {
-  check_input(op, self);
+  check_any_device(op, self);
   check_index(op, self, index);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   if (src != nullptr) {
-    check_input(op, *src);
+    check_any_device(op, *src);
     check_same_device(op, self, *src);
     TORCHLET_CHECK(self.dtype() == src->dtype(), op,
                    "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
@@ -122,8 +133,8 @@ Tensor& scatter_value_impl(Tensor& self, int64_t dim, const Tensor& index, Scala
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   const char* op = "index_select";
-  check_input(op, *this);
-  check_input(op, index);
+  check_any_device(op, *this);
+  check_any_device(op, index);
   check_same_device(op, *this, index);
   TORCHLET_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, op,
                  "(): Expected dtype int32 or int64 for index, got ", index.dtype());
@@ -140,20 +151,28 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   if (!shape.empty()) shape[d] = idx.numel();
   Tensor out = empty(shape, options());
   if (out.numel() == 0) return out;
-  cpu::index_select(out, contiguous(), d, idx);
+  if (out.is_cuda()) {
+    cuda::index_select(out, contiguous(), d, idx);
+  } else {
+    cpu::index_select(out, contiguous(), d, idx);
+  }
   return out;
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   const char* op = "gather";
-  check_input(op, *this);
+  check_any_device(op, *this);
   check_index(op, *this, index);
   const int64_t d = wrap_dim(dim, this->dim(), op);
   check_gather_shapes(op, *this, d, index, /*is_scatter=*/false, nullptr);
   check_bounds(op, index, d, this->dim() > 0 ? size(d) : 1);
   Tensor result = empty(index.sizes(), options());
   if (result.numel() == 0) return result;
-  cpu::gather(result, *this, d, index);
+  if (result.is_cuda()) {
+    cuda::gather(result, *this, d, index);
+  } else {
+    cpu::gather(result, *this, d, index);
+  }
   return result;
 }
 
@@ -168,17 +187,17 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  check_input("scatter", *this);
+  check_any_device("scatter", *this);
   Tensor out = clone();
   return scatter_impl("scatter", out, dim, index, src, ScatterMode::kCopy);
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
-  check_input("scatter", *this);
+  check_any_device("scatter", *this);
   Tensor out = clone();
   return scatter_value_impl(out, dim, index, value);
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  check_input("scatter_add", *this);
+  check_any_device("scatter_add", *this);
   Tensor out = clone();
   return scatter_impl("scatter_add", out, dim, index, src, ScatterMode::kAdd);
 }

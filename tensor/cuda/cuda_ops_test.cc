@@ -107,9 +107,52 @@ TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
   REQUIRE_GPU();
   const Tensor t = zeros({4}, kGpu);
   EXPECT_THROW_MSG(t.sort(0), "not available for CUDA tensors in this build");
-  EXPECT_THROW_MSG(t.index_select(0, zeros({1}, TensorOptions(kInt64).device(kGpu))),
-                   "index_select: not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(t.masked_select(t.gt(0)),
+                   "masked_select: not available for CUDA tensors in this build");
   EXPECT_THROW_MSG(t.cumsum(0), "cumsum: not available for CUDA tensors in this build");
+}
+
+TEST(CudaOpsTest, IndexOpsMatchTheCpu) {
+  REQUIRE_GPU();
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool}) {
+    const Tensor x = sample({6, 5, 4}, dtype, 39);
+    const Tensor rows = tensor({4, 0, 4, 2});
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].index_select(0, in[1]); }, {x, rows}))
+        << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].index_select(2, in[1].remainder(4)); },
+                            {x, rows}))
+        << dtype;
+    const Tensor idx = randint(0, 5, {6, 3, 4});
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].gather(1, in[1]); }, {x, idx})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].t().gather(0, in[1].t()); },
+                            {x.select(2, 0), idx.select(2, 0).slice(1, 0, 2)}))
+        << dtype;
+  }
+  // Scatter with distinct indices (repeated ones copy in no set order on a GPU).
+  const Tensor base = sample({4, 6}, kFloat32, 40);
+  const Tensor perm = tensor({{3, 0, 5, 1, 2, 4}, {1, 2, 0, 5, 4, 3}});
+  const Tensor src = sample({2, 6}, kFloat32, 41);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].scatter(1, in[1], in[2]); },
+                          {base, perm, src}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].scatter(1, in[1], 7.5); }, {base, perm}));
+  // scatter_add with repeats: every value arrives.
+  const Tensor repeats = randint(0, 4, {50});
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kInt32}) {
+    EXPECT_TRUE(same_on_gpu(
+        [](auto& in) { return zeros({4}, in[1].options()).scatter_add(0, in[0], in[1]); },
+        {repeats, sample({50}, dtype, 42)}, 1e-5))
+        << dtype;
+  }
+}
+
+TEST(CudaOpsTest, IndicesOutOfRangeOnTheGpuAreNamed) {
+  REQUIRE_GPU();
+  const Tensor x = zeros({3, 2}, kGpu);
+  EXPECT_THROW_MSG(x.index_select(0, gpu(tensor({0, 3}))),
+                   "index_select(): index out of range in self: index 3 is out of bounds for "
+                   "dimension 0 with size 3");
+  EXPECT_THROW_MSG(x.gather(1, gpu(tensor({{0}, {2}, {1}}))),
+                   "gather(): index 2 is out of bounds for dimension 1 with size 2");
 }
 
 TEST(CudaOpsTest, FillWritesStridedViews) {

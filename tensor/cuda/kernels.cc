@@ -56,8 +56,10 @@ bool is_host_number(const Tensor& t) { return t.device().is_cpu(); }
 // An operand on the host (a wrapped number) is read here and travels in the
 // kernel's arguments: its pointer is to LoopArgs' own copy.
 LoopArgs loop_args(std::initializer_list<const Tensor*> operands, IntArrayRef shape,
-                   const char* op) {
-  for (const Tensor* t : operands) check_dtype(op, t->dtype());
+                   const char* op, bool computes = true) {
+  if (computes) {
+    for (const Tensor* t : operands) check_dtype(op, t->dtype());
+  }
   const cpu::StridedLoop loop = cpu::make_loop(operands, shape);
   LoopArgs args;
   args.operands = loop.operands;
@@ -141,6 +143,61 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
   DeviceScope scope(device_of(out));
   const LoopArgs args = loop_args({&out, &cond, &a, &b}, out.sizes(), "where");
   check_launch(launch_where(out.dtype(), args), "where");
+}
+
+// ---- Index ops ---------------------------------------------------------------------
+
+namespace {
+
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// `t` over index's shape with its stride along `dim` zeroed: every element
+// of the index's row along dim sees the row's first element of `t`.
+Tensor along_index(const Tensor& t, int64_t dim, IntArrayRef index_shape, bool zero_dim) {
+  SizeVec strides(t.strides().begin(), t.strides().end());
+  if (zero_dim) strides[dim] = 0;
+  return t.as_strided(index_shape, strides, t.storage_offset());
+}
+
+}  // namespace
+
+void index_select(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) {
+  DeviceScope scope(device_of(out));
+  const Tensor s = at_least_1d(src);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s.size(d);
+  for (int64_t d = dim + 1; d < s.dim(); ++d) inner *= s.size(d);
+  check_launch(launch_index_select(s.element_size(), out.data_ptr(), s.data_ptr(),
+                                   static_cast<const int64_t*>(index.data_ptr()), outer,
+                                   s.size(dim), index.numel(), inner),
+               "index_select");
+}
+
+void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  DeviceScope scope(device_of(out));
+  const Tensor s = at_least_1d(self), idx = at_least_1d(index), o = at_least_1d(out);
+  const Tensor rows = along_index(s, dim, idx.sizes(), /*zero_dim=*/true);
+  const LoopArgs args = loop_args({&o, &idx, &rows}, idx.sizes(), "gather", false);
+  check_launch(launch_gather(s.element_size(), args,
+                             s.stride(dim) * static_cast<int64_t>(s.element_size())),
+               "gather");
+}
+
+void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
+  const char* op = add ? "scatter_add_" : "scatter_";
+  if (add) {
+    TORCHLET_CHECK(self.dtype() == kFloat32 || self.dtype() == kFloat64 ||
+                       self.dtype() == kInt32 || self.dtype() == kInt64,
+                   op, ": CUDA tensors of dtype ", self.dtype(), " are not supported yet");
+  }
+  DeviceScope scope(device_of(self));
+  const Tensor s = at_least_1d(self), idx = at_least_1d(index), from = at_least_1d(src);
+  const Tensor rows = along_index(s, dim, idx.sizes(), /*zero_dim=*/true);
+  const Tensor values = along_index(from, dim, idx.sizes(), /*zero_dim=*/false);
+  const LoopArgs args = loop_args({&rows, &idx, &values}, idx.sizes(), op, false);
+  check_launch(launch_scatter(self.dtype(), add, args,
+                              s.stride(dim) * static_cast<int64_t>(s.element_size())),
+               op);
 }
 
 // ---- cuBLAS ----------------------------------------------------------------------

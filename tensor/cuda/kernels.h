@@ -31,6 +31,12 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in);
 void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi);
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 
+// Index ops with cpu::index_select's, gather's and scatter's contracts
+// (tensor/cpu/kernels.h); indices are on the GPU and already checked.
+void index_select(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index);
+void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add);
+
 /// out (row-major rows) = alpha * a @ b + beta * out through cuBLAS, for
 /// float32 (TF32 off, as PyTorch 1.13's default) and float64; a and b are
 /// [m, k] and [k, n] matrices with one unit stride each.

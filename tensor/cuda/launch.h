@@ -155,3 +155,23 @@ cudaError_t launch_avg_pool_backward(DType dtype, void* grad_input, const void* 
                                      const PoolShape& w);
 
 }  // namespace torchlet::cuda
+
+namespace torchlet::cuda {
+
+/// out [outer, n_index, inner] = src [outer, src_size, inner] at index[j]
+/// (int64, in range) along the middle dim; elements of `element_size` bytes
+/// (1, 2, 4 or 8), all contiguous.
+cudaError_t launch_index_select(size_t element_size, void* out, const void* src,
+                                const int64_t* index, int64_t outer, int64_t src_size,
+                                int64_t n_index, int64_t inner);
+/// operands (out, index, self with its stride along dim set to 0) over
+/// index's shape: out = self's element at index along dim, which is
+/// `dim_stride` bytes per step.
+cudaError_t launch_gather(size_t element_size, const LoopArgs& loop, int64_t dim_stride);
+/// operands (self with its stride along dim set to 0, index, src) over
+/// index's shape: self's element at index along dim = src (or += src, with
+/// atomics, for float32, float64, int32 and int64). Repeated indices copy
+/// in no set order, as on PyTorch's GPUs.
+cudaError_t launch_scatter(DType dtype, bool add, const LoopArgs& loop, int64_t dim_stride);
+
+}  // namespace torchlet::cuda

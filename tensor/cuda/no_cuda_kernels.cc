@@ -23,6 +23,11 @@ void unary(UnaryOp, const Tensor&, const Tensor&) { not_built("unary op"); }
 void clamp(const Tensor&, const Tensor&, const Scalar*, const Scalar*) { not_built("clamp"); }
 void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_built("where"); }
 void gemm(const Tensor&, const Tensor&, const Tensor&, double, double) { not_built("mm"); }
+void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) {
+  not_built("index_select");
+}
+void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) { not_built("gather"); }
+void scatter(const Tensor&, int64_t, const Tensor&, const Tensor&, bool) { not_built("scatter"); }
 void reduce_sum(const Tensor&, const Tensor&, int64_t) { not_built("sum"); }
 void reduce_prod(const Tensor&, const Tensor&, int64_t) { not_built("prod"); }
 void reduce_extreme(const Tensor&, const Tensor&, int64_t, bool) { not_built("amax"); }

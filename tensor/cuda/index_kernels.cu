@@ -1,0 +1,130 @@
+// index_select, gather and scatter. gather and scatter walk the index's
+// shape with the indexed tensor's stride along `dim` zeroed, so one loop
+// gives every operand's offset and the index only adds its step.
+#include <cstdint>
+
+#include "tensor/cuda/launch.h"
+
+namespace torchlet::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(int64_t n) {
+  const int64_t wanted = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(wanted < (1 << 20) ? wanted : (1 << 20));
+}
+
+#define TORCHLET_GRID_LOOP(i, n)                                                              \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+__device__ void offsets_of(const LoopArgs& loop, int64_t i, int64_t (&off)[kMaxLoopOperands]) {
+  if (loop.ndim <= 1) {
+    for (int op = 0; op < kMaxLoopOperands; ++op) off[op] = loop.ndim == 0 ? 0 : i * loop.strides[op][0];
+    return;
+  }
+  loop_offsets(loop, i, off);
+}
+
+template <typename T>
+__global__ void index_select_kernel(T* out, const T* src, const int64_t* index, int64_t src_size,
+                                    int64_t n_index, int64_t inner, int64_t total) {
+  TORCHLET_GRID_LOOP(i, total) {
+    const int64_t k = i % inner;
+    const int64_t j = (i / inner) % n_index;
+    const int64_t o = i / (inner * n_index);
+    out[i] = src[(o * src_size + index[j]) * inner + k];
+  }
+}
+
+template <typename T>
+__global__ void gather_kernel(LoopArgs loop, int64_t dim_stride) {
+  TORCHLET_GRID_LOOP(i, loop.numel) {
+    int64_t off[kMaxLoopOperands];
+    offsets_of(loop, i, off);
+    const int64_t at = *reinterpret_cast<const int64_t*>(loop.data[1] + off[1]);
+    *reinterpret_cast<T*>(loop.data[0] + off[0]) =
+        *reinterpret_cast<const T*>(loop.data[2] + off[2] + at * dim_stride);
+  }
+}
+
+template <typename T, bool kAdd>
+__global__ void scatter_kernel(LoopArgs loop, int64_t dim_stride) {
+  TORCHLET_GRID_LOOP(i, loop.numel) {
+    int64_t off[kMaxLoopOperands];
+    offsets_of(loop, i, off);
+    const int64_t at = *reinterpret_cast<const int64_t*>(loop.data[1] + off[1]);
+    T* target = reinterpret_cast<T*>(loop.data[0] + off[0] + at * dim_stride);
+    const T value = *reinterpret_cast<const T*>(loop.data[2] + off[2]);
+    if constexpr (kAdd) {
+      atomicAdd(target, value);
+    } else {
+      *target = value;
+    }
+  }
+}
+
+// Calls fn(T{}) with T an unsigned type of `element_size` bytes.
+template <typename F>
+cudaError_t by_size(size_t element_size, F&& fn) {
+  switch (element_size) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_index_select(size_t element_size, void* out, const void* src,
+                                const int64_t* index, int64_t outer, int64_t src_size,
+                                int64_t n_index, int64_t inner) {
+  const int64_t total = outer * n_index * inner;
+  if (total == 0) return cudaSuccess;
+  return by_size(element_size, [&](auto tag) {
+    using T = decltype(tag);
+    index_select_kernel<T><<<blocks_for(total), kThreads>>>(
+        static_cast<T*>(out), static_cast<const T*>(src), index, src_size, n_index, inner, total);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_gather(size_t element_size, const LoopArgs& loop, int64_t dim_stride) {
+  if (loop.numel == 0) return cudaSuccess;
+  return by_size(element_size, [&](auto tag) {
+    using T = decltype(tag);
+    gather_kernel<T><<<blocks_for(loop.numel), kThreads>>>(loop, dim_stride);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_scatter(DType dtype, bool add, const LoopArgs& loop, int64_t dim_stride) {
+  if (loop.numel == 0) return cudaSuccess;
+  const unsigned blocks = blocks_for(loop.numel);
+  if (!add) {
+    const size_t size = dtype == DType::kFloat64 || dtype == DType::kInt64 ? 8
+                        : dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4
+                        : dtype == DType::kFloat16 || dtype == DType::kBFloat16 ? 2
+                                                                                 : 1;
+    return by_size(size, [&](auto tag) {
+      using T = decltype(tag);
+      scatter_kernel<T, false><<<blocks, kThreads>>>(loop, dim_stride);
+      return cudaGetLastError();
+    });
+  }
+  switch (dtype) {
+    case DType::kFloat32: scatter_kernel<float, true><<<blocks, kThreads>>>(loop, dim_stride); break;
+    case DType::kFloat64: scatter_kernel<double, true><<<blocks, kThreads>>>(loop, dim_stride); break;
+    case DType::kInt32: scatter_kernel<int, true><<<blocks, kThreads>>>(loop, dim_stride); break;
+    case DType::kInt64:
+      scatter_kernel<unsigned long long, true><<<blocks, kThreads>>>(loop, dim_stride);  // two's complement
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace torchlet::cuda

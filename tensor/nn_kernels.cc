@@ -120,7 +120,6 @@ Tensor from_class_rows(const Tensor& rows, IntArrayRef input_shape) {
 int64_t check_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                          const Tensor& bias) {
   check_defined("layer_norm", input);
-  check_cpu_kernel("layer_norm", input);
   check_floating("layer_norm", input);
   check_operand("layer_norm", input, weight, input.dtype());
   check_operand("layer_norm", input, bias, input.dtype());
@@ -222,6 +221,16 @@ LayerNormForward layer_norm_forward(const Tensor& input, IntArrayRef normalized_
   f.output = empty(input.sizes(), options);
   f.mean = empty({rows.size(0)}, options);
   f.rstd = empty({rows.size(0)}, options);
+  if (input.is_cuda()) {
+    // Note [Composite CUDA normalization] in tensor/norm.cc.
+    f.mean.copy_(rows.mean({1}));
+    f.rstd.copy_(rows.var({1}, /*unbiased=*/false).add(eps).rsqrt());
+    Tensor y = rows.sub(f.mean.view({-1, 1})).mul(f.rstd.view({-1, 1}));
+    if (weight.defined()) y = y.mul(flat(weight));
+    if (bias.defined()) y = y.add(flat(bias));
+    f.output.view({-1, n}).copy_(y);
+    return f;
+  }
   cpu::layer_norm_rows(f.output.view({-1, n}), f.mean, f.rstd, rows, flat(weight), flat(bias), eps);
   return f;
 }
@@ -235,6 +244,20 @@ LayerNormBackward layer_norm_backward(const Tensor& grad_out, const Tensor& inpu
   b.grad_input = empty(input.sizes(), options);
   if (weight.defined()) b.grad_weight = empty(normalized_shape, options);
   if (has_bias) b.grad_bias = empty(normalized_shape, options);
+  if (input.is_cuda()) {
+    // dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = g * w.
+    const Tensor g = grad_out.to(input.dtype()).contiguous().view({-1, n});
+    const Tensor xhat = input.contiguous().view({-1, n}).sub(mean.view({-1, 1})).mul(
+        rstd.view({-1, 1}));
+    const Tensor gw = weight.defined() ? g.mul(flat(weight)) : g;
+    const Tensor dx = gw.sub(gw.mean({1}, true))
+                          .sub(xhat.mul(gw.mul(xhat).mean({1}, true)))
+                          .mul(rstd.view({-1, 1}));
+    b.grad_input.view({-1, n}).copy_(dx);
+    if (b.grad_weight.defined()) b.grad_weight.view({-1}).copy_(g.mul(xhat).sum({0}));
+    if (b.grad_bias.defined()) b.grad_bias.view({-1}).copy_(g.sum({0}));
+    return b;
+  }
   cpu::layer_norm_backward_rows(b.grad_input.view({-1, n}), flat(b.grad_weight), flat(b.grad_bias),
                                 grad_out.to(input.dtype()).contiguous().view({-1, n}),
                                 input.contiguous().view({-1, n}), mean, rstd, flat(weight));

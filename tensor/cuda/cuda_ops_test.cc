@@ -10,6 +10,7 @@
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/conv.h"
 #include "tensor/nn_kernels.h"
+#include "tensor/norm.h"
 #include "tensor/pool.h"
 #include "tensor/optim_kernels.h"
 #include "tensor/tensor.h"
@@ -415,6 +416,47 @@ TEST(CudaOpsTest, CrossEntropyAndItsGradientMatchTheCpu) {
           << "smoothing " << smoothing << " weighted " << weighted;
     }
   }
+}
+
+TEST(CudaOpsTest, BatchNormAndItsGradientMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({8, 3, 5, 4}, kFloat32, 43);
+  const Tensor w = sample({3}, kFloat32, 44), b = sample({3}, kFloat32, 45);
+  const Tensor g = sample({8, 3, 5, 4}, kFloat32, 46);
+  for (bool training : {true, false}) {
+    Tensor cpu_mean = sample({3}, kFloat32, 47), cpu_var = sample({3}, kFloat32, 48).abs() + 0.5;
+    Tensor gpu_mean = gpu(cpu_mean), gpu_var = gpu(cpu_var);
+    const BatchNormForward cf = batch_norm_forward(x, w, b, cpu_mean, cpu_var, training, 0.1, 1e-5);
+    const BatchNormForward gf = batch_norm_forward(gpu(x), gpu(w), gpu(b), gpu_mean, gpu_var,
+                                                   training, 0.1, 1e-5);
+    EXPECT_TRUE(all_close(host(gf.output), cf.output, 1e-4, 1e-5)) << training;
+    EXPECT_TRUE(all_close(host(gpu_mean), cpu_mean, 1e-5, 1e-6)) << "running mean";
+    EXPECT_TRUE(all_close(host(gpu_var), cpu_var, 1e-5, 1e-6)) << "running var";
+    const BatchNormBackward cb =
+        batch_norm_backward(g, x, w, cf.mean, cf.invstd, training, {true, true, true});
+    const BatchNormBackward gb = batch_norm_backward(gpu(g), gpu(x), gpu(w), gf.mean, gf.invstd,
+                                                     training, {true, true, true});
+    EXPECT_TRUE(all_close(host(gb.grad_input), cb.grad_input, 1e-4, 1e-5)) << training;
+    EXPECT_TRUE(all_close(host(gb.grad_weight), cb.grad_weight, 1e-4, 1e-4)) << training;
+    EXPECT_TRUE(all_close(host(gb.grad_bias), cb.grad_bias, 1e-4, 1e-4)) << training;
+  }
+}
+
+TEST(CudaOpsTest, LayerNormAndItsGradientMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({6, 7, 10}, kFloat32, 49);
+  const Tensor w = sample({7, 10}, kFloat32, 50), b = sample({7, 10}, kFloat32, 51);
+  const Tensor g = sample({6, 7, 10}, kFloat32, 52);
+  const LayerNormForward cf = layer_norm_forward(x, {7, 10}, w, b, 1e-5);
+  const LayerNormForward gf = layer_norm_forward(gpu(x), {7, 10}, gpu(w), gpu(b), 1e-5);
+  EXPECT_TRUE(all_close(host(gf.output), cf.output, 1e-4, 1e-5));
+  EXPECT_TRUE(all_close(host(gf.rstd), cf.rstd, 1e-4, 1e-5));
+  const LayerNormBackward cb = layer_norm_backward(g, x, {7, 10}, cf.mean, cf.rstd, w, true);
+  const LayerNormBackward gb =
+      layer_norm_backward(gpu(g), gpu(x), {7, 10}, gf.mean, gf.rstd, gpu(w), true);
+  EXPECT_TRUE(all_close(host(gb.grad_input), cb.grad_input, 1e-4, 1e-5));
+  EXPECT_TRUE(all_close(host(gb.grad_weight), cb.grad_weight, 1e-4, 1e-4));
+  EXPECT_TRUE(all_close(host(gb.grad_bias), cb.grad_bias, 1e-4, 1e-4));
 }
 
 TEST(CudaOpsTest, FusedOptimizerUpdatesMatchTheCpu) {

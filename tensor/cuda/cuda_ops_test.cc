@@ -378,10 +378,38 @@ TEST(CudaOpsTest, ProductsWithAnEmptyInnerDimAreZero) {
   EXPECT_TRUE(all_close(host(out), zeros({3, 4})));
 }
 
-TEST(CudaOpsTest, Float16ArithmeticIsRefusedByName) {
+TEST(CudaOpsTest, Float16AndBfloat16ComputeInFloat32AndRoundOnceAsTheCpu) {
   REQUIRE_GPU();
-  const Tensor h = zeros({4}, TensorOptions(kFloat16).device(kGpu));
-  EXPECT_THROW_MSG(h + h, "float16 tensors on CUDA devices are not supported yet");
+  for (DType dtype : {kFloat16, kBFloat16}) {
+    const Tensor a = sample({33, 8}, kFloat32, 53).to(dtype);
+    const Tensor b = sample({8}, kFloat32, 54).to(dtype);
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0] + in[1]; }, {a, b})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return add(in[0], in[1], 3); }, {a, b})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0] * 0.1; }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return exp(in[0]); }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].gt(in[1]); }, {a, b})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].sum({0}); }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].argmax(1); }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return softmax(in[0], 1); }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return mm(in[0], in[0].t()); }, {a}, 1e-2, 1e-2))
+        << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return where(in[0].gt(0), in[0], in[1]); }, {a, b}))
+        << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].t().contiguous(); }, {a})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].to(kInt32); }, {a})) << dtype;
+  }
+}
+
+TEST(CudaOpsTest, Float16ConvolutionIsRefusedAsOnTheCpu) {
+  REQUIRE_GPU();
+  ConvParams p;
+  p.stride = {1, 1};
+  p.padding = {0, 0};
+  p.dilation = {1, 1};
+  p.output_padding = {0, 0};
+  const TensorOptions half = TensorOptions(kFloat16).device(kGpu);
+  EXPECT_THROW_MSG(convolution(zeros({1, 1, 4, 4}, half), zeros({1, 1, 3, 3}, half), Tensor(), p),
+                   "\"convolution\" not implemented for 'Half'");
 }
 
 TEST(CudaOpsTest, MixingDevicesNamesBoth) {

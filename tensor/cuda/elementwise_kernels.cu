@@ -2,6 +2,9 @@
 // functor to each element's operand pointers. A one-dim loop (contiguous
 // operands, or broadcast scalars) indexes directly; others divide the index
 // into coordinates (loop_offsets).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -95,10 +98,40 @@ struct UnaryFn {
   }
 };
 
+// float16 and bfloat16 convert through float32, rounding to nearest even,
+// as the CPU's conversions do.
+template <typename T>
+constexpr bool kReduced = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+template <typename Out, typename In>
+__host__ __device__ __forceinline__ Out convert(In x) {
+  if constexpr (kReduced<In> || kReduced<Out>) {
+    float f;
+    if constexpr (std::is_same_v<In, __half>) {
+      f = __half2float(x);
+    } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+      f = __bfloat162float(x);
+    } else {
+      f = static_cast<float>(x);
+    }
+    if constexpr (std::is_same_v<Out, __half>) {
+      return __float2half_rn(f);
+    } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+      return __float2bfloat16_rn(f);
+    } else if constexpr (std::is_same_v<Out, bool>) {
+      return f != 0.0f;
+    } else {
+      return static_cast<Out>(f);
+    }
+  } else {
+    return static_cast<Out>(x);
+  }
+}
+
 template <typename Out, typename In>
 struct CopyFn {
   __device__ void operator()(char* o, char* x, char*, char*) const {
-    out<Out>(o) = static_cast<Out>(in<In>(x));
+    out<Out>(o) = convert<Out, In>(in<In>(x));
   }
 };
 
@@ -108,6 +141,7 @@ struct FillFn {
   __device__ void operator()(char* o, char*, char*, char*) const { out<T>(o) = value; }
 };
 
+// where only moves elements: by their size in bytes, any dtype.
 template <typename T>
 struct WhereFn {
   __device__ void operator()(char* o, char* c, char* a, char* b) const {
@@ -237,10 +271,18 @@ cudaError_t launch_unary(UnaryOp op, DType dtype, const LoopArgs& loop) {
   return cudaErrorInvalidValue;
 }
 
+// dispatch, plus float16 and bfloat16 for the kernels that only convert.
+template <typename F>
+cudaError_t dispatch_with_reduced(DType dtype, F&& fn) {
+  if (dtype == DType::kFloat16) return fn(__half{});
+  if (dtype == DType::kBFloat16) return fn(__nv_bfloat16{});
+  return dispatch(dtype, fn);
+}
+
 cudaError_t launch_copy(DType dst, DType src, const LoopArgs& loop) {
-  return dispatch(dst, [&](auto dst_tag) {
+  return dispatch_with_reduced(dst, [&](auto dst_tag) {
     using Out = decltype(dst_tag);
-    return dispatch(src, [&](auto src_tag) {
+    return dispatch_with_reduced(src, [&](auto src_tag) {
       using In = decltype(src_tag);
       return launch(loop, CopyFn<Out, In>{});
     });
@@ -248,17 +290,24 @@ cudaError_t launch_copy(DType dst, DType src, const LoopArgs& loop) {
 }
 
 cudaError_t launch_fill_loop(DType dtype, const LoopArgs& loop, ScalarArg value) {
-  return dispatch(dtype, [&](auto tag) {
+  return dispatch_with_reduced(dtype, [&](auto tag) {
     using T = decltype(tag);
-    return launch(loop, FillFn<T>{scalar_as<T>(value)});
+    if constexpr (kReduced<T>) {
+      return launch(loop, FillFn<T>{convert<T, float>(scalar_as<float>(value))});
+    } else {
+      return launch(loop, FillFn<T>{scalar_as<T>(value)});
+    }
   });
 }
 
 cudaError_t launch_where(DType dtype, const LoopArgs& loop) {
-  return dispatch(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    return launch(loop, WhereFn<T>{});
-  });
+  switch (dtype) {
+    case DType::kFloat64: case DType::kInt64: return launch(loop, WhereFn<uint64_t>{});
+    case DType::kFloat32: case DType::kInt32: return launch(loop, WhereFn<uint32_t>{});
+    case DType::kFloat16: case DType::kBFloat16: return launch(loop, WhereFn<uint16_t>{});
+    case DType::kUInt8: case DType::kBool: return launch(loop, WhereFn<uint8_t>{});
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t launch_clamp(DType dtype, const LoopArgs& loop, const ScalarArg* lo,

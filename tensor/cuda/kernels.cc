@@ -17,6 +17,7 @@
 #include "tensor/cuda/optim_ops.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
+#include "tensor/half.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -45,9 +46,11 @@ void check_launch(cudaError_t status, const char* op) {
                  cudaGetErrorString(status));
 }
 
+// The kernels that have no float16 or bfloat16 form refuse them as the CPU
+// ones do.
 void check_dtype(const char* op, DType dtype) {
-  TORCHLET_CHECK(dtype != kFloat16 && dtype != kBFloat16, op, ": ", dtype,
-                 " tensors on CUDA devices are not supported yet");
+  TORCHLET_CHECK(dtype != kFloat16 && dtype != kBFloat16, "\"", op, "\" not implemented for '",
+                 scalar_type_name(dtype), "'");
 }
 
 bool is_host_number(const Tensor& t) { return t.device().is_cpu(); }
@@ -56,10 +59,7 @@ bool is_host_number(const Tensor& t) { return t.device().is_cpu(); }
 // An operand on the host (a wrapped number) is read here and travels in the
 // kernel's arguments: its pointer is to LoopArgs' own copy.
 LoopArgs loop_args(std::initializer_list<const Tensor*> operands, IntArrayRef shape,
-                   const char* op, bool computes = true) {
-  if (computes) {
-    for (const Tensor* t : operands) check_dtype(op, t->dtype());
-  }
+                   const char* op) {
   const cpu::StridedLoop loop = cpu::make_loop(operands, shape);
   LoopArgs args;
   args.operands = loop.operands;
@@ -96,6 +96,8 @@ ScalarArg scalar_arg(Scalar s) {
 
 int device_of(const Tensor& t) { return t.device().index; }
 
+bool is_reduced(const Tensor& t) { return t.defined() && is_reduced_floating_point(t.dtype()); }
+
 }  // namespace
 
 void copy(const Tensor& dst, const Tensor& src) {
@@ -118,19 +120,77 @@ void fill(const Tensor& dst, Scalar value) {
   check_launch(launch_fill_loop(dst.dtype(), args, scalar_arg(value)), "fill_");
 }
 
+// ---- float16 and bfloat16 ------------------------------------------------------------
+// As on the CPU (Note [Reduced floating point] in tensor/cpu/reduced_float.h):
+// an op given a float16 or bfloat16 operand computes in float32 scratch
+// tensors and rounds its result once into the output.
+
+namespace {
+
+Tensor float32_operand(const Tensor& t) {
+  if (!is_reduced(t)) return t;
+  if (t.device().is_cpu()) return t.to(kFloat32);  // a wrapped number
+  Tensor out = empty(t.sizes(), t.options().dtype(kFloat32));
+  copy(out, t);
+  return out;
+}
+
+Tensor float32_result(const Tensor& out) {
+  return is_reduced(out) ? empty(out.sizes(), out.options().dtype(kFloat32)) : out;
+}
+
+void store_result(const Tensor& out, const Tensor& result) {
+  if (out.defined() && out.dtype() != result.dtype()) copy(out, result);
+}
+
+template <typename Kernel, typename... Operands>
+bool run_in_float32(const Tensor& out, Kernel&& kernel, const Operands&... operands) {
+  if (!is_reduced(out) && !(is_reduced(operands) || ...)) return false;
+  const Tensor result = float32_result(out);
+  kernel(result, float32_operand(operands)...);
+  store_result(out, result);
+  return true;
+}
+
+}  // namespace
+
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  const bool scaled = (op == BinaryOp::kAdd || op == BinaryOp::kSub) && alpha.to_double() != 1.0;
+  if (scaled && is_reduced(a)) {
+    // As PyTorch 1.13's CPU add rounds it: alpha to the dtype first, and for
+    // float16 (whose arithmetic rounds every step) the product too.
+    const float rounded = a.dtype() == kFloat16 ? static_cast<float>(Half(alpha.to<float>()))
+                                                : static_cast<float>(BFloat16(alpha.to<float>()));
+    if (a.dtype() == kBFloat16) {
+      const Tensor result = float32_result(out);
+      binary(op, result, float32_operand(a), float32_operand(b), rounded);
+      return store_result(out, result);
+    }
+    const Tensor product = empty(b.sizes(), b.options().device(out.device()).dtype(kFloat16));
+    binary(BinaryOp::kMul, product, b, scalar_tensor(rounded, kFloat16), 1);
+    return binary(op, out, a, product, 1);
+  }
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x, const Tensor& y) {
+        binary(op, o, x, y, alpha);
+      }, a, b)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   const LoopArgs args = loop_args({&out, &a, &b}, out.sizes(), "binary op");
   check_launch(launch_binary(op, a.dtype(), args, scalar_arg(alpha)), "binary op");
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { unary(op, o, x); }, in)) return;
   DeviceScope scope(device_of(out));
   const LoopArgs args = loop_args({&out, &in}, out.sizes(), "unary op");
   check_launch(launch_unary(op, in.dtype(), args), "unary op");
 }
 
 void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { clamp(o, x, lo, hi); }, in)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   const LoopArgs args = loop_args({&out, &in}, out.sizes(), "clamp");
   ScalarArg l, h;
@@ -177,7 +237,7 @@ void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& in
   DeviceScope scope(device_of(out));
   const Tensor s = at_least_1d(self), idx = at_least_1d(index), o = at_least_1d(out);
   const Tensor rows = along_index(s, dim, idx.sizes(), /*zero_dim=*/true);
-  const LoopArgs args = loop_args({&o, &idx, &rows}, idx.sizes(), "gather", false);
+  const LoopArgs args = loop_args({&o, &idx, &rows}, idx.sizes(), "gather");
   check_launch(launch_gather(s.element_size(), args,
                              s.stride(dim) * static_cast<int64_t>(s.element_size())),
                "gather");
@@ -194,7 +254,7 @@ void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   const Tensor s = at_least_1d(self), idx = at_least_1d(index), from = at_least_1d(src);
   const Tensor rows = along_index(s, dim, idx.sizes(), /*zero_dim=*/true);
   const Tensor values = along_index(from, dim, idx.sizes(), /*zero_dim=*/false);
-  const LoopArgs args = loop_args({&rows, &idx, &values}, idx.sizes(), op, false);
+  const LoopArgs args = loop_args({&rows, &idx, &values}, idx.sizes(), op);
   check_launch(launch_scatter(self.dtype(), add, args,
                               s.stride(dim) * static_cast<int64_t>(s.element_size())),
                op);
@@ -254,7 +314,12 @@ BlasOperand blas_operand(const Tensor& m) {
 }  // namespace
 
 void gemm(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha, double beta) {
-  check_dtype("mm", out.dtype());
+  if (is_reduced(out)) {
+    // The float32 product, rounded once, as on the CPU.
+    const Tensor result = beta == 0 ? float32_result(out) : float32_operand(out);
+    gemm(result, float32_operand(a_in), float32_operand(b_in), alpha, beta);
+    return store_result(out, result);
+  }
   const int64_t m = out.size(0), n = out.size(1), k = a_in.size(1);
   if (m == 0 || n == 0) return;
   DeviceScope scope(device_of(out));
@@ -295,7 +360,6 @@ namespace {
 // kept dims (in's first dim() - reduced) and reduced dims as two one-operand
 // loops over `in`.
 ReduceArgs reduce_args(const Tensor& in, int64_t reduced, const char* op) {
-  check_dtype(op, in.dtype());
   const int64_t split = in.dim() - reduced;
   const Tensor kept_view = in.as_strided(in.sizes().subspan(0, split),
                                          in.strides().subspan(0, split), in.storage_offset());
@@ -325,6 +389,10 @@ void run_reduce(ReduceKind kind, ReduceArgs r, DType dtype, int device, const ch
 }  // namespace
 
 void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { reduce_sum(o, x, reduced); },
+                     in)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   ReduceArgs r = reduce_args(in, reduced, "sum");
   r.out = static_cast<char*>(out.data_ptr());
@@ -332,6 +400,10 @@ void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
 }
 
 void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { reduce_prod(o, x, reduced); },
+                     in)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   ReduceArgs r = reduce_args(in, reduced, "prod");
   r.out = static_cast<char*>(out.data_ptr());
@@ -339,6 +411,11 @@ void reduce_prod(const Tensor& out, const Tensor& in, int64_t reduced) {
 }
 
 void reduce_extreme(const Tensor& out, const Tensor& in, int64_t reduced, bool largest) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) {
+        reduce_extreme(o, x, reduced, largest);
+      }, in)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   ReduceArgs r = reduce_args(in, reduced, largest ? "amax" : "amin");
   r.out = static_cast<char*>(out.data_ptr());
@@ -348,6 +425,11 @@ void reduce_extreme(const Tensor& out, const Tensor& in, int64_t reduced, bool l
 
 void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t reduced,
                 bool largest) {
+  if (is_reduced(in)) {
+    const Tensor result = float32_result(values);
+    reduce_arg(result, indices, float32_operand(in), reduced, largest);
+    return store_result(values, result);
+  }
   DeviceScope scope(device_of(indices));
   ReduceArgs r = reduce_args(in, reduced, largest ? "argmax" : "argmin");
   r.out = values.defined() ? static_cast<char*>(values.data_ptr()) : nullptr;
@@ -358,6 +440,11 @@ void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, i
 
 void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t correction,
                 bool take_sqrt) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) {
+        reduce_var(o, x, reduced, correction, take_sqrt);
+      }, in)) {
+    return;
+  }
   const char* op = take_sqrt ? "std" : "var";
   DeviceScope scope(device_of(out));
   ReduceArgs r = reduce_args(in, reduced, op);
@@ -368,6 +455,10 @@ void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t co
 }
 
 void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { reduce_norm(o, x, reduced, p); },
+                     in)) {
+    return;
+  }
   DeviceScope scope(device_of(out));
   ReduceArgs r = reduce_args(in, reduced, "norm");
   r.out = static_cast<char*>(out.data_ptr());
@@ -377,7 +468,10 @@ void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p)
 
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
-  check_dtype(op, in.dtype());
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { softmax_lastdim(o, x, log); },
+                     in)) {
+    return;
+  }
   if (out.numel() == 0) return;
   DeviceScope scope(device_of(out));
   const Tensor x = in.contiguous();
@@ -390,7 +484,11 @@ void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {
 void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
                               bool log) {
   const char* op = log ? "log_softmax_backward" : "softmax_backward";
-  check_dtype(op, out.dtype());
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& g, const Tensor& y) {
+        softmax_backward_lastdim(o, g, y, log);
+      }, grad, output)) {
+    return;
+  }
   if (out.numel() == 0) return;
   DeviceScope scope(device_of(out));
   const Tensor g = grad.contiguous();

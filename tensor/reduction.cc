@@ -28,12 +28,6 @@ struct Plan {
 
 void check_input(const char* op, const Tensor& t) { check_defined(op, t); }
 
-// For the reductions that have no CUDA kernel yet.
-void check_cpu_input(const char* op, const Tensor& t) {
-  check_defined(op, t);
-  check_cpu_kernel(op, t);
-}
-
 // The kernels by the output's device.
 void run_reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
   if (out.is_cuda()) return cuda::reduce_sum(out, in, reduced);
@@ -327,24 +321,27 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t di
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  check_cpu_input("logsumexp", t);
+  check_input("logsumexp", t);
   // Integer inputs compute in float32, as in PyTorch.
   const Tensor src = t.is_floating_point() ? t : t.to(kFloat32);
   const Plan p = plan("logsumexp", src, dims, keepdim);
   Tensor out = new_output(p, src.dtype(), src);
-  cpu::reduce_logsumexp(out, p.in, p.reduced);
+  const auto kernel = out.is_cuda() ? cuda::reduce_logsumexp : cpu::reduce_logsumexp;
+  kernel(out, p.in, p.reduced);
   return finish(p, out);
 }
 
 Tensor cumsum(const Tensor& t, int64_t dim) {
-  check_cpu_input("cumsum", t);
-  return along_dim("cumsum", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
+  check_input("cumsum", t);
+  return along_dim("cumsum", t, dim, sum_dtype(t.dtype()),
+                   t.is_cuda() ? cuda::cumulative_lastdim : cpu::cumulative_lastdim,
                    /*prod=*/false);
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim) {
-  check_cpu_input("cumprod", t);
-  return along_dim("cumprod", t, dim, sum_dtype(t.dtype()), cpu::cumulative_lastdim,
+  check_input("cumprod", t);
+  return along_dim("cumprod", t, dim, sum_dtype(t.dtype()),
+                   t.is_cuda() ? cuda::cumulative_lastdim : cpu::cumulative_lastdim,
                    /*prod=*/true);
 }
 

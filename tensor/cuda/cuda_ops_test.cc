@@ -110,7 +110,7 @@ TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
   EXPECT_THROW_MSG(t.sort(0), "not available for CUDA tensors in this build");
   EXPECT_THROW_MSG(t.masked_select(t.gt(0)),
                    "masked_select: not available for CUDA tensors in this build");
-  EXPECT_THROW_MSG(t.cumsum(0), "cumsum: not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(t.nonzero(), "nonzero: not available for CUDA tensors in this build");
 }
 
 TEST(CudaOpsTest, IndexOpsMatchTheCpu) {
@@ -310,6 +310,21 @@ TEST(CudaOpsTest, VarianceAndNormsMatchTheCpu) {
   const Tensor big = sample({1 << 21}, kFloat32, 38);
   EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].var(); }, {big}, 1e-5));
   EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].norm(); }, {big}, 1e-5));
+}
+
+TEST(CudaOpsTest, LogsumexpAndScansMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({9, 6, 5}, kFloat32, 55);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return logsumexp(in[0], {1}); }, {x}, 1e-5));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return logsumexp(in[0], {0, 2}, true); }, {x}, 1e-5));
+  const Tensor with_inf = tensor({{-INFINITY, -INFINITY}, {1.0, INFINITY}});
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return logsumexp(in[0], {1}); }, {with_inf}));
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool}) {
+    const Tensor t = sample({7, 12}, dtype, 56);
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].cumsum(1); }, {t}, 1e-5)) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].cumsum(0); }, {t}, 1e-5)) << dtype;
+  }
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].cumprod(1); }, {x / 3}, 1e-5));
 }
 
 TEST(CudaOpsTest, LargeReductionsSplitAcrossBlocksAndStillMatch) {

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,13 @@ class DeviceSwitch {
 
 }  // namespace
 
+
+namespace {
+std::atomic<bool> allow_tf32{false};
+}  // namespace
+
+void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
+bool matmul_allow_tf32() { return allow_tf32.load(std::memory_order_relaxed); }
 
 int device_count() {
   // Probed once: no driver, no GPU or a driver too old for this runtime all

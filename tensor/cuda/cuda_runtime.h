@@ -43,6 +43,12 @@ void reset_peak_memory_stats(int index);
 /// (torch.cuda.empty_cache); tensors keep theirs.
 void empty_cache();
 
+/// Whether float32 products on GPUs may use TF32 tensor cores
+/// (torch.backends.cuda.matmul.allow_tf32): off by default, as in PyTorch
+/// 1.13, so float32 products are exact float32 products.
+void set_matmul_allow_tf32(bool allow);
+bool matmul_allow_tf32();
+
 /// Waits until every kernel and copy queued on GPU `index` has finished
 /// (torch.cuda.synchronize); reports an error a kernel raised meanwhile.
 void synchronize(int index);

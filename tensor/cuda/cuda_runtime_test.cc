@@ -18,7 +18,7 @@ TEST(CudaRuntimeTest, DeviceCountIsZeroWithoutAGpuOrCudaBuild) {
 TEST(CudaRuntimeTest, OpsOnCudaTensorsNameTheLimit) {
   if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
   Tensor t = zeros({4}, Device("cuda:0"));
-  EXPECT_THROW_MSG(t.cumsum(0), "cumsum: not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(t.nonzero(), "nonzero: not available for CUDA tensors in this build");
 }
 
 TEST(CudaRuntimeTest, ReportsDeviceProperties) {
@@ -43,6 +43,23 @@ TEST(CudaRuntimeTest, FillRunsOnTheGpu) {
     Tensor t = full({1 << 16}, 3, TensorOptions(dtype).device(Device("cuda:0")));
     EXPECT_EQ(t.to(Device("cpu:0")).to_vector<double>(), std::vector<double>(1 << 16, 3.0));
   }
+}
+
+TEST(CudaRuntimeTest, Tf32IsOffUntilAllowed) {
+  EXPECT_FALSE(cuda::matmul_allow_tf32());
+  cuda::set_matmul_allow_tf32(true);
+  EXPECT_TRUE(cuda::matmul_allow_tf32());
+  if (has_gpu()) {
+    // TF32 keeps 10 mantissa bits: its inputs round 1 + 2^-12 to 1, which
+    // a full float32 product keeps.
+    const Tensor a = full({128, 128}, 1.0 + 1.0 / 4096, Device("cuda:0"));
+    const double tf32 = a.mm(a)[0][0].item<double>();
+    cuda::set_matmul_allow_tf32(false);
+    const double exact = a.mm(a)[0][0].item<double>();
+    EXPECT_EQ(tf32, 128.0);
+    EXPECT_NEAR(exact, 128 * (1.0 + 1.0 / 2048), 1e-4);
+  }
+  cuda::set_matmul_allow_tf32(false);
 }
 
 TEST(CudaRuntimeTest, SynchronizeWaitsForQueuedKernels) {

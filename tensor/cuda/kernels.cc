@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensor/cpu/loops.h"
+#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
 #include "tensor/error.h"
@@ -284,14 +285,22 @@ void check_cublas(cublasStatus_t s, const char* what) {
 // at once), created on first use and kept for the process: destroying it
 // at thread exit could run after the driver has shut down.
 cublasHandle_t cublas_handle(int device) {
-  thread_local std::vector<cublasHandle_t> handles;
-  if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1, nullptr);
-  if (handles[device] == nullptr) {
-    check_cublas(cublasCreate(&handles[device]), "cublasCreate");
-    // Full float32 products, as PyTorch 1.13's default (no TF32).
-    check_cublas(cublasSetMathMode(handles[device], CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  struct Handle {
+    cublasHandle_t handle = nullptr;
+    bool tf32 = false;
+  };
+  thread_local std::vector<Handle> handles;
+  if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1);
+  Handle& h = handles[device];
+  const bool tf32 = matmul_allow_tf32();
+  if (h.handle == nullptr || h.tf32 != tf32) {
+    if (h.handle == nullptr) check_cublas(cublasCreate(&h.handle), "cublasCreate");
+    // Full float32 products unless TF32 is allowed (PyTorch 1.13's default).
+    check_cublas(cublasSetMathMode(h.handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+                 "cublasSetMathMode");
+    h.tf32 = tf32;
   }
-  return handles[device];
+  return h.handle;
 }
 
 // A matrix cuBLAS can read: one unit stride and a leading dimension at least
@@ -464,6 +473,40 @@ void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p)
   r.out = static_cast<char*>(out.data_ptr());
   r.p = p;
   run_reduce(ReduceKind::kNorm, r, in.dtype(), device_of(out), "norm");
+}
+
+void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) {
+        reduce_logsumexp(o, x, reduced);
+      }, in)) {
+    return;
+  }
+  check_dtype("logsumexp", in.dtype());
+  // The CPU's formula from the CUDA kernels: log(sum(exp(x - max))) + max,
+  // with an infinite max taken as 0.
+  Tensor max = empty(out.sizes(), out.options());
+  reduce_extreme(max, in, reduced, /*largest=*/true);
+  max.masked_fill_(max.isinf(), 0);
+  SizeVec broadcast(out.sizes().begin(), out.sizes().end());
+  broadcast.insert(broadcast.end(), static_cast<size_t>(reduced), 1);
+  Tensor sum = empty(out.sizes(), out.options());
+  reduce_sum(sum, in.sub(max.view(broadcast)).exp(), reduced);
+  copy(out, sum.log().add(max));
+}
+
+void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { cumulative_lastdim(o, x, prod); },
+                     in)) {
+    return;
+  }
+  if (out.numel() == 0) return;
+  DeviceScope scope(device_of(out));
+  const Tensor x = in.contiguous();
+  const Tensor y = out.is_contiguous() ? out : empty(out.sizes(), out.options());
+  const int64_t n = x.dim() == 0 ? 1 : x.size(-1);
+  check_launch(launch_cumulative(x.dtype(), y.data_ptr(), x.data_ptr(), x.numel() / n, n, prod),
+               prod ? "cumprod" : "cumsum");
+  if (!y.is_same(out)) copy(out, y);
 }
 
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log) {

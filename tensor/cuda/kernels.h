@@ -52,6 +52,8 @@ void reduce_arg(const Tensor& values, const Tensor& indices, const Tensor& in, i
 void reduce_var(const Tensor& out, const Tensor& in, int64_t reduced, int64_t correction,
                 bool take_sqrt);
 void reduce_norm(const Tensor& out, const Tensor& in, int64_t reduced, double p);
+void reduce_logsumexp(const Tensor& out, const Tensor& in, int64_t reduced);
+void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod);
 void softmax_lastdim(const Tensor& out, const Tensor& in, bool log);
 void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tensor& output,
                               bool log);

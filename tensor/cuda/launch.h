@@ -77,6 +77,12 @@ inline size_t reduce_workspace_bytes(int64_t outputs, int splits) {
 cudaError_t launch_reduce(ReduceKind kind, DType dtype, const ReduceArgs& args, int splits,
                           void* workspace);
 
+/// Running sums (or products) of each contiguous row of `n` elements, a
+/// thread per row, accumulated as the CPU's (double or int64); `out` is the
+/// input's dtype for floats, int64 otherwise.
+cudaError_t launch_cumulative(DType dtype, void* out, const void* in, int64_t rows, int64_t n,
+                              bool prod);
+
 /// Softmax (or log-softmax) of each contiguous row of `n` elements.
 cudaError_t launch_softmax(DType dtype, void* out, const void* in, int64_t rows, int64_t n,
                            bool log);

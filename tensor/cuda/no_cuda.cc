@@ -1,5 +1,8 @@
 // The CUDA runtime interface in a build without --config=cuda: no devices.
 #include "tensor/cuda/cuda_runtime.h"
+
+#include <atomic>
+
 #include "tensor/error.h"
 
 namespace torchlet::cuda {
@@ -11,6 +14,13 @@ namespace {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> allow_tf32{false};
+}  // namespace
+
+void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
+bool matmul_allow_tf32() { return allow_tf32.load(std::memory_order_relaxed); }
 
 int device_count() { return 0; }
 DeviceProperties device_properties(int) { not_built("cuda::device_properties"); }

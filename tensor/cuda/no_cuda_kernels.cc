@@ -36,6 +36,8 @@ void reduce_arg(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) {
 }
 void reduce_var(const Tensor&, const Tensor&, int64_t, int64_t, bool) { not_built("var"); }
 void reduce_norm(const Tensor&, const Tensor&, int64_t, double) { not_built("norm"); }
+void reduce_logsumexp(const Tensor&, const Tensor&, int64_t) { not_built("logsumexp"); }
+void cumulative_lastdim(const Tensor&, const Tensor&, bool) { not_built("cumsum"); }
 void softmax_lastdim(const Tensor&, const Tensor&, bool) { not_built("softmax"); }
 void softmax_backward_lastdim(const Tensor&, const Tensor&, const Tensor&, bool) {
   not_built("softmax_backward");

@@ -258,6 +258,21 @@ cudaError_t dispatch(DType dtype, F&& fn) {
   }
 }
 
+// ---- Scans ---------------------------------------------------------------------
+
+template <typename T>
+__global__ void cumulative_kernel(SumOut<T>* out, const T* in, int64_t rows, int64_t n,
+                                  bool prod) {
+  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Wide<T> acc = prod ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) {
+      acc = prod ? acc * in[r * n + i] : acc + in[r * n + i];
+      out[r * n + i] = static_cast<SumOut<T>>(acc);
+    }
+  }
+}
+
 // ---- Softmax -------------------------------------------------------------------
 
 template <typename T>
@@ -328,6 +343,18 @@ cudaError_t launch_reduce(ReduceKind kind, DType dtype, const ReduceArgs& args, 
         return cudaErrorInvalidValue;
     }
     return cudaErrorInvalidValue;
+  });
+}
+
+cudaError_t launch_cumulative(DType dtype, void* out, const void* in, int64_t rows, int64_t n,
+                              bool prod) {
+  if (rows == 0 || n == 0) return cudaSuccess;
+  return dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t wanted = (rows + kThreads - 1) / kThreads;
+    cumulative_kernel<T><<<static_cast<unsigned>(wanted < 65535 ? wanted : 65535), kThreads>>>(
+        static_cast<SumOut<T>*>(out), static_cast<const T*>(in), rows, n, prod);
+    return cudaGetLastError();
   });
 }
 

@@ -295,8 +295,11 @@ cublasHandle_t cublas_handle(int device) {
   const bool tf32 = matmul_allow_tf32();
   if (h.handle == nullptr || h.tf32 != tf32) {
     if (h.handle == nullptr) check_cublas(cublasCreate(&h.handle), "cublasCreate");
-    // Full float32 products unless TF32 is allowed (PyTorch 1.13's default).
-    check_cublas(cublasSetMathMode(h.handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+    // Full float32 products unless TF32 is allowed (PyTorch 1.13's default),
+    // and float16 products summed in float32 throughout.
+    const int mode = (tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH) |
+                     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    check_cublas(cublasSetMathMode(h.handle, static_cast<cublasMath_t>(mode)),
                  "cublasSetMathMode");
     h.tf32 = tf32;
   }
@@ -323,12 +326,6 @@ BlasOperand blas_operand(const Tensor& m) {
 }  // namespace
 
 void gemm(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha, double beta) {
-  if (is_reduced(out)) {
-    // The float32 product, rounded once, as on the CPU.
-    const Tensor result = beta == 0 ? float32_result(out) : float32_operand(out);
-    gemm(result, float32_operand(a_in), float32_operand(b_in), alpha, beta);
-    return store_result(out, result);
-  }
   const int64_t m = out.size(0), n = out.size(1), k = a_in.size(1);
   if (m == 0 || n == 0) return;
   DeviceScope scope(device_of(out));
@@ -344,7 +341,17 @@ void gemm(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alph
   const auto in = [](int64_t v) { return static_cast<int>(v); };
   TORCHLET_CHECK(m < (int64_t{1} << 31) && n < (int64_t{1} << 31) && k < (int64_t{1} << 31),
                  "mm: a CUDA product's dims must each be below 2^31, got ", m, ", ", n, ", ", k);
-  if (out.dtype() == kFloat32) {
+  if (is_reduced(out)) {
+    // float16 and bfloat16 operands with float32 products and sums, rounded
+    // once into the output: the CPU's float32 product of the same values
+    // (no reduced-precision split-K sums, see cublas_handle).
+    const cudaDataType_t type = out.dtype() == kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
+    const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+    check_cublas(cublasGemmEx(handle, op_b, op_a, in(n), in(m), in(k), &al, b.t.data_ptr(), type,
+                              in(b.ld), a.t.data_ptr(), type, in(a.ld), &be, out.data_ptr(), type,
+                              in(out.stride(0)), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+  } else if (out.dtype() == kFloat32) {
     const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
     check_cublas(cublasSgemm(handle, op_b, op_a, in(n), in(m), in(k), &al,
                              static_cast<const float*>(b.t.data_ptr()), in(b.ld),

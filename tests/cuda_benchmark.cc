@@ -1,0 +1,90 @@
+// GPU benchmarks, named as the ones tools/bench_pytorch_cuda.py times with
+// the device's PyTorch in the same call: GEMM (float32 without TF32, and
+// bfloat16), a large add against a device-to-device copy of the same bytes
+// (the bandwidth ceiling), and a LeNet-5 training step. Each iteration ends
+// with cuda::synchronize, so the time is the GPU's.
+#include "benchmark/benchmark.h"
+#include "examples/lenet.h"
+#include "nn/functional/functional.h"
+#include "nn/nn.h"
+#include "nn/optim/optim.h"
+#include "tensor/cuda/cuda_runtime.h"
+
+namespace torchlet {
+namespace {
+
+const Device kGpu("cuda:0");
+
+bool skip_without_gpu(benchmark::State& state) {
+  if (cuda::device_count() > 0) return false;
+  state.SkipWithError("needs a GPU");
+  return true;
+}
+
+// Arg 0: n; arg 1: 0 float32, 1 bfloat16.
+void BM_Gemm(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const int64_t n = state.range(0);
+  const DType dtype = state.range(1) == 0 ? kFloat32 : kBFloat16;
+  manual_seed(0);
+  const Tensor a = randn({n, n}).to(dtype).to(kGpu), b = randn({n, n}).to(dtype).to(kGpu);
+  Tensor c = a.mm(b);
+  cuda::synchronize(0);
+  for (auto _ : state) {
+    c = a.mm(b);
+    cuda::synchronize(0);
+  }
+  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e12,
+                                                  benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Gemm)->Args({4096, 0})->Args({4096, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+constexpr int64_t kLarge = int64_t{1} << 26;  // 256 MiB of float32
+
+// Bytes moved per iteration: two read, one written.
+void BM_AddLarge(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const Tensor a = full({kLarge}, 1.0, kGpu), b = full({kLarge}, 2.0, kGpu);
+  Tensor c = empty({kLarge}, kGpu);
+  for (auto _ : state) {
+    c = a + b;
+    cuda::synchronize(0);
+  }
+  state.SetBytesProcessed(state.iterations() * kLarge * 4 * 3);
+}
+BENCHMARK(BM_AddLarge)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The bandwidth ceiling: one read, one write.
+void BM_CopyLarge(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const Tensor a = full({kLarge}, 1.0, kGpu);
+  Tensor c = empty({kLarge}, kGpu);
+  for (auto _ : state) {
+    c.copy_(a);
+    cuda::synchronize(0);
+  }
+  state.SetBytesProcessed(state.iterations() * kLarge * 4 * 2);
+}
+BENCHMARK(BM_CopyLarge)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// examples/lenet_benchmark.cc's step (SGD with momentum, batch 64) on cuda:0.
+void BM_LenetStep(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  manual_seed(0);
+  nn::Sequential net = examples::make_lenet();
+  net->to(kGpu);
+  const Variable x(randn({64, 1, 28, 28}).to(kGpu));
+  const Variable y(randint(0, 10, {64}).to(kGpu));
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  for (auto _ : state) {
+    opt.zero_grad();
+    const Variable loss = nn::functional::cross_entropy(net->forward(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+}
+BENCHMARK(BM_LenetStep)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace torchlet

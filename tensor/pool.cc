@@ -221,7 +221,6 @@ Checked backward_geometry(IntArrayRef input_shape, const PoolGeometry& g) {
 cpu::PoolWindow adaptive_window(const char* op, const Tensor& input, IntArrayRef output_size,
                                 bool is_max) {
   check_defined(op, input);
-  check_cpu_kernel(op, input);
   TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
                  scalar_type_name(input.dtype()), "'");
   const int64_t spatial = static_cast<int64_t>(output_size.size());
@@ -370,7 +369,8 @@ Tensor avg_pool_backward(const Tensor& grad_output, IntArrayRef input_shape,
 Tensor adaptive_avg_pool_forward(const char* op, const Tensor& input, IntArrayRef output_size) {
   const cpu::PoolWindow w = adaptive_window(op, input, output_size, /*is_max=*/false);
   Tensor out = empty(adaptive_output_shape(input, output_size), input.options());
-  cpu::adaptive_avg_pool(out, input.contiguous(), w);
+  const auto kernel = input.is_cuda() ? cuda::adaptive_avg_pool : cpu::adaptive_avg_pool;
+  kernel(out, input.contiguous(), w);
   return out;
 }
 
@@ -389,7 +389,9 @@ Tensor adaptive_avg_pool_backward(const Tensor& grad_output, IntArrayRef input_s
     }
   }
   Tensor grad_input = empty(input_shape, grad_output.options());
-  cpu::adaptive_avg_pool_backward(grad_input, grad_output.contiguous(), w);
+  const auto kernel = grad_input.is_cuda() ? cuda::adaptive_avg_pool_backward
+                                            : cpu::adaptive_avg_pool_backward;
+  kernel(grad_input, grad_output.contiguous(), w);
   return grad_input;
 }
 
@@ -400,7 +402,8 @@ MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
   MaxPoolForward f;
   f.output = empty(shape, input.options());
   if (with_indices) f.indices = empty(shape, input.options().dtype(kInt64));
-  cpu::adaptive_max_pool(f.output, f.indices, input.contiguous(), w);
+  const auto kernel = input.is_cuda() ? cuda::adaptive_max_pool : cpu::adaptive_max_pool;
+  kernel(f.output, f.indices, input.contiguous(), w);
   return f;
 }
 

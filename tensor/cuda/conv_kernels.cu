@@ -212,6 +212,88 @@ __global__ void avg_pool_backward_kernel(T* grad_input, const T* grad_out, PoolS
   }
 }
 
+// Note [Adaptive windows] in tensor/cpu/pool_kernels.cc.
+struct AdaptiveWindow {
+  int64_t begin[3], end[3];
+  int64_t count;
+};
+
+__device__ AdaptiveWindow adaptive_window(const PoolShape& w, const Position& p) {
+  AdaptiveWindow a;
+  const int64_t o[3] = {p.od, p.oh, p.ow};
+  a.count = 1;
+  for (int d = 0; d < 3; ++d) {
+    a.begin[d] = (o[d] * w.in[d]) / w.out[d];
+    a.end[d] = ((o[d] + 1) * w.in[d] + w.out[d] - 1) / w.out[d];
+    a.count *= a.end[d] - a.begin[d];
+  }
+  return a;
+}
+
+template <typename T>
+__global__ void adaptive_avg_pool_kernel(T* out, const T* input, PoolShape w) {
+  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
+  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
+  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
+    const Position p = position(w, i);
+    const AdaptiveWindow a = adaptive_window(w, p);
+    const T* plane = input + p.plane * in_plane;
+    T sum = 0;
+    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
+      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
+        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) sum += plane[(d * w.in[1] + h) * w.in[2] + x];
+      }
+    }
+    out[i] = sum / static_cast<T>(a.count);
+  }
+}
+
+template <typename T>
+__global__ void adaptive_max_pool_kernel(T* out, int64_t* indices, const T* input, PoolShape w) {
+  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
+  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
+  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
+    const Position p = position(w, i);
+    const AdaptiveWindow a = adaptive_window(w, p);
+    const T* plane = input + p.plane * in_plane;
+    T max = -std::numeric_limits<T>::infinity();
+    int64_t at = (a.begin[0] * w.in[1] + a.begin[1]) * w.in[2] + a.begin[2];
+    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
+      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
+        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) {
+          const int64_t index = (d * w.in[1] + h) * w.in[2] + x;
+          const T v = plane[index];
+          if (v > max || v != v) {
+            max = v;
+            at = index;
+          }
+        }
+      }
+    }
+    out[i] = max;
+    if (indices != nullptr) indices[i] = at;
+  }
+}
+
+template <typename T>
+__global__ void adaptive_avg_pool_backward_kernel(T* grad_input, const T* grad_out, PoolShape w) {
+  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
+  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
+  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
+    const Position p = position(w, i);
+    const AdaptiveWindow a = adaptive_window(w, p);
+    T* plane = grad_input + p.plane * in_plane;
+    const T g = grad_out[i] / static_cast<T>(a.count);
+    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
+      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
+        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) {
+          atomicAdd(plane + (d * w.in[1] + h) * w.in[2] + x, g);
+        }
+      }
+    }
+  }
+}
+
 template <typename F>
 cudaError_t floating(DType dtype, F&& fn) {
   if (dtype == DType::kFloat32) return fn(float{});
@@ -268,6 +350,42 @@ cudaError_t launch_max_pool_backward(DType dtype, void* grad_input, const void* 
     using T = decltype(tag);
     max_pool_backward_kernel<T><<<blocks_for(n), kThreads>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), indices, w);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_adaptive_avg_pool(DType dtype, void* out, const void* input,
+                                     const PoolShape& w) {
+  const int64_t n = w.planes * w.out[0] * w.out[1] * w.out[2];
+  if (n == 0) return cudaSuccess;
+  return floating(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    adaptive_avg_pool_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
+                                                             static_cast<const T*>(input), w);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_adaptive_max_pool(DType dtype, void* out, int64_t* indices, const void* input,
+                                     const PoolShape& w) {
+  const int64_t n = w.planes * w.out[0] * w.out[1] * w.out[2];
+  if (n == 0) return cudaSuccess;
+  return floating(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    adaptive_max_pool_kernel<T><<<blocks_for(n), kThreads>>>(
+        static_cast<T*>(out), indices, static_cast<const T*>(input), w);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_adaptive_avg_pool_backward(DType dtype, void* grad_input, const void* grad_out,
+                                              const PoolShape& w) {
+  const int64_t n = w.planes * w.out[0] * w.out[1] * w.out[2];
+  if (n == 0) return cudaSuccess;
+  return floating(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    adaptive_avg_pool_backward_kernel<T><<<blocks_for(n), kThreads>>>(
+        static_cast<T*>(grad_input), static_cast<const T*>(grad_out), w);
     return cudaGetLastError();
   });
 }

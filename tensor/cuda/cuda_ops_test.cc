@@ -605,6 +605,28 @@ TEST(CudaOpsTest, Im2colAndCol2imMatchTheCpu) {
       [](auto& in) { return col2im(in[0], {9, 8}, {3, 2}, {1, 2}, {1, 0}, {2, 1}); }, {cols}));
 }
 
+TEST(CudaOpsTest, AdaptivePoolingAndItsGradientMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({2, 3, 11, 7}, kFloat32, 57);
+  for (const SizeVec& size : {SizeVec{1, 1}, SizeVec{4, 3}, SizeVec{11, 7}}) {
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) { return adaptive_avg_pool_forward("adaptive_avg_pool2d", in[0], size); },
+        {x}))
+        << shape_str(size);
+    const MaxPoolForward f = adaptive_max_pool_forward("adaptive_max_pool2d", x, size, true);
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) {
+          return adaptive_max_pool_forward("adaptive_max_pool2d", in[0], size, true).indices;
+        },
+        {x}))
+        << shape_str(size);
+    const Tensor g = sample(f.output.sizes(), kFloat32, 58);
+    EXPECT_TRUE(same_on_gpu(
+        [&](auto& in) { return adaptive_avg_pool_backward(in[0], x.sizes(), 2); }, {g}, 1e-5))
+        << shape_str(size);
+  }
+}
+
 TEST(CudaOpsTest, PoolingAndItsGradientMatchTheCpu) {
   REQUIRE_GPU();
   const Tensor x = sample({3, 4, 13, 12}, kFloat32, 33);

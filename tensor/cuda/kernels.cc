@@ -940,6 +940,37 @@ void avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& win
                "avg_pool");
 }
 
+void adaptive_avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& window) {
+  check_dtype("adaptive_avg_pool", input.dtype());
+  DeviceScope scope(device_of(out));
+  check_launch(launch_adaptive_avg_pool(input.dtype(), out.data_ptr(), input.data_ptr(),
+                                        pool_shape(window)),
+               "adaptive_avg_pool");
+}
+
+void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const cpu::PoolWindow& window) {
+  check_dtype("adaptive_avg_pool_backward", grad_out.dtype());
+  DeviceScope scope(device_of(grad_input));
+  Tensor zeroed = grad_input;
+  zeroed.zero_();
+  check_launch(launch_adaptive_avg_pool_backward(grad_out.dtype(), grad_input.data_ptr(),
+                                                 grad_out.data_ptr(), pool_shape(window)),
+               "adaptive_avg_pool_backward");
+}
+
+void adaptive_max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+                       const cpu::PoolWindow& window) {
+  check_dtype("adaptive_max_pool", input.dtype());
+  DeviceScope scope(device_of(out));
+  check_launch(launch_adaptive_max_pool(input.dtype(), out.data_ptr(),
+                                        indices.defined()
+                                            ? static_cast<int64_t*>(indices.data_ptr())
+                                            : nullptr,
+                                        input.data_ptr(), pool_shape(window)),
+               "adaptive_max_pool");
+}
+
 void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
                        const cpu::PoolWindow& window, cpu::AvgDivisor divisor) {
   check_dtype("avg_pool_backward", grad_out.dtype());

@@ -98,6 +98,11 @@ void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const T
                        const cpu::PoolWindow& window);
 void avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& window,
               cpu::AvgDivisor divisor);
+void adaptive_avg_pool(const Tensor& out, const Tensor& input, const cpu::PoolWindow& window);
+void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                const cpu::PoolWindow& window);
+void adaptive_max_pool(const Tensor& out, const Tensor& indices, const Tensor& input,
+                       const cpu::PoolWindow& window);
 void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out,
                        const cpu::PoolWindow& window, cpu::AvgDivisor divisor);
 

@@ -154,6 +154,17 @@ cudaError_t launch_max_pool(DType dtype, void* out, int64_t* indices, const void
 /// grad_input (zeroed by the caller) += grad_out at indices.
 cudaError_t launch_max_pool_backward(DType dtype, void* grad_input, const void* grad_out,
                                      const int64_t* indices, const PoolShape& w);
+/// Adaptive pooling (the window of output i along a dim spans
+/// [floor(i * in / out), ceil((i + 1) * in / out))): out = each window's
+/// mean, or its maximum with indices (may be null) as launch_max_pool's.
+cudaError_t launch_adaptive_avg_pool(DType dtype, void* out, const void* input,
+                                     const PoolShape& w);
+cudaError_t launch_adaptive_max_pool(DType dtype, void* out, int64_t* indices, const void* input,
+                                     const PoolShape& w);
+/// grad_input (zeroed by the caller) += the transpose of adaptive average
+/// pooling on grad_out.
+cudaError_t launch_adaptive_avg_pool_backward(DType dtype, void* grad_input, const void* grad_out,
+                                              const PoolShape& w);
 /// out = each window's average (no dilation).
 cudaError_t launch_avg_pool(DType dtype, void* out, const void* input, const PoolShape& w);
 /// grad_input (zeroed by the caller) += the transpose of avg_pool on grad_out.

@@ -87,6 +87,15 @@ void max_pool_backward(const Tensor&, const Tensor&, const Tensor&, const cpu::P
 void avg_pool(const Tensor&, const Tensor&, const cpu::PoolWindow&, cpu::AvgDivisor) {
   not_built("avg_pool");
 }
+void adaptive_avg_pool(const Tensor&, const Tensor&, const cpu::PoolWindow&) {
+  not_built("adaptive_avg_pool");
+}
+void adaptive_avg_pool_backward(const Tensor&, const Tensor&, const cpu::PoolWindow&) {
+  not_built("adaptive_avg_pool_backward");
+}
+void adaptive_max_pool(const Tensor&, const Tensor&, const Tensor&, const cpu::PoolWindow&) {
+  not_built("adaptive_max_pool");
+}
 void avg_pool_backward(const Tensor&, const Tensor&, const cpu::PoolWindow&, cpu::AvgDivisor) {
   not_built("avg_pool_backward");
 }

@@ -1,7 +1,9 @@
 // Random factories and in-place random fills. Each device has its own
-// generator (a Mersenne Twister); manual_seed reseeds them all. Values are
-// drawn on the host, in row-major order, by the kernels in
-// tensor/cpu/random_kernels.cc, then copied to the tensor.
+// generator; manual_seed reseeds them all. A CPU device's is a Mersenne
+// Twister whose values are drawn on the host, in row-major order, by the
+// kernels in tensor/cpu/random_kernels.cc. A GPU's is Philox (seed and
+// offset, tensor/cuda/philox.h), drawn by the GPU: uniform, normal and
+// integer fills, and bernoulli from them; randperm is drawn on the host.
 #include "tensor/random.h"
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "tensor/cpu/random_kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -26,6 +29,9 @@ constexpr uint64_t kDefaultSeed = 67280421310721ULL;
 struct Generator {
   std::mutex mutex;
   Engine engine;
+  // A GPU's Philox state: the seed, and the next unused block.
+  uint64_t seed = kDefaultSeed;
+  uint64_t philox_offset = 0;
 };
 
 // The generator of every device that has drawn a number, created on first
@@ -43,6 +49,7 @@ class Generators {
     if (!gen) {
       gen = std::make_unique<Generator>();
       gen->engine.seed(seed_);
+      gen->seed = seed_;
     }
     return *gen;
   }
@@ -53,6 +60,8 @@ class Generators {
     for (auto& [device, gen] : by_device_) {
       std::lock_guard<std::mutex> gen_lock(gen->mutex);
       gen->engine.seed(seed);
+      gen->seed = seed;
+      gen->philox_offset = 0;
     }
   }
 
@@ -95,6 +104,30 @@ void random_fill(Tensor& t, const char* op, Fill&& fill) {
   }
 }
 
+// The GPU's fill of t, when t is a CUDA tensor: the Philox blocks it uses are
+// reserved under the generator's lock, then drawn by the kernel.
+bool cuda_fill(Tensor& t, const char* op, cuda::RandomFill kind, double a, double b,
+               int64_t low = 0, uint64_t range = 1) {
+  if (!t.is_cuda()) return false;
+  check_no_internal_overlap(op, t);
+  const Tensor target = t.is_contiguous() ? t : empty(t.sizes(), t.options());
+  Generator& gen = Generators::instance().of(t.device());
+  uint64_t seed, offset;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    seed = gen.seed;
+    offset = gen.philox_offset;
+    gen.philox_offset += cuda::random_blocks(target, kind);
+  }
+  cuda::random_fill(target, kind, a, b, low, range, seed, offset);
+  if (target.is_same(t)) {
+    t.bump_version();
+  } else {
+    t.copy_(target);
+  }
+  return true;
+}
+
 }  // namespace
 
 void manual_seed(uint64_t seed) { Generators::instance().seed(seed); }
@@ -103,6 +136,7 @@ Tensor& Tensor::uniform_(double from, double to) {
   check_floating("uniform_", dtype());
   TORCHLET_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but found from=",
                  from, " > to=", to);
+  if (cuda_fill(*this, "uniform_", cuda::RandomFill::kUniform, from, to)) return *this;
   random_fill(*this, "uniform_", [&](const Tensor& buffer, Engine& engine) {
     cpu::uniform_fill(buffer, from, to, engine);
   });
@@ -112,6 +146,7 @@ Tensor& Tensor::uniform_(double from, double to) {
 Tensor& Tensor::normal_(double mean, double std) {
   check_floating("normal_", dtype());
   TORCHLET_CHECK(std >= 0, "normal_: expects std >= 0.0, but found std=", std);
+  if (cuda_fill(*this, "normal_", cuda::RandomFill::kNormal, mean, std)) return *this;
   random_fill(*this, "normal_", [&](const Tensor& buffer, Engine& engine) {
     cpu::normal_fill(buffer, mean, std, engine);
   });
@@ -161,6 +196,12 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions optio
                  "randint: to - 1 is out of bounds for ", range.c_name, " (to=", high, ", dtype ",
                  dtype, ")");
   Tensor t = empty(sizes, options.dtype(dtype));
+  TORCHLET_CHECK(!t.is_cuda() || !is_reduced_floating_point(dtype),
+                 "\"randint\" not implemented for '", scalar_type_name(dtype), "'");
+  if (cuda_fill(t, "randint", cuda::RandomFill::kInteger, 0, 0, low,
+                static_cast<uint64_t>(high) - static_cast<uint64_t>(low))) {
+    return t;
+  }
   random_fill(t, "randint", [&](const Tensor& buffer, Engine& engine) {
     cpu::randint_fill(buffer, low, high, engine);
   });
@@ -174,6 +215,17 @@ Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions options) {
 Tensor bernoulli(const Tensor& p) {
   check_defined("bernoulli", p);
   check_floating("bernoulli", p.dtype());
+  if (p.is_cuda()) {
+    // Checked with the GPU's reductions; only a bad probability comes back
+    // to the host, for the message.
+    const Tensor bad = p.lt(0).logical_or(p.gt(1)).logical_or(p.isnan());
+    if (bad.any().item<bool>()) {
+      const std::optional<double> first =
+          cpu::find_invalid_probability(p.to(Device(kCPU, 0)).to_vector<double>());
+      check_probability("bernoulli", first.value_or(-1));
+    }
+    return rand(p.sizes(), p.options()).lt(p).to(p.dtype());
+  }
   const std::vector<double> probs = p.to_vector<double>();
   if (const std::optional<double> bad = cpu::find_invalid_probability(probs)) {
     check_probability("bernoulli", *bad);

@@ -97,11 +97,44 @@ TEST(CudaOpsTest, CatAndStackCopyOnTheGpu) {
 TEST(CudaOpsTest, RandomTensorsOnTheGpuFollowTheSeed) {
   REQUIRE_GPU();
   manual_seed(5);
-  const Tensor on_gpu = randn({100}, TensorOptions().device(kGpu));
+  const Tensor on_gpu = randn({1001}, TensorOptions().device(kGpu));
+  const Tensor next = randn({1001}, TensorOptions().device(kGpu));
   manual_seed(5);
-  const Tensor again = randn({100}, TensorOptions().device(kGpu));
+  const Tensor again = randn({1001}, TensorOptions().device(kGpu));
   EXPECT_EQ(on_gpu.device(), kGpu);
   EXPECT_TRUE(all_close(host(on_gpu), host(again)));
+  EXPECT_FALSE(all_close(host(on_gpu), host(next)));  // the generator moved on
+}
+
+TEST(CudaOpsTest, RandomDistributionsOnTheGpuHaveTheirMoments) {
+  REQUIRE_GPU();
+  manual_seed(6);
+  const int64_t n = 1 << 20;
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16}) {
+    const TensorOptions o = TensorOptions(dtype).device(kGpu);
+    const Tensor u = empty({n}, o).uniform_(-1, 3).to(kFloat64);
+    EXPECT_NEAR(u.mean().item<double>(), 1.0, 0.01) << dtype;
+    EXPECT_NEAR(u.var().item<double>(), 16.0 / 12, 0.01) << dtype;
+    EXPECT_GE(u.amin().item<double>(), -1.0);
+    EXPECT_LT(u.amax().item<double>(), 3.0 + (dtype == kBFloat16 ? 0.02 : 0.0));
+    const Tensor z = empty({n}, o).normal_(2, 0.5).to(kFloat64);
+    EXPECT_NEAR(z.mean().item<double>(), 2.0, 0.01) << dtype;
+    EXPECT_NEAR(z.std().item<double>(), 0.5, 0.01) << dtype;
+  }
+  const Tensor k = randint(-3, 4, {n}, TensorOptions().device(kGpu));
+  EXPECT_EQ(k.amin().item<int64_t>(), -3);
+  EXPECT_EQ(k.amax().item<int64_t>(), 3);
+  EXPECT_NEAR(k.to(kFloat64).mean().item<double>(), 0.0, 0.01);
+  const Tensor mask = bernoulli({n}, 0.3, TensorOptions().device(kGpu));
+  EXPECT_NEAR(mask.mean().item<double>(), 0.3, 0.005);
+  EXPECT_THROW_MSG(bernoulli(full({3}, 1.5, kGpu)), "bernoulli: expected p to be in [0, 1]");
+}
+
+TEST(CudaOpsTest, StridedRandomFillsWriteEveryElement) {
+  REQUIRE_GPU();
+  Tensor t = full({64, 64}, -7.0, kGpu).t();
+  t.uniform_(0, 1);
+  EXPECT_GE(host(t).amin().item<double>(), 0.0);
 }
 
 TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {

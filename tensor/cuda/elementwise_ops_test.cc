@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tensor/cuda/loop_args.h"
 #include "tensor/cuda/optim_ops.h"
+#include "tensor/cuda/philox.h"
 #include "tensor/optim_kernels.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
@@ -405,6 +406,43 @@ TEST(CudaOptimizerOpsTest, RmspropAndAdagradElementsMatchTheCpuUpdates) {
   for (size_t i = 0; i < c.p.size(); ++i) cuda::ops::adagrad_element(step, c.p[i], c.g[i], c.s1[i]);
   expect_floats_equal(c.p, p, "param");
   expect_floats_equal(c.s1, sum, "sum");
+}
+
+// ---- Philox ---------------------------------------------------------------------
+
+// The known-answer vectors of Random123 (kat_vectors: philox4x32 10):
+// counter, key, expected output.
+TEST(CudaPhiloxTest, MatchesThePublishedKnownAnswers) {
+  struct Case {
+    cuda::philox::Block counter;
+    uint32_t key0, key1;
+    cuda::philox::Block expected;
+  };
+  const Case cases[] = {
+      {{{0, 0, 0, 0}}, 0, 0, {{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}}},
+      {{{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}},
+       0xffffffffu,
+       0xffffffffu,
+       {{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}}},
+      {{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}},
+       0xa4093822u,
+       0x299f31d0u,
+       {{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}}},
+  };
+  for (const Case& c : cases) {
+    const cuda::philox::Block got = cuda::philox::philox4x32_10(c.counter, c.key0, c.key1);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(got.x[i], c.expected.x[i]) << "word " << i;
+  }
+}
+
+TEST(CudaPhiloxTest, UniformsCoverTheUnitIntervalWithoutReachingOne) {
+  EXPECT_EQ(cuda::philox::uniform_float(0), 0.0f);
+  EXPECT_LT(cuda::philox::uniform_float(0xffffffffu), 1.0f);
+  EXPECT_EQ(cuda::philox::uniform_double(0, 0), 0.0);
+  EXPECT_LT(cuda::philox::uniform_double(0xffffffffu, 0xffffffffu), 1.0);
+  // Distinct blocks of one seed, and the same block of two seeds, differ.
+  EXPECT_NE(cuda::philox::draw(1, 0).x[0], cuda::philox::draw(1, 1).x[0]);
+  EXPECT_NE(cuda::philox::draw(1, 0).x[0], cuda::philox::draw(2, 0).x[0]);
 }
 
 }  // namespace

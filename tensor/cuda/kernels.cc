@@ -261,6 +261,27 @@ void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&
                op);
 }
 
+// ---- Random --------------------------------------------------------------------------
+
+uint64_t random_blocks(const Tensor& out, RandomFill kind) {
+  return philox_blocks(out.numel(), out.dtype(), kind == RandomFill::kInteger);
+}
+
+void random_fill(const Tensor& out, RandomFill kind, double a, double b, int64_t low,
+                 uint64_t range, uint64_t seed, uint64_t offset) {
+  DeviceScope scope(device_of(out));
+  RandomArgs args;
+  args.kind = kind == RandomFill::kUniform  ? RandomKind::kUniform
+              : kind == RandomFill::kNormal ? RandomKind::kNormal
+                                            : RandomKind::kInteger;
+  args.a = a;
+  args.b = b;
+  args.low = low;
+  args.range = range;
+  check_launch(launch_random(out.dtype(), out.data_ptr(), out.numel(), seed, offset, args),
+               "random");
+}
+
 // ---- cuBLAS ----------------------------------------------------------------------
 
 namespace {

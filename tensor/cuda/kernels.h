@@ -37,6 +37,16 @@ void index_select(const Tensor& out, const Tensor& src, int64_t dim, const Tenso
 void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
 void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add);
 
+/// Random fills of a contiguous CUDA tensor from Philox blocks `offset`,
+/// `offset + 1`, ... of `seed` (tensor/cuda/philox.h): kUniform a + (b - a)
+/// * u, kNormal a + b * z (Box-Muller), kInteger [low, low + range).
+/// random_blocks says how many blocks a fill of `out` uses, by which the
+/// device generator's offset advances.
+enum class RandomFill { kUniform, kNormal, kInteger };
+uint64_t random_blocks(const Tensor& out, RandomFill kind);
+void random_fill(const Tensor& out, RandomFill kind, double a, double b, int64_t low,
+                 uint64_t range, uint64_t seed, uint64_t offset);
+
 /// out (row-major rows) = alpha * a @ b + beta * out through cuBLAS, for
 /// float32 (TF32 off, as PyTorch 1.13's default) and float64; a and b are
 /// [m, k] and [k, n] matrices with one unit stride each.

@@ -192,3 +192,30 @@ cudaError_t launch_gather(size_t element_size, const LoopArgs& loop, int64_t dim
 cudaError_t launch_scatter(DType dtype, bool add, const LoopArgs& loop, int64_t dim_stride);
 
 }  // namespace torchlet::cuda
+
+namespace torchlet::cuda {
+
+/// How many Philox blocks a random fill of `n` elements of `dtype` uses
+/// (the generator's offset advances by as many).
+inline uint64_t philox_blocks(int64_t n, DType dtype, bool integral) {
+  const int64_t per_block = integral || dtype == DType::kFloat64 ? 2 : 4;
+  return static_cast<uint64_t>((n + per_block - 1) / per_block);
+}
+
+enum class RandomKind { kUniform, kNormal, kInteger };
+
+/// Fills `n` contiguous elements of `dtype` from Philox blocks `offset`,
+/// `offset + 1`, ... of `seed`: kUniform a + (b - a) * u (u on [0, 1) at
+/// the dtype's precision, float32 for float16 and bfloat16); kNormal a + b *
+/// z with z standard normal by Box-Muller; kInteger the integers
+/// [low, low + range) (a 64-bit draw modulo range).
+struct RandomArgs {
+  RandomKind kind = RandomKind::kUniform;
+  double a = 0, b = 1;
+  int64_t low = 0;
+  uint64_t range = 1;
+};
+cudaError_t launch_random(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t offset,
+                          const RandomArgs& args);
+
+}  // namespace torchlet::cuda

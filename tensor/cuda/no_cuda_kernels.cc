@@ -23,6 +23,10 @@ void unary(UnaryOp, const Tensor&, const Tensor&) { not_built("unary op"); }
 void clamp(const Tensor&, const Tensor&, const Scalar*, const Scalar*) { not_built("clamp"); }
 void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_built("where"); }
 void gemm(const Tensor&, const Tensor&, const Tensor&, double, double) { not_built("mm"); }
+uint64_t random_blocks(const Tensor&, RandomFill) { not_built("random"); }
+void random_fill(const Tensor&, RandomFill, double, double, int64_t, uint64_t, uint64_t, uint64_t) {
+  not_built("random");
+}
 void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) {
   not_built("index_select");
 }

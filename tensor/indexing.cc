@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -188,22 +189,28 @@ void check_value_shape(IntArrayRef value, IntArrayRef result, const char* op) {
 }
 
 Tensor index_advanced(const Tensor& self, const IndexPlan& plan) {
-  check_cpu_kernel("index", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index");
   Tensor out = empty(ix.shape, self.options());
-  cpu::offset_gather(out, plan.view, ix);
+  if (out.is_cuda()) {
+    cuda::offset_gather(out, plan.view, ix);
+  } else {
+    cpu::offset_gather(out, plan.view, ix);
+  }
   return out;
 }
 
 void index_put_advanced(const Tensor& self, const IndexPlan& plan, const Tensor& value,
                         bool accumulate) {
-  check_cpu_kernel("index_put_", self);
   const AdvancedIndex ix = resolve_advanced(self, plan, "index_put_");
   check_value_shape(value.sizes(), ix.shape, "index_put_");
   // A contiguous copy of the value: it may alias the written tensor.
   Tensor src = empty(ix.shape, self.options());
   src.copy_(value);
-  cpu::offset_scatter(plan.view, src, ix, accumulate);
+  if (self.is_cuda()) {
+    cuda::offset_scatter(plan.view, src, ix, accumulate);
+  } else {
+    cpu::offset_scatter(plan.view, src, ix, accumulate);
+  }
   self.bump_version();
 }
 

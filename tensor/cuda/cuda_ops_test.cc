@@ -179,6 +179,34 @@ TEST(CudaOpsTest, IndexOpsMatchTheCpu) {
   }
 }
 
+TEST(CudaOpsTest, AdvancedIndexingMatchesTheCpu) {
+  REQUIRE_GPU();
+  using indexing::Slice;
+  const Tensor x = sample({5, 6, 4}, kFloat32, 59);
+  const Tensor rows = tensor({3, 0, -1});
+  const Tensor mask = sample({5, 6}, kBool, 60);
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].index({in[1]}); }, {x, rows}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].index({Slice(), in[1].remainder(6)}); },
+                          {x, rows}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].index({in[1]}); }, {x, mask}));
+  EXPECT_TRUE(same_on_gpu(
+      [](auto& in) {
+        Tensor t = in[0].clone();
+        t.index_put_({in[1]}, 0.5);
+        return t;
+      },
+      {x, mask}));
+  const Tensor repeated = tensor({1, 1, 4, 1});
+  const Tensor values = sample({4, 6, 4}, kFloat32, 61);
+  EXPECT_TRUE(same_on_gpu(
+      [](auto& in) {
+        Tensor t = in[0].clone();
+        t.index_put_({in[1]}, in[2], /*accumulate=*/true);
+        return t;
+      },
+      {x, repeated, values}, 1e-5));
+}
+
 TEST(CudaOpsTest, IndicesOutOfRangeOnTheGpuAreNamed) {
   REQUIRE_GPU();
   const Tensor x = zeros({3, 2}, kGpu);

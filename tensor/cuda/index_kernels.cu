@@ -2,6 +2,7 @@
 // shape with the indexed tensor's stride along `dim` zeroed, so one loop
 // gives every operand's offset and the index only adds its step.
 #include <cstdint>
+#include <type_traits>
 
 #include "tensor/cuda/launch.h"
 
@@ -65,6 +66,32 @@ __global__ void scatter_kernel(LoopArgs loop, int64_t dim_stride) {
   }
 }
 
+__device__ int64_t offset_at(const OffsetArgs& ix, int64_t i) {
+  const int64_t k = i % ix.n_inner;
+  const int64_t p = (i / ix.n_inner) % ix.n_positions;
+  const int64_t o = i / (ix.n_inner * ix.n_positions);
+  return ix.outer[o] + ix.positions[p] + ix.inner[k];
+}
+
+template <typename T>
+__global__ void offset_gather_kernel(T* values, const T* view, OffsetArgs ix, int64_t total) {
+  TORCHLET_GRID_LOOP(i, total) { values[i] = view[offset_at(ix, i)]; }
+}
+
+template <typename T, bool kAdd>
+__global__ void offset_scatter_kernel(T* view, const T* values, OffsetArgs ix, int64_t total) {
+  TORCHLET_GRID_LOOP(i, total) {
+    T* target = view + offset_at(ix, i);
+    if constexpr (!kAdd) {
+      *target = values[i];
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (values[i]) *target = true;  // "or": every writer stores the same value
+    } else {
+      atomicAdd(target, values[i]);
+    }
+  }
+}
+
 // Calls fn(T{}) with T an unsigned type of `element_size` bytes.
 template <typename F>
 cudaError_t by_size(size_t element_size, F&& fn) {
@@ -78,6 +105,63 @@ cudaError_t by_size(size_t element_size, F&& fn) {
 }
 
 }  // namespace
+
+cudaError_t launch_offset_gather(size_t element_size, void* values, const void* view,
+                                 const OffsetArgs& ix) {
+  const int64_t total = ix.n_outer * ix.n_positions * ix.n_inner;
+  if (total == 0) return cudaSuccess;
+  return by_size(element_size, [&](auto tag) {
+    using T = decltype(tag);
+    offset_gather_kernel<T><<<blocks_for(total), kThreads>>>(static_cast<T*>(values),
+                                                             static_cast<const T*>(view), ix,
+                                                             total);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_offset_scatter(DType dtype, bool accumulate, void* view, const void* values,
+                                  const OffsetArgs& ix) {
+  const int64_t total = ix.n_outer * ix.n_positions * ix.n_inner;
+  if (total == 0) return cudaSuccess;
+  const unsigned blocks = blocks_for(total);
+  if (!accumulate) {
+    const size_t size = dtype == DType::kFloat64 || dtype == DType::kInt64 ? 8
+                        : dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4
+                        : dtype == DType::kFloat16 || dtype == DType::kBFloat16 ? 2
+                                                                                 : 1;
+    return by_size(size, [&](auto tag) {
+      using T = decltype(tag);
+      offset_scatter_kernel<T, false><<<blocks, kThreads>>>(
+          static_cast<T*>(view), static_cast<const T*>(values), ix, total);
+      return cudaGetLastError();
+    });
+  }
+  switch (dtype) {
+    case DType::kFloat32:
+      offset_scatter_kernel<float, true><<<blocks, kThreads>>>(
+          static_cast<float*>(view), static_cast<const float*>(values), ix, total);
+      break;
+    case DType::kFloat64:
+      offset_scatter_kernel<double, true><<<blocks, kThreads>>>(
+          static_cast<double*>(view), static_cast<const double*>(values), ix, total);
+      break;
+    case DType::kInt32:
+      offset_scatter_kernel<int, true><<<blocks, kThreads>>>(
+          static_cast<int*>(view), static_cast<const int*>(values), ix, total);
+      break;
+    case DType::kInt64:
+      offset_scatter_kernel<unsigned long long, true><<<blocks, kThreads>>>(
+          static_cast<unsigned long long*>(view), static_cast<const unsigned long long*>(values),
+          ix, total);
+      break;
+    case DType::kBool:
+      offset_scatter_kernel<bool, true><<<blocks, kThreads>>>(
+          static_cast<bool*>(view), static_cast<const bool*>(values), ix, total);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t launch_index_select(size_t element_size, void* out, const void* src,
                                 const int64_t* index, int64_t outer, int64_t src_size,

@@ -261,6 +261,56 @@ void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&
                op);
 }
 
+// ---- Advanced indexing -------------------------------------------------------------
+
+namespace {
+
+// The offsets on the GPU: three int64 tensors kept alive for the launch.
+struct DeviceOffsets {
+  Tensor outer, positions, inner;
+  OffsetArgs args;
+};
+
+DeviceOffsets device_offsets(const cpu::OffsetIndex& ix, Device device) {
+  DeviceOffsets d;
+  d.outer = from_vector(ix.outer).to(device);
+  d.positions = from_vector(ix.positions).to(device);
+  d.inner = from_vector(ix.inner).to(device);
+  d.args.outer = static_cast<const int64_t*>(d.outer.data_ptr());
+  d.args.positions = static_cast<const int64_t*>(d.positions.data_ptr());
+  d.args.inner = static_cast<const int64_t*>(d.inner.data_ptr());
+  d.args.n_outer = static_cast<int64_t>(ix.outer.size());
+  d.args.n_positions = static_cast<int64_t>(ix.positions.size());
+  d.args.n_inner = static_cast<int64_t>(ix.inner.size());
+  return d;
+}
+
+}  // namespace
+
+void offset_gather(const Tensor& out, const Tensor& src, const cpu::OffsetIndex& ix) {
+  DeviceScope scope(device_of(out));
+  const DeviceOffsets d = device_offsets(ix, out.device());
+  if (out.numel() == 0) return;
+  check_launch(launch_offset_gather(src.element_size(), out.data_ptr(), src.data_ptr(), d.args),
+               "index");
+}
+
+void offset_scatter(const Tensor& dst, const Tensor& src, const cpu::OffsetIndex& ix,
+                    bool accumulate) {
+  if (accumulate) {
+    TORCHLET_CHECK(dst.dtype() == kFloat32 || dst.dtype() == kFloat64 || dst.dtype() == kInt32 ||
+                       dst.dtype() == kInt64 || dst.dtype() == kBool,
+                   "index_put_: accumulating into CUDA tensors of dtype ", dst.dtype(),
+                   " is not supported yet");
+  }
+  DeviceScope scope(device_of(dst));
+  const DeviceOffsets d = device_offsets(ix, dst.device());
+  if (src.numel() == 0) return;
+  check_launch(launch_offset_scatter(dst.dtype(), accumulate, dst.data_ptr(), src.data_ptr(),
+                                     d.args),
+               "index_put_");
+}
+
 // ---- Random --------------------------------------------------------------------------
 
 uint64_t random_blocks(const Tensor& out, RandomFill kind) {

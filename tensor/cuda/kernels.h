@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "tensor/cpu/conv_kernels.h"
+#include "tensor/cpu/kernels.h"
 #include "tensor/cpu/pool_kernels.h"
 #include "tensor/kernel_ops.h"
 #include "tensor/optim_kernels.h"
@@ -36,6 +37,13 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 void index_select(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index);
 void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
 void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add);
+
+/// cpu::offset_gather and offset_scatter's contracts: the offsets are
+/// copied to the GPU; a repeated offset without accumulate receives one of
+/// its values, in no set order (as on PyTorch's GPUs).
+void offset_gather(const Tensor& out, const Tensor& src, const cpu::OffsetIndex& ix);
+void offset_scatter(const Tensor& dst, const Tensor& src, const cpu::OffsetIndex& ix,
+                    bool accumulate);
 
 /// Random fills of a contiguous CUDA tensor from Philox blocks `offset`,
 /// `offset + 1`, ... of `seed` (tensor/cuda/philox.h): kUniform a + (b - a)

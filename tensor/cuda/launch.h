@@ -181,6 +181,23 @@ namespace torchlet::cuda {
 cudaError_t launch_index_select(size_t element_size, void* out, const void* src,
                                 const int64_t* index, int64_t outer, int64_t src_size,
                                 int64_t n_index, int64_t inner);
+/// Advanced indexing by element offsets (cpu::OffsetIndex): element i of
+/// the contiguous `values`, in row-major order over (outer, positions,
+/// inner), is the view's element at outer[o] + positions[p] + inner[k]
+/// (offsets in elements from `view`). gather reads the view into values;
+/// scatter writes values into it, or adds them (atomically; float32,
+/// float64, int32, int64, and bool as "or") when accumulating.
+struct OffsetArgs {
+  const int64_t* outer = nullptr;
+  const int64_t* positions = nullptr;
+  const int64_t* inner = nullptr;
+  int64_t n_outer = 0, n_positions = 0, n_inner = 0;
+};
+cudaError_t launch_offset_gather(size_t element_size, void* values, const void* view,
+                                 const OffsetArgs& ix);
+cudaError_t launch_offset_scatter(DType dtype, bool accumulate, void* view, const void* values,
+                                  const OffsetArgs& ix);
+
 /// operands (out, index, self with its stride along dim set to 0) over
 /// index's shape: out = self's element at index along dim, which is
 /// `dim_stride` bytes per step.

@@ -24,6 +24,10 @@ void clamp(const Tensor&, const Tensor&, const Scalar*, const Scalar*) { not_bui
 void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_built("where"); }
 void gemm(const Tensor&, const Tensor&, const Tensor&, double, double) { not_built("mm"); }
 uint64_t random_blocks(const Tensor&, RandomFill) { not_built("random"); }
+void offset_gather(const Tensor&, const Tensor&, const cpu::OffsetIndex&) { not_built("index"); }
+void offset_scatter(const Tensor&, const Tensor&, const cpu::OffsetIndex&, bool) {
+  not_built("index_put_");
+}
 void random_fill(const Tensor&, RandomFill, double, double, int64_t, uint64_t, uint64_t, uint64_t) {
   not_built("random");
 }

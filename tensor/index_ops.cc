@@ -204,14 +204,17 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 
 Tensor Tensor::masked_select(const Tensor& mask) const {
   const char* op = "masked_select";
-  check_input(op, *this);
-  check_input(op, mask);
+  check_any_device(op, *this);
+  check_any_device(op, mask);
   check_same_device(op, *this, mask);
   TORCHLET_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, op,
                  ": expected BoolTensor or ByteTensor for mask, got ", mask.dtype());
   const SizeVec shape = broadcast_shapes(sizes(), mask.sizes(), op);
   const Tensor values = expand(shape);
   const Tensor keep = mask.expand(shape);
+  // On a GPU: advanced indexing by the mask over every dim, the same
+  // elements in the same (row-major) order.
+  if (is_cuda()) return values.index({keep.to(kBool)}).reshape({-1});
   Tensor out = empty({cpu::count_mask(keep)}, options());
   cpu::masked_select(out, values, keep);
   return out;
@@ -219,17 +222,22 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
 
 Tensor Tensor::take(const Tensor& index) const {
   const char* op = "take";
-  check_input(op, *this);
-  check_input(op, index);
+  check_any_device(op, *this);
+  check_any_device(op, index);
   check_same_device(op, *this, index);
   TORCHLET_CHECK(index.dtype() == kInt64, op, "(): Expected a long tensor for index, but got ",
                  index.dtype());
   const int64_t n = numel();
   TORCHLET_CHECK(n > 0 || index.numel() == 0, op, "(): tried to take from an empty tensor");
-  const std::optional<int64_t> bad = cpu::find_index_outside(index, -n, n);
+  const std::optional<int64_t> bad =
+      cpu::find_index_outside(index.is_cuda() ? index.to(Device(kCPU, 0)) : index, -n, n);
   TORCHLET_CHECK(!bad, op, "(): out of range: tried to access index ", *bad, " on a tensor of ",
                  n, " elements.");
   const Tensor flat = reshape({n});
+  if (is_cuda()) {
+    const Tensor wrapped = torchlet::where(index.lt(0), index + n, index);
+    return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());
+  }
   Tensor wrapped = empty(index.sizes(), options().dtype(kInt64));
   cpu::wrap_indices(wrapped, index, n);
   return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());

@@ -88,7 +88,10 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim
 }
 
 Tensor Tensor::nonzero() const {
-  check_input("nonzero", *this);
+  check_defined("nonzero", *this);
+  // A GPU's tensor is read on the host: the result's size depends on every
+  // element, so PyTorch's GPU nonzero waits for the device too.
+  if (is_cuda()) return to(Device(kCPU, 0)).nonzero().to(device());
   const std::vector<int64_t> positions = cpu::nonzero_positions(*this);
   const int64_t count = static_cast<int64_t>(positions.size());
   Tensor out = empty({count, dim()}, options().dtype(kInt64));

@@ -141,9 +141,7 @@ TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
   REQUIRE_GPU();
   const Tensor t = zeros({4}, kGpu);
   EXPECT_THROW_MSG(t.sort(0), "not available for CUDA tensors in this build");
-  EXPECT_THROW_MSG(t.masked_select(t.gt(0)),
-                   "masked_select: not available for CUDA tensors in this build");
-  EXPECT_THROW_MSG(t.nonzero(), "nonzero: not available for CUDA tensors in this build");
+  EXPECT_THROW_MSG(std::get<0>(unique(t)), "unique: not available for CUDA tensors in this build");
 }
 
 TEST(CudaOpsTest, IndexOpsMatchTheCpu) {
@@ -205,6 +203,16 @@ TEST(CudaOpsTest, AdvancedIndexingMatchesTheCpu) {
         return t;
       },
       {x, repeated, values}, 1e-5));
+}
+
+TEST(CudaOpsTest, MaskedSelectTakeAndNonzeroMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = sample({4, 7}, kFloat32, 62);
+  const Tensor mask = sample({7}, kBool, 63);  // broadcast over rows
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].masked_select(in[1]); }, {x, mask}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].take(in[1]); },
+                          {x, tensor({{0, -1}, {27, 5}})}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].gt(0).nonzero(); }, {x}));
 }
 
 TEST(CudaOpsTest, IndicesOutOfRangeOnTheGpuAreNamed) {

@@ -31,7 +31,8 @@ for f in "$root"/tensor/*.cc "$root"/tensor/cpu/*.cc; do
   case "$f" in *_test.cc | *_benchmark.cc | */tsan_suppressions.cc) continue ;; esac
   sources+=("$f")
 done
-sources+=("$root/tensor/cuda/no_cuda.cc" "$root/nn/serialize/state_dict.cc"
+sources+=("$root/tensor/cuda/no_cuda.cc" "$root/tensor/cuda/no_cuda_kernels.cc"
+          "$root/nn/serialize/state_dict.cc"
           "$root/nn/serialize/safetensors.cc" "$root/nn/serialize/safetensors_fuzzer.cc")
 
 # Compiles $1 unless its object is newer than the source and every header it

@@ -9,6 +9,7 @@
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
 #include "tensor/cpu/reduced_float.h"
+#include "tensor/cuda/elementwise_ops.h"
 #include "tensor/factories.h"
 
 namespace torchlet::cpu {
@@ -57,77 +58,12 @@ void unary_loop(const StridedLoop& loop, F f) {
   });
 }
 
-template <typename T>
-T integer_pow(T base, T exp) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return base || !exp;
-  } else {
-    if (exp < 0) {
-      if (base == 1) return 1;
-      if constexpr (std::is_signed_v<T>) {
-        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
-      }
-      return 0;
-    }
-    T result = 1;
-    while (exp) {
-      if (exp & 1) result = static_cast<T>(result * base);
-      exp = static_cast<T>(exp >> 1);
-      base = static_cast<T>(base * base);
-    }
-    return result;
-  }
-}
-
-// Division rounding toward -inf, PyTorch's div_floor: for floats through
-// fmod, so that the result is exact where a / b rounds.
-template <typename T>
-T floor_divide_of(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    const T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
-    if (div == 0) return std::copysign(T(0), a / b);
-    T floored = std::floor(div);
-    if (div - floored > T(0.5)) floored += T(1);
-    return floored;
-  } else if constexpr (std::is_signed_v<T>) {
-    if ((a < 0) != (b < 0)) {
-      const T quot = static_cast<T>(a / b);
-      return static_cast<T>(a % b != 0 ? quot - 1 : quot);
-    }
-    return static_cast<T>(a / b);
-  } else {
-    return static_cast<T>(a / b);
-  }
-}
-
-// Remainder with the divisor's sign (Python's %).
-template <typename T>
-T remainder_of(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    T mod = std::fmod(a, b);
-    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
-    return mod;
-  } else if constexpr (std::is_signed_v<T>) {
-    T mod = static_cast<T>(a % b);
-    if (mod != 0 && (mod < 0) != (b < 0)) mod = static_cast<T>(mod + b);
-    return mod;
-  } else {
-    return static_cast<T>(a % b);
-  }
-}
-
-// Remainder with the dividend's sign (C's fmod).
-template <typename T>
-T fmod_of(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::fmod(a, b);
-  } else {
-    return static_cast<T>(a % b);
-  }
-}
+// Integer powers, Python's floor division and remainder, and fmod, one
+// element at a time: the definitions the CUDA kernels apply too.
+using cuda::ops::floor_divide_of;
+using cuda::ops::fmod_of;
+using cuda::ops::integer_pow;
+using cuda::ops::remainder_of;
 
 template <typename T>
 void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {

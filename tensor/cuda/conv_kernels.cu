@@ -4,21 +4,11 @@
 #include <cstdint>
 #include <limits>
 
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t n) {
-  const int64_t wanted = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(wanted < (1 << 20) ? wanted : (1 << 20));
-}
-
-#define TORCHLET_GRID_LOOP(i, n)                                                              \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <typename T>
 __global__ void im2col_kernel(T* columns, const T* input, ConvShape g) {

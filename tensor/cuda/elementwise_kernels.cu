@@ -9,12 +9,11 @@
 #include <type_traits>
 
 #include "tensor/cuda/elementwise_ops.h"
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 template <typename F>
 __global__ void elementwise_kernel(LoopArgs loop, F f) {
@@ -158,19 +157,6 @@ struct ClampFn {
   }
 };
 
-// Calls fn(T{}) for the dtypes kernels compute in.
-template <typename F>
-cudaError_t dispatch(DType dtype, F&& fn) {
-  switch (dtype) {
-    case DType::kFloat32: return fn(float{});
-    case DType::kFloat64: return fn(double{});
-    case DType::kInt64: return fn(int64_t{});
-    case DType::kInt32: return fn(int32_t{});
-    case DType::kUInt8: return fn(uint8_t{});
-    case DType::kBool: return fn(bool{});
-    default: return cudaErrorInvalidValue;
-  }
-}
 
 template <BinaryOp Op, typename T>
 constexpr bool kBinaryDefined =

@@ -3,7 +3,8 @@
 // What each elementwise op computes on one element, as functions nvcc
 // compiles for the GPU and the host compiler for the tests that hold them
 // to the CPU kernels' results (tensor/cuda/elementwise_ops_test.cc). The
-// semantics are the CPU kernels' (tensor/cpu/elementwise_kernels.cc):
+// semantics are the CPU kernels' (tensor/cpu/elementwise_kernels.cc, which
+// uses the integer power, division and remainder helpers from here):
 // Python's remainder and floor division, integer powers by squaring, NaN
 // propagating through maximum, minimum and clamp, round half to even.
 //

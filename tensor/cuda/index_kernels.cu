@@ -4,21 +4,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t n) {
-  const int64_t wanted = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(wanted < (1 << 20) ? wanted : (1 << 20));
-}
-
-#define TORCHLET_GRID_LOOP(i, n)                                                              \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 __device__ void offsets_of(const LoopArgs& loop, int64_t i, int64_t (&off)[kMaxLoopOperands]) {
   if (loop.ndim <= 1) {

@@ -5,12 +5,11 @@
 #include <cstdint>
 #include <limits>
 
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 template <typename A, typename Combine>
 __device__ A block_reduce(A value, Combine combine) {

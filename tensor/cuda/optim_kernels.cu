@@ -2,13 +2,12 @@
 // function of tensor/cuda/optim_ops.h to each parameter element.
 #include <cstdint>
 
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 template <typename T>
 __global__ void sgd_kernel(int64_t n, T* p, const T* g, T* buf, ops::SgdStep<T> o) {

@@ -9,13 +9,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/philox.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 template <typename T>
 __device__ __forceinline__ T store_as(float v) {

@@ -9,12 +9,11 @@
 #include <type_traits>
 
 #include "tensor/cuda/elementwise_ops.h"
+#include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 
 namespace torchlet::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 template <typename T>
 using Wide = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
@@ -245,18 +244,6 @@ cudaError_t run(const ReduceArgs& r, Op op, int splits, void* workspace) {
   return cudaGetLastError();
 }
 
-template <typename F>
-cudaError_t dispatch(DType dtype, F&& fn) {
-  switch (dtype) {
-    case DType::kFloat32: return fn(float{});
-    case DType::kFloat64: return fn(double{});
-    case DType::kInt64: return fn(int64_t{});
-    case DType::kInt32: return fn(int32_t{});
-    case DType::kUInt8: return fn(uint8_t{});
-    case DType::kBool: return fn(bool{});
-    default: return cudaErrorInvalidValue;
-  }
-}
 
 // ---- Scans ---------------------------------------------------------------------
 

@@ -94,35 +94,94 @@ __device__ Position position(const PoolShape& w, int64_t i) {
   return p;
 }
 
-template <typename T>
+// One pooling window: the input positions begin[d], begin[d] + step[d], ...
+// below end[d] along each dim, and the divisor of an average over it.
+struct Window {
+  int64_t begin[3], end[3], step[3];
+  int64_t count;
+};
+
+// A max pool's window: dilated, begin moved past the padding by whole
+// dilation steps (the CPU's max_span).
+__device__ Window max_window(const PoolShape& w, const Position& p) {
+  Window a;
+  const int64_t o[3] = {p.od, p.oh, p.ow};
+  for (int d = 0; d < 3; ++d) {
+    a.begin[d] = o[d] * w.stride[d] - w.pad[d];
+    a.end[d] = a.begin[d] + (w.kernel[d] - 1) * w.dilation[d] + 1;
+    if (a.end[d] > w.in[d]) a.end[d] = w.in[d];
+    while (a.begin[d] < 0) a.begin[d] += w.dilation[d];
+    a.step[d] = w.dilation[d];
+  }
+  a.count = 1;
+  return a;
+}
+
+// An average pool's window and divisor (the CPU's avg_span and divisor rule).
+__device__ Window avg_window(const PoolShape& w, const Position& p) {
+  Window a;
+  const int64_t o[3] = {p.od, p.oh, p.ow};
+  int64_t padded = 1, covered = 1;
+  for (int d = 0; d < 3; ++d) {
+    const int64_t begin = o[d] * w.stride[d] - w.pad[d];
+    int64_t end = begin + w.kernel[d];
+    if (end > w.in[d] + w.pad[d]) end = w.in[d] + w.pad[d];
+    padded *= end - begin;
+    a.begin[d] = begin < 0 ? 0 : begin;
+    a.end[d] = end < w.in[d] ? end : w.in[d];
+    a.step[d] = 1;
+    covered *= a.end[d] > a.begin[d] ? a.end[d] - a.begin[d] : 0;
+  }
+  const int64_t count = w.divisor_override != 0 ? w.divisor_override
+                        : w.count_include_pad   ? padded
+                                                : covered;
+  a.count = covered == 0 ? 1 : count;
+  return a;
+}
+
+// Note [Adaptive windows] in tensor/cpu/pool_kernels.cc.
+__device__ Window adaptive_window(const PoolShape& w, const Position& p) {
+  Window a;
+  const int64_t o[3] = {p.od, p.oh, p.ow};
+  a.count = 1;
+  for (int d = 0; d < 3; ++d) {
+    a.begin[d] = (o[d] * w.in[d]) / w.out[d];
+    a.end[d] = ((o[d] + 1) * w.in[d] + w.out[d] - 1) / w.out[d];
+    a.step[d] = 1;
+    a.count *= a.end[d] - a.begin[d];
+  }
+  return a;
+}
+
+// Calls fn(flat position in the plane) for every position of the window.
+template <typename F>
+__device__ void for_each_position(const PoolShape& w, const Window& a, F&& fn) {
+  for (int64_t d = a.begin[0]; d < a.end[0]; d += a.step[0]) {
+    for (int64_t h = a.begin[1]; h < a.end[1]; h += a.step[1]) {
+      for (int64_t x = a.begin[2]; x < a.end[2]; x += a.step[2]) fn((d * w.in[1] + h) * w.in[2] + x);
+    }
+  }
+}
+
+// The running maximum as the CPU's (Note [Max pooling ties and NaN]): from
+// -inf at the window's first position, replaced by a greater value or NaN.
+template <typename T, bool kAdaptive>
 __global__ void max_pool_kernel(T* out, int64_t* indices, const T* input, PoolShape w) {
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
     const Position p = position(w, i);
-    int64_t begin[3], end[3];
-    const int64_t o[3] = {p.od, p.oh, p.ow};
-    for (int d = 0; d < 3; ++d) {
-      begin[d] = o[d] * w.stride[d] - w.pad[d];
-      end[d] = begin[d] + (w.kernel[d] - 1) * w.dilation[d] + 1;
-      if (end[d] > w.in[d]) end[d] = w.in[d];
-      while (begin[d] < 0) begin[d] += w.dilation[d];
-    }
+    const Window a = kAdaptive ? adaptive_window(w, p) : max_window(w, p);
     const T* plane = input + p.plane * in_plane;
     T max = -std::numeric_limits<T>::infinity();
-    int64_t at = (begin[0] * w.in[1] + begin[1]) * w.in[2] + begin[2];
-    for (int64_t d = begin[0]; d < end[0]; d += w.dilation[0]) {
-      for (int64_t h = begin[1]; h < end[1]; h += w.dilation[1]) {
-        for (int64_t x = begin[2]; x < end[2]; x += w.dilation[2]) {
-          const int64_t index = (d * w.in[1] + h) * w.in[2] + x;
-          const T v = plane[index];
-          if (v > max || v != v) {
-            max = v;
-            at = index;
-          }
-        }
+    int64_t at = (a.begin[0] * w.in[1] + a.begin[1]) * w.in[2] + a.begin[2];
+    for_each_position(w, a, [&](int64_t index) {
+      const T v = plane[index];
+      if (v > max || v != v) {
+        max = v;
+        at = index;
       }
-    }
+    });
     out[i] = max;
     if (indices != nullptr) indices[i] = at;
   }
@@ -140,147 +199,31 @@ __global__ void max_pool_backward_kernel(T* grad_input, const T* grad_out, const
   }
 }
 
-struct AvgWindow {
-  int64_t begin[3], end[3];
-  int64_t count;
-};
-
-__device__ AvgWindow avg_window(const PoolShape& w, const Position& p) {
-  AvgWindow a;
-  const int64_t o[3] = {p.od, p.oh, p.ow};
-  int64_t padded = 1, covered = 1;
-  for (int d = 0; d < 3; ++d) {
-    const int64_t begin = o[d] * w.stride[d] - w.pad[d];
-    int64_t end = begin + w.kernel[d];
-    if (end > w.in[d] + w.pad[d]) end = w.in[d] + w.pad[d];
-    padded *= end - begin;
-    a.begin[d] = begin < 0 ? 0 : begin;
-    a.end[d] = end < w.in[d] ? end : w.in[d];
-    covered *= a.end[d] > a.begin[d] ? a.end[d] - a.begin[d] : 0;
-  }
-  const int64_t count = w.divisor_override != 0 ? w.divisor_override
-                        : w.count_include_pad   ? padded
-                                                : covered;
-  a.count = covered == 0 ? 1 : count;
-  return a;
-}
-
-template <typename T>
+template <typename T, bool kAdaptive>
 __global__ void avg_pool_kernel(T* out, const T* input, PoolShape w) {
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
     const Position p = position(w, i);
-    const AvgWindow a = avg_window(w, p);
+    const Window a = kAdaptive ? adaptive_window(w, p) : avg_window(w, p);
     const T* plane = input + p.plane * in_plane;
     T sum = 0;
-    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
-      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
-        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) sum += plane[(d * w.in[1] + h) * w.in[2] + x];
-      }
-    }
+    for_each_position(w, a, [&](int64_t index) { sum += plane[index]; });
     out[i] = sum / static_cast<T>(a.count);
   }
 }
 
-template <typename T>
+// Overlapping windows share inputs: the gradient is added atomically.
+template <typename T, bool kAdaptive>
 __global__ void avg_pool_backward_kernel(T* grad_input, const T* grad_out, PoolShape w) {
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
     const Position p = position(w, i);
-    const AvgWindow a = avg_window(w, p);
+    const Window a = kAdaptive ? adaptive_window(w, p) : avg_window(w, p);
     T* plane = grad_input + p.plane * in_plane;
     const T g = grad_out[i] / static_cast<T>(a.count);
-    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
-      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
-        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) {
-          atomicAdd(plane + (d * w.in[1] + h) * w.in[2] + x, g);
-        }
-      }
-    }
-  }
-}
-
-// Note [Adaptive windows] in tensor/cpu/pool_kernels.cc.
-struct AdaptiveWindow {
-  int64_t begin[3], end[3];
-  int64_t count;
-};
-
-__device__ AdaptiveWindow adaptive_window(const PoolShape& w, const Position& p) {
-  AdaptiveWindow a;
-  const int64_t o[3] = {p.od, p.oh, p.ow};
-  a.count = 1;
-  for (int d = 0; d < 3; ++d) {
-    a.begin[d] = (o[d] * w.in[d]) / w.out[d];
-    a.end[d] = ((o[d] + 1) * w.in[d] + w.out[d] - 1) / w.out[d];
-    a.count *= a.end[d] - a.begin[d];
-  }
-  return a;
-}
-
-template <typename T>
-__global__ void adaptive_avg_pool_kernel(T* out, const T* input, PoolShape w) {
-  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
-  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
-  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
-    const Position p = position(w, i);
-    const AdaptiveWindow a = adaptive_window(w, p);
-    const T* plane = input + p.plane * in_plane;
-    T sum = 0;
-    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
-      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
-        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) sum += plane[(d * w.in[1] + h) * w.in[2] + x];
-      }
-    }
-    out[i] = sum / static_cast<T>(a.count);
-  }
-}
-
-template <typename T>
-__global__ void adaptive_max_pool_kernel(T* out, int64_t* indices, const T* input, PoolShape w) {
-  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
-  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
-  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
-    const Position p = position(w, i);
-    const AdaptiveWindow a = adaptive_window(w, p);
-    const T* plane = input + p.plane * in_plane;
-    T max = -std::numeric_limits<T>::infinity();
-    int64_t at = (a.begin[0] * w.in[1] + a.begin[1]) * w.in[2] + a.begin[2];
-    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
-      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
-        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) {
-          const int64_t index = (d * w.in[1] + h) * w.in[2] + x;
-          const T v = plane[index];
-          if (v > max || v != v) {
-            max = v;
-            at = index;
-          }
-        }
-      }
-    }
-    out[i] = max;
-    if (indices != nullptr) indices[i] = at;
-  }
-}
-
-template <typename T>
-__global__ void adaptive_avg_pool_backward_kernel(T* grad_input, const T* grad_out, PoolShape w) {
-  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
-  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
-  TORCHLET_GRID_LOOP(i, w.planes * out_plane) {
-    const Position p = position(w, i);
-    const AdaptiveWindow a = adaptive_window(w, p);
-    T* plane = grad_input + p.plane * in_plane;
-    const T g = grad_out[i] / static_cast<T>(a.count);
-    for (int64_t d = a.begin[0]; d < a.end[0]; ++d) {
-      for (int64_t h = a.begin[1]; h < a.end[1]; ++h) {
-        for (int64_t x = a.begin[2]; x < a.end[2]; ++x) {
-          atomicAdd(plane + (d * w.in[1] + h) * w.in[2] + x, g);
-        }
-      }
-    }
+    for_each_position(w, a, [&](int64_t index) { atomicAdd(plane + index, g); });
   }
 }
 
@@ -326,7 +269,7 @@ cudaError_t launch_max_pool(DType dtype, void* out, int64_t* indices, const void
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out), indices,
+    max_pool_kernel<T, false><<<blocks_for(n), kThreads>>>(static_cast<T*>(out), indices,
                                                     static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -350,7 +293,7 @@ cudaError_t launch_adaptive_avg_pool(DType dtype, void* out, const void* input,
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    adaptive_avg_pool_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
+    avg_pool_kernel<T, true><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
                                                              static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -362,7 +305,7 @@ cudaError_t launch_adaptive_max_pool(DType dtype, void* out, int64_t* indices, c
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    adaptive_max_pool_kernel<T><<<blocks_for(n), kThreads>>>(
+    max_pool_kernel<T, true><<<blocks_for(n), kThreads>>>(
         static_cast<T*>(out), indices, static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -374,7 +317,7 @@ cudaError_t launch_adaptive_avg_pool_backward(DType dtype, void* grad_input, con
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    adaptive_avg_pool_backward_kernel<T><<<blocks_for(n), kThreads>>>(
+    avg_pool_backward_kernel<T, true><<<blocks_for(n), kThreads>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), w);
     return cudaGetLastError();
   });
@@ -385,7 +328,7 @@ cudaError_t launch_avg_pool(DType dtype, void* out, const void* input, const Poo
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
+    avg_pool_kernel<T, false><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
                                                     static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -397,7 +340,7 @@ cudaError_t launch_avg_pool_backward(DType dtype, void* grad_input, const void* 
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_backward_kernel<T><<<blocks_for(n), kThreads>>>(
+    avg_pool_backward_kernel<T, false><<<blocks_for(n), kThreads>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), w);
     return cudaGetLastError();
   });

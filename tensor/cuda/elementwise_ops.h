@@ -14,13 +14,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensor/cuda/host_device.h"
 #include "tensor/kernel_ops.h"
-
-#if defined(__CUDACC__)
-#define TORCHLET_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define TORCHLET_HOST_DEVICE inline
-#endif
 
 namespace torchlet::cuda::ops {
 

@@ -11,13 +11,7 @@
 
 #include <cstdint>
 
-#if !defined(TORCHLET_HOST_DEVICE)
-#if defined(__CUDACC__)
-#define TORCHLET_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define TORCHLET_HOST_DEVICE inline
-#endif
-#endif
+#include "tensor/cuda/host_device.h"
 
 namespace torchlet::cuda::philox {
 

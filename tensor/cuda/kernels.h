@@ -8,8 +8,9 @@
 //
 // Under --config=cuda these are tensor/cuda/kernels.cc over the .cu
 // launchers; otherwise (no_cuda_kernels.cc) they throw, though no CUDA
-// tensor can exist there. float16 and bfloat16 are refused for now with an
-// error naming the op.
+// tensor can exist there. float16 and bfloat16 compute in float32 where
+// the CPU kernels do (elementwise ops, reductions, softmax, products) and
+// are refused, with the CPU's message, where the CPU refuses them.
 
 #include <cstdint>
 
@@ -56,8 +57,9 @@ void random_fill(const Tensor& out, RandomFill kind, double a, double b, int64_t
                  uint64_t range, uint64_t seed, uint64_t offset);
 
 /// out (row-major rows) = alpha * a @ b + beta * out through cuBLAS, for
-/// float32 (TF32 off, as PyTorch 1.13's default) and float64; a and b are
-/// [m, k] and [k, n] matrices with one unit stride each.
+/// float32 (TF32 only when cuda::set_matmul_allow_tf32), float64, and
+/// float16 and bfloat16 with float32 sums rounded once; a and b are [m, k]
+/// and [k, n] matrices (a layout cuBLAS cannot read is made dense).
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta);
 
 // Reductions: `in`'s last `reduced` dims are reduced into the contiguous

@@ -115,11 +115,7 @@ cudaError_t launch_offset_scatter(DType dtype, bool accumulate, void* view, cons
   if (total == 0) return cudaSuccess;
   const unsigned blocks = blocks_for(total);
   if (!accumulate) {
-    const size_t size = dtype == DType::kFloat64 || dtype == DType::kInt64 ? 8
-                        : dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4
-                        : dtype == DType::kFloat16 || dtype == DType::kBFloat16 ? 2
-                                                                                 : 1;
-    return by_size(size, [&](auto tag) {
+    return by_size(element_size(dtype), [&](auto tag) {
       using T = decltype(tag);
       offset_scatter_kernel<T, false><<<blocks, kThreads>>>(
           static_cast<T*>(view), static_cast<const T*>(values), ix, total);
@@ -179,11 +175,7 @@ cudaError_t launch_scatter(DType dtype, bool add, const LoopArgs& loop, int64_t 
   if (loop.numel == 0) return cudaSuccess;
   const unsigned blocks = blocks_for(loop.numel);
   if (!add) {
-    const size_t size = dtype == DType::kFloat64 || dtype == DType::kInt64 ? 8
-                        : dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4
-                        : dtype == DType::kFloat16 || dtype == DType::kBFloat16 ? 2
-                                                                                 : 1;
-    return by_size(size, [&](auto tag) {
+    return by_size(element_size(dtype), [&](auto tag) {
       using T = decltype(tag);
       scatter_kernel<T, false><<<blocks, kThreads>>>(loop, dim_stride);
       return cudaGetLastError();

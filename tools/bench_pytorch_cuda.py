@@ -1,8 +1,9 @@
 """PyTorch's side of tests/cuda_benchmark.cc, on the same GPU in the same call.
 
 Times BM_Gemm/4096/0 (float32, TF32 off as in torchlet), BM_Gemm/4096/1
-(bfloat16), BM_AddLarge, BM_CopyLarge and BM_LenetStep (LeNet-5, batch 64,
-SGD with momentum 0.9), each the median of several timed runs synchronized
+(bfloat16), BM_Gemm/4096/2 (bfloat16, reduced-precision sums off where
+this PyTorch has the switch), BM_AddLarge, BM_CopyLarge and BM_LenetStep
+(LeNet-5, batch 64, SGD with momentum 0.9), each the median of several timed runs synchronized
 with the device, and prints them in Google Benchmark's units (ms) beside
 torchlet's names:
 
@@ -44,6 +45,14 @@ def timed(step, warmup=3, runs=20, repeats=5):
     return statistics.median(medians)
 
 
+def set_bf16_reduction(allow):
+    # PyTorch 2's switch; 1.13 always allows them.
+    try:
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = allow
+    except AssertionError:
+        pass
+
+
 def lenet():
     return nn.Sequential(
         nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
@@ -56,11 +65,13 @@ def main():
     torch.manual_seed(0)
     results = {}
     n = SIZE
-    for arg, dtype in ((0, torch.float32), (1, torch.bfloat16)):
+    for arg, dtype in ((0, torch.float32), (1, torch.bfloat16), (2, torch.bfloat16)):
+        set_bf16_reduction(arg != 2)
         a = torch.randn(n, n, device=DEVICE, dtype=dtype)
         b = torch.randn(n, n, device=DEVICE, dtype=dtype)
         t = timed(lambda: a @ b)
         results[f"BM_Gemm/{n}/{arg}"] = (t, f"{2 * n ** 3 / t / 1e12:.1f} TFLOP/s")
+    set_bf16_reduction(True)
     large = 1 << 26 if DEVICE.type == "cuda" else 1 << 20
     x = torch.ones(large, device=DEVICE)
     y = torch.full((large,), 2.0, device=DEVICE)

@@ -234,6 +234,63 @@ TEST(CudaOpsTest, FillWritesStridedViews) {
   EXPECT_TRUE(all_close(host(t), expected));
 }
 
+// Every kind of elementwise kernel writing through a view: one strided run
+// (a slice with a step), two dims (a transpose), an offset inner run.
+TEST(CudaOpsTest, InPlaceOpsWriteEveryKindOfView) {
+  REQUIRE_GPU();
+  using View = std::function<Tensor(const Tensor&)>;
+  const std::vector<std::pair<const char*, View>> views = {
+      {"step", [](const Tensor& t) { return t.slice(1, 0, std::nullopt, 2); }},
+      {"transpose", [](const Tensor& t) { return t.t(); }},
+      {"offset", [](const Tensor& t) { return t.slice(1, 1, 7); }},
+  };
+  using Op = std::function<void(Tensor&, const Tensor&)>;
+  const std::vector<std::pair<const char*, Op>> ops = {
+      {"fill_", [](Tensor& v, const Tensor&) { v.fill_(5); }},
+      {"zero_", [](Tensor& v, const Tensor&) { v.zero_(); }},
+      {"add_", [](Tensor& v, const Tensor& o) { v.add_(o, 2); }},
+      {"mul_ number", [](Tensor& v, const Tensor&) { v.mul_(3); }},
+      {"neg_", [](Tensor& v, const Tensor&) { v.neg_(); }},
+      {"clamp_", [](Tensor& v, const Tensor&) { v.clamp_(-1, 1); }},
+      {"copy_", [](Tensor& v, const Tensor& o) { v.copy_(o); }},
+      {"masked_fill_", [](Tensor& v, const Tensor& o) { v.masked_fill_(o.gt(0), -7); }},
+  };
+  for (const auto& [view_name, view] : views) {
+    for (const auto& [op_name, op] : ops) {
+      Tensor expected = sample({6, 8}, kFloat32, 2);
+      Tensor actual = gpu(expected);
+      Tensor v = view(expected), gv = view(actual);
+      const Tensor other = sample(v.sizes(), kFloat32, 3);
+      op(v, other);
+      op(gv, gpu(other));
+      EXPECT_TRUE(all_close(host(actual), expected)) << op_name << " on a " << view_name << " view";
+    }
+  }
+}
+
+// The flat path's packs: operands not aligned to 16 bytes, lengths that
+// leave a tail, a one-element operand on the device, every pack width.
+TEST(CudaOpsTest, ContiguousOpsHandleUnalignedOperandsAndTails) {
+  REQUIRE_GPU();
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kUInt8}) {
+    const Tensor a = sample({1031}, dtype, 4), b = sample({1031}, dtype, 5);
+    const Tensor one = sample({1}, dtype, 6);
+    for (int64_t start : {0, 1, 3}) {
+      auto part = [start](const Tensor& t) { return t.slice(0, start, 1031 - 2); };
+      EXPECT_TRUE(same_on_gpu([&](auto& in) { return part(in[0]) + part(in[1]); }, {a, b}))
+          << dtype << " from " << start;
+      EXPECT_TRUE(same_on_gpu([&](auto& in) { return part(in[0]) * in[1]; }, {a, one}))
+          << dtype << " from " << start;
+      EXPECT_TRUE(same_on_gpu([&](auto& in) { return part(in[0]).lt(part(in[1])); }, {a, b}))
+          << dtype << " from " << start;
+      EXPECT_TRUE(same_on_gpu([&](auto& in) { return part(in[0]).to(kFloat32); }, {a}))
+          << dtype << " from " << start;
+      EXPECT_TRUE(same_on_gpu([&](auto& in) { return part(in[0]) - 2; }, {a}))
+          << dtype << " from " << start;
+    }
+  }
+}
+
 TEST(CudaOpsTest, BinaryOpsMatchTheCpuInEveryDtype) {
   REQUIRE_GPU();
   using Fn = std::function<Tensor(const std::vector<Tensor>&)>;

@@ -49,6 +49,18 @@ void empty_cache();
 void set_matmul_allow_tf32(bool allow);
 bool matmul_allow_tf32();
 
+/// Whether float16 (bfloat16) products on GPUs may sum partial results in
+/// float16 (bfloat16) when cuBLAS splits the inner dimension
+/// (torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction, and
+/// PyTorch 2's allow_bf16_reduced_precision_reduction): on by default, as
+/// in PyTorch (1.13 has no bfloat16 switch and always allows them). Off,
+/// every sum stays in float32 and the product is rounded once, as the
+/// CPU's.
+void set_matmul_allow_fp16_reduced_precision_reduction(bool allow);
+bool matmul_allow_fp16_reduced_precision_reduction();
+void set_matmul_allow_bf16_reduced_precision_reduction(bool allow);
+bool matmul_allow_bf16_reduced_precision_reduction();
+
 /// Waits until every kernel and copy queued on GPU `index` has finished
 /// (torch.cuda.synchronize); reports an error a kernel raised meanwhile.
 void synchronize(int index);

@@ -62,6 +62,27 @@ TEST(CudaRuntimeTest, Tf32IsOffUntilAllowed) {
   cuda::set_matmul_allow_tf32(false);
 }
 
+TEST(CudaRuntimeTest, ReducedPrecisionSumsAreAllowedUntilTurnedOff) {
+  EXPECT_TRUE(cuda::matmul_allow_fp16_reduced_precision_reduction());
+  EXPECT_TRUE(cuda::matmul_allow_bf16_reduced_precision_reduction());
+  cuda::set_matmul_allow_bf16_reduced_precision_reduction(false);
+  EXPECT_FALSE(cuda::matmul_allow_bf16_reduced_precision_reduction());
+  EXPECT_TRUE(cuda::matmul_allow_fp16_reduced_precision_reduction());
+  if (has_gpu()) {
+    // A long inner dimension (which cuBLAS may split): with float32 sums
+    // throughout, the one rounding of the CPU's product.
+    manual_seed(7);
+    const Tensor a = randn({8, 1 << 16}).to(kBFloat16), b = randn({1 << 16, 8}).to(kBFloat16);
+    const Tensor expected = a.mm(b).to(kFloat32);
+    const Tensor actual = a.to(Device("cuda:0")).mm(b.to(Device("cuda:0"))).to(Device("cpu:0"));
+    EXPECT_TRUE(testing::all_close(actual.to(kFloat32), expected, 1e-2, 1e-1));
+  }
+  cuda::set_matmul_allow_bf16_reduced_precision_reduction(true);
+  cuda::set_matmul_allow_fp16_reduced_precision_reduction(false);
+  EXPECT_FALSE(cuda::matmul_allow_fp16_reduced_precision_reduction());
+  cuda::set_matmul_allow_fp16_reduced_precision_reduction(true);
+}
+
 TEST(CudaRuntimeTest, SynchronizeWaitsForQueuedKernels) {
   if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
   Tensor t = full({1 << 20}, 1.5, Device("cuda:0"));

@@ -354,25 +354,41 @@ void check_cublas(cublasStatus_t s, const char* what) {
 
 // One handle per thread and GPU (a handle must not be used by two threads
 // at once), created on first use and kept for the process: destroying it
-// at thread exit could run after the driver has shut down.
-cublasHandle_t cublas_handle(int device) {
+// at thread exit could run after the driver has shut down. Each has its own
+// workspace of kCublasWorkspace bytes (PyTorch gives Hopper's cuBLAS 32 MiB;
+// without one, cuBLAS leaves out kernels that need it). The math mode is
+// set for each product's dtype: full float32 products unless TF32 is
+// allowed, reduced-precision split-K sums only where allowed.
+constexpr size_t kCublasWorkspace = size_t{32} << 20;
+
+cublasHandle_t cublas_handle(int device, DType dtype) {
   struct Handle {
     cublasHandle_t handle = nullptr;
-    bool tf32 = false;
+    int mode = -1;
   };
   thread_local std::vector<Handle> handles;
   if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1);
   Handle& h = handles[device];
-  const bool tf32 = matmul_allow_tf32();
-  if (h.handle == nullptr || h.tf32 != tf32) {
-    if (h.handle == nullptr) check_cublas(cublasCreate(&h.handle), "cublasCreate");
-    // Full float32 products unless TF32 is allowed (PyTorch 1.13's default),
-    // and float16 products summed in float32 throughout.
-    const int mode = (tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH) |
-                     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  if (h.handle == nullptr) {
+    check_cublas(cublasCreate(&h.handle), "cublasCreate");
+    void* workspace = nullptr;
+    if (cudaMalloc(&workspace, kCublasWorkspace) == cudaSuccess) {
+      check_cublas(cublasSetWorkspace(h.handle, workspace, kCublasWorkspace),
+                   "cublasSetWorkspace");
+    } else {
+      (void)cudaGetLastError();  // no workspace: cuBLAS picks kernels without one
+    }
+  }
+  int mode = CUBLAS_DEFAULT_MATH;
+  if (dtype == kFloat32 && matmul_allow_tf32()) mode = CUBLAS_TF32_TENSOR_OP_MATH;
+  const bool reduced_sums =
+      (dtype == kFloat16 && matmul_allow_fp16_reduced_precision_reduction()) ||
+      (dtype == kBFloat16 && matmul_allow_bf16_reduced_precision_reduction());
+  if (!reduced_sums) mode |= CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  if (h.mode != mode) {
     check_cublas(cublasSetMathMode(h.handle, static_cast<cublasMath_t>(mode)),
                  "cublasSetMathMode");
-    h.tf32 = tf32;
+    h.mode = mode;
   }
   return h.handle;
 }
@@ -408,14 +424,14 @@ void gemm(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alph
   // as is when B is row-major, transposed otherwise; likewise A.
   const cublasOperation_t op_b = b.row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasOperation_t op_a = a.row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-  cublasHandle_t handle = cublas_handle(device_of(out));
+  cublasHandle_t handle = cublas_handle(device_of(out), out.dtype());
   const auto in = [](int64_t v) { return static_cast<int>(v); };
   TORCHLET_CHECK(m < (int64_t{1} << 31) && n < (int64_t{1} << 31) && k < (int64_t{1} << 31),
                  "mm: a CUDA product's dims must each be below 2^31, got ", m, ", ", n, ", ", k);
   if (is_reduced(out)) {
     // float16 and bfloat16 operands with float32 products and sums, rounded
-    // once into the output: the CPU's float32 product of the same values
-    // (no reduced-precision split-K sums, see cublas_handle).
+    // into the output (split-K partial sums in the operands' precision only
+    // where allowed, see cublas_handle).
     const cudaDataType_t type = out.dtype() == kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
     const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
     check_cublas(cublasGemmEx(handle, op_b, op_a, in(n), in(m), in(k), &al, b.t.data_ptr(), type,
@@ -809,7 +825,7 @@ void gemm_batched(DType dtype, int device, const BatchedGemm& g) {
   TORCHLET_CHECK(g.m < (int64_t{1} << 31) && g.n < (int64_t{1} << 31) &&
                      g.k < (int64_t{1} << 31) && g.batch < (int64_t{1} << 31),
                  "convolution: a CUDA product's dims must each be below 2^31");
-  cublasHandle_t handle = cublas_handle(device);
+  cublasHandle_t handle = cublas_handle(device, dtype);
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: each
   // stored matrix read as is is already its transpose.
   const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;

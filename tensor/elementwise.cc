@@ -296,8 +296,8 @@ Tensor& rounding_(UnaryOp op, const char* name, Tensor& t) {
 
 void check_round_decimals(const char* name, const Tensor& t) {
   check_rounding(UnaryOp::kRound, name, t);
-  check_cpu_kernel(name, t);
-  TORCHLET_CHECK(t.is_floating_point(), name, ": \"round_cpu\" not implemented for '",
+  TORCHLET_CHECK(t.is_floating_point(), name, ": \"", t.is_cuda() ? "round_cuda" : "round_cpu",
+                 "\" not implemented for '",
                  scalar_type_name(t.dtype()), "'");
 }
 
@@ -487,7 +487,11 @@ Tensor round(const Tensor& t, int64_t decimals) {
   if (decimals == 0) return rounding(UnaryOp::kRound, "round", t);
   check_round_decimals("round", t);
   Tensor out = empty_like(t);
-  cpu::round_decimals(out, t, decimals);
+  if (t.is_cuda()) {
+    cuda::round_decimals(out, t, decimals);
+  } else {
+    cpu::round_decimals(out, t, decimals);
+  }
   return out;
 }
 Tensor Tensor::round(int64_t decimals) const { return torchlet::round(*this, decimals); }
@@ -495,7 +499,11 @@ Tensor& Tensor::round_(int64_t decimals) {
   if (decimals == 0) return rounding_(UnaryOp::kRound, "round_", *this);
   check_round_decimals("round_", *this);
   check_no_internal_overlap("round_", *this);
-  cpu::round_decimals(*this, *this, decimals);
+  if (is_cuda()) {
+    cuda::round_decimals(*this, *this, decimals);
+  } else {
+    cpu::round_decimals(*this, *this, decimals);
+  }
   bump_version();
   return *this;
 }
@@ -511,10 +519,13 @@ TORCHLET_TEST(isfinite, kIsFinite)
 Tensor nan_to_num(const Tensor& t, double nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   check_defined("nan_to_num", t);
-  check_cpu_kernel("nan_to_num", t);
   if (!t.is_floating_point()) return t.clone();
   Tensor out = empty_like(t);
-  cpu::nan_to_num(out, t, nan, bound(posinf), bound(neginf));
+  if (t.is_cuda()) {
+    cuda::nan_to_num(out, t, nan, bound(posinf), bound(neginf));
+  } else {
+    cpu::nan_to_num(out, t, nan, bound(posinf), bound(neginf));
+  }
   return out;
 }
 Tensor Tensor::nan_to_num(double nan, std::optional<double> posinf,
@@ -524,10 +535,13 @@ Tensor Tensor::nan_to_num(double nan, std::optional<double> posinf,
 Tensor& Tensor::nan_to_num_(double nan, std::optional<double> posinf,
                             std::optional<double> neginf) {
   check_defined("nan_to_num_", *this);
-  check_cpu_kernel("nan_to_num_", *this);
   if (!is_floating_point()) return *this;
   check_no_internal_overlap("nan_to_num_", *this);
-  cpu::nan_to_num(*this, *this, nan, bound(posinf), bound(neginf));
+  if (is_cuda()) {
+    cuda::nan_to_num(*this, *this, nan, bound(posinf), bound(neginf));
+  } else {
+    cpu::nan_to_num(*this, *this, nan, bound(posinf), bound(neginf));
+  }
   bump_version();
   return *this;
 }

@@ -5,6 +5,7 @@
 
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/op_utils.h"
 
 namespace torchlet {
@@ -76,8 +77,11 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
                                    step.to<int64_t>()
                              : static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor t = make_empty({n}, dtype, options.device_or_current(), "arange");
-  check_cpu_kernel("arange", t);
-  cpu::arange(t, start, step, integral);
+  if (t.is_cuda()) {
+    cuda::arange(t, start, step, integral);
+  } else {
+    cpu::arange(t, start, step, integral);
+  }
   return t;
 }
 
@@ -85,8 +89,11 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options) 
   TORCHLET_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   const DType dtype = options.dtype_or(kFloat32);
   Tensor t = make_empty({steps}, dtype, options.device_or_current(), "linspace");
-  check_cpu_kernel("linspace", t);
-  cpu::linspace(t, start, end);
+  if (t.is_cuda()) {
+    cuda::linspace(t, start, end);
+  } else {
+    cpu::linspace(t, start, end);
+  }
   return t;
 }
 

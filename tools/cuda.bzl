@@ -35,7 +35,12 @@ def cuda_library(name, srcs, hdrs = [], deps = [], nvcc_flags = [], **kwargs):
             srcs = [src] + hdrs,
             outs = [obj],
             tools = ["@local_cuda//:nvcc"],
+            # nvcc names its temporary files after its process id, which
+            # is the same in every sandbox's PID namespace while /tmp may be
+            # shared: each compile gets a temporary folder of its own.
             cmd = " ".join([
+                "tmp=$$(mktemp -d) && trap 'rm -rf \"$$tmp\"' EXIT &&",
+                "TMPDIR=$$tmp",
                 "$(location @local_cuda//:nvcc)",
                 "-c $(location %s) -o $@" % src,
                 "-std=c++17 -O3 -Xcompiler -fPIC --expt-relaxed-constexpr",

@@ -291,6 +291,51 @@ TEST(CudaOpsTest, ContiguousOpsHandleUnalignedOperandsAndTails) {
   }
 }
 
+TEST(CudaOpsTest, FactoriesMatchTheCpu) {
+  REQUIRE_GPU();
+  for (DType dtype : {kFloat32, kFloat64, kInt64, kInt32, kBFloat16, kFloat16}) {
+    const TensorOptions cpu_options(dtype), gpu_options = TensorOptions(dtype).device(kGpu);
+    EXPECT_TRUE(all_close(host(arange(-3, 1000, 7, gpu_options)), arange(-3, 1000, 7, cpu_options)))
+        << dtype;
+    EXPECT_TRUE(all_close(host(linspace(-1, 2.5, 1001, gpu_options)),
+                          linspace(-1, 2.5, 1001, cpu_options), 0, 0))
+        << dtype;
+  }
+  const TensorOptions on_gpu = TensorOptions(kFloat64).device(kGpu);
+  EXPECT_TRUE(all_close(host(arange(0.5, -2.0, -0.3, on_gpu)),
+                        arange(0.5, -2.0, -0.3, TensorOptions(kFloat64)), 0, 0));
+  EXPECT_EQ(arange(5, Device("cuda:0")).dtype(), kInt64);
+  EXPECT_EQ(linspace(0, 1, 0, on_gpu).numel(), 0);
+  EXPECT_TRUE(all_close(host(linspace(2, 3, 1, on_gpu)), full({1}, 2.0, kFloat64)));
+}
+
+TEST(CudaOpsTest, NanToNumAndRoundWithDecimalsMatchTheCpu) {
+  REQUIRE_GPU();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor special = tensor({std::nan(""), inf, -inf, 1.25, -3.5, 12345.678});
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
+    const Tensor t = special.to(dtype);
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].nan_to_num(); }, {t})) << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].nan_to_num(0.5, 7.0, -8.0); }, {t}))
+        << dtype;
+    EXPECT_TRUE(same_on_gpu([](auto& in) { return in[0].t().nan_to_num(1.0); }, {t.view({2, 3})}))
+        << dtype;
+    for (int64_t decimals : {2, 1, -1, -2}) {
+      EXPECT_TRUE(same_on_gpu([decimals](auto& in) { return in[0].round(decimals); },
+                              {sample({9, 7}, kFloat32, 8).to(dtype) * 37}))
+          << dtype << " decimals " << decimals;
+    }
+  }
+  Tensor x = gpu(special);
+  x.nan_to_num_(0.0, 1.0, -1.0);
+  EXPECT_TRUE(all_close(host(x), special.nan_to_num(0.0, 1.0, -1.0)));
+  Tensor y = gpu(tensor({1.2345, -9.8765}));
+  y.round_(2);
+  EXPECT_TRUE(all_close(host(y), tensor({1.23, -9.88}), 0, 1e-6));
+  EXPECT_THROW_MSG(gpu(tensor({1, 2})).round(1),
+                   "round: \"round_cuda\" not implemented for 'Long'");
+}
+
 TEST(CudaOpsTest, BinaryOpsMatchTheCpuInEveryDtype) {
   REQUIRE_GPU();
   using Fn = std::function<Tensor(const std::vector<Tensor>&)>;

@@ -9,7 +9,9 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/cuda/elementwise_ops.h"
@@ -304,6 +306,39 @@ struct FillFn {
   __device__ void operator()(char* o, char*, char*, char*) const { out<T>(o) = value; }
 };
 
+template <typename T>
+struct NanToNumFn {
+  using Out = T;
+  using In = T;
+  static constexpr int kInputs = 1;
+  T nan, pos, neg;
+  __device__ T apply(T x) const {
+    if (x != x) return nan;
+    if (isinf(x)) return x > T(0) ? pos : neg;
+    return x;
+  }
+  __device__ void operator()(char* o, char* x, char*, char*) const {
+    out<T>(o) = apply(in<T>(x));
+  }
+};
+
+// round(decimals): the CPU's (and PyTorch's) scale, round half to even,
+// unscale.
+template <typename T>
+struct RoundDecimalsFn {
+  using Out = T;
+  using In = T;
+  static constexpr int kInputs = 1;
+  T scale;
+  bool negative;
+  __device__ T apply(T x) const {
+    return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+  }
+  __device__ void operator()(char* o, char* x, char*, char*) const {
+    out<T>(o) = apply(in<T>(x));
+  }
+};
+
 // where only moves elements: by their size in bytes, any dtype.
 template <typename T>
 struct WhereFn {
@@ -462,6 +497,89 @@ cudaError_t launch_where(DType dtype, const LoopArgs& loop) {
     case DType::kUInt8: case DType::kBool: return launch(loop, WhereFn<uint8_t>{});
   }
   return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_nan_to_num(DType dtype, const LoopArgs& loop, double nan, const double* posinf,
+                              const double* neginf) {
+  return dispatch(dtype, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    if constexpr (!std::is_floating_point_v<T>) {
+      return cudaErrorInvalidValue;
+    } else {
+      const T pos = posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max();
+      const T neg = neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest();
+      return launch(loop, NanToNumFn<T>{static_cast<T>(nan), pos, neg});
+    }
+  });
+}
+
+cudaError_t launch_round_decimals(DType dtype, const LoopArgs& loop, int64_t decimals) {
+  return dispatch(dtype, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    if constexpr (!std::is_floating_point_v<T>) {
+      return cudaErrorInvalidValue;
+    } else {
+      const bool negative = decimals < 0;
+      const T scale =
+          static_cast<T>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals)));
+      return launch(loop, RoundDecimalsFn<T>{scale, negative});
+    }
+  });
+}
+
+namespace {
+
+template <typename T>
+__global__ void arange_kernel(T* out, int64_t n, ScalarArg start, ScalarArg step, bool integral) {
+  TORCHLET_GRID_LOOP(i, n) {
+    if (integral) {
+      out[i] = convert<T, int64_t>(start.i + i * step.i);
+    } else {
+      out[i] = convert<T, double>(start.d + static_cast<double>(i) * step.d);
+    }
+  }
+}
+
+// Symmetric evaluation, as the CPU's and PyTorch's: exact at both ends.
+template <typename T>
+__global__ void linspace_kernel(T* out, int64_t steps, double start, double end, double step) {
+  const int64_t half = steps / 2;
+  TORCHLET_GRID_LOOP(i, steps) {
+    const double v = steps == 1  ? start
+                     : i < half ? start + step * static_cast<double>(i)
+                                : end - step * static_cast<double>(steps - 1 - i);
+    out[i] = convert<T, double>(v);
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_arange(DType dtype, void* out, int64_t n, ScalarArg start, ScalarArg step,
+                          bool integral) {
+  if (n == 0) return cudaSuccess;
+  if (integral) {
+    start.i = start.is_floating ? static_cast<int64_t>(start.d) : start.i;
+    step.i = step.is_floating ? static_cast<int64_t>(step.d) : step.i;
+  } else {
+    start.d = start.is_floating ? start.d : static_cast<double>(start.i);
+    step.d = step.is_floating ? step.d : static_cast<double>(step.i);
+  }
+  return dispatch_with_reduced(dtype, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    arange_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out), n, start, step, integral);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_linspace(DType dtype, void* out, int64_t steps, double start, double end) {
+  if (steps == 0) return cudaSuccess;
+  const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
+  return dispatch_with_reduced(dtype, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    linspace_kernel<T><<<blocks_for(steps), kThreads>>>(static_cast<T*>(out), steps, start, end,
+                                                         step);
+    return cudaGetLastError();
+  });
 }
 
 cudaError_t launch_clamp(DType dtype, const LoopArgs& loop, const ScalarArg* lo,

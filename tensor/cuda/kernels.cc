@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "tensor/cpu/loops.h"
@@ -198,6 +199,45 @@ void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* 
   if (lo) l = scalar_arg(*lo);
   if (hi) h = scalar_arg(*hi);
   check_launch(launch_clamp(in.dtype(), args, lo ? &l : nullptr, hi ? &h : nullptr), "clamp");
+}
+
+void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals) {
+  if (run_in_float32(out, [&](const Tensor& o, const Tensor& x) { round_decimals(o, x, decimals); },
+                     in)) {
+    return;
+  }
+  DeviceScope scope(device_of(out));
+  const LoopArgs args = loop_args({&out, &in}, out.sizes(), "round");
+  check_launch(launch_round_decimals(in.dtype(), args, decimals), "round");
+}
+
+void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
+                const double* neginf) {
+  if (is_reduced(in)) {
+    // The default bounds are the reduced dtype's own finite extremes.
+    const double largest = in.dtype() == kFloat16 ? std::numeric_limits<Half>::max()
+                                                  : std::numeric_limits<BFloat16>::max();
+    const double lowest = -largest;
+    run_in_float32(out, [&](const Tensor& o, const Tensor& x) {
+      nan_to_num(o, x, nan, posinf ? posinf : &largest, neginf ? neginf : &lowest);
+    }, in);
+    return;
+  }
+  DeviceScope scope(device_of(out));
+  const LoopArgs args = loop_args({&out, &in}, out.sizes(), "nan_to_num");
+  check_launch(launch_nan_to_num(in.dtype(), args, nan, posinf, neginf), "nan_to_num");
+}
+
+void arange(const Tensor& out, Scalar start, Scalar step, bool integral) {
+  DeviceScope scope(device_of(out));
+  check_launch(launch_arange(out.dtype(), out.data_ptr(), out.numel(), scalar_arg(start),
+                             scalar_arg(step), integral),
+               "arange");
+}
+
+void linspace(const Tensor& out, double start, double end) {
+  DeviceScope scope(device_of(out));
+  check_launch(launch_linspace(out.dtype(), out.data_ptr(), out.numel(), start, end), "linspace");
 }
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -31,6 +31,12 @@ void fill(const Tensor& dst, Scalar value);
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha);
 void unary(UnaryOp op, const Tensor& out, const Tensor& in);
 void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* hi);
+void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals);
+void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
+                const double* neginf);
+/// Factories with cpu::arange's and cpu::linspace's contracts.
+void arange(const Tensor& out, Scalar start, Scalar step, bool integral);
+void linspace(const Tensor& out, double start, double end);
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 
 // Index ops with cpu::index_select's, gather's and scatter's contracts

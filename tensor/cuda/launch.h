@@ -34,6 +34,18 @@ cudaError_t launch_copy(DType dst, DType src, const LoopArgs& loop);
 cudaError_t launch_fill_loop(DType dtype, const LoopArgs& loop, ScalarArg value);
 /// operands (out, cond, a, b): out = cond ? a : b; cond is bool.
 cudaError_t launch_where(DType dtype, const LoopArgs& loop);
+/// operands (out, in), floating dtypes: NaN to `nan`, +-inf to the bounds
+/// (null: the dtype's finite extremes).
+cudaError_t launch_nan_to_num(DType dtype, const LoopArgs& loop, double nan, const double* posinf,
+                              const double* neginf);
+/// operands (out, in), floating dtypes: in rounded to `decimals` places.
+cudaError_t launch_round_decimals(DType dtype, const LoopArgs& loop, int64_t decimals);
+/// out[i] = start + i * step for i < n (in int64 when `integral`, else in
+/// double), converted to dtype; out is dense.
+cudaError_t launch_arange(DType dtype, void* out, int64_t n, ScalarArg start, ScalarArg step,
+                          bool integral);
+/// `steps` evenly spaced values from start to end, exact at both ends.
+cudaError_t launch_linspace(DType dtype, void* out, int64_t steps, double start, double end);
 /// operands (out, in): out = clamp(in, lo, hi) for the bounds given.
 cudaError_t launch_clamp(DType dtype, const LoopArgs& loop, const ScalarArg* lo,
                          const ScalarArg* hi);

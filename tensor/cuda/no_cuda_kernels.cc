@@ -21,6 +21,12 @@ void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&, Scalar) {
 }
 void unary(UnaryOp, const Tensor&, const Tensor&) { not_built("unary op"); }
 void clamp(const Tensor&, const Tensor&, const Scalar*, const Scalar*) { not_built("clamp"); }
+void round_decimals(const Tensor&, const Tensor&, int64_t) { not_built("round"); }
+void nan_to_num(const Tensor&, const Tensor&, double, const double*, const double*) {
+  not_built("nan_to_num");
+}
+void arange(const Tensor&, Scalar, Scalar, bool) { not_built("arange"); }
+void linspace(const Tensor&, double, double) { not_built("linspace"); }
 void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_built("where"); }
 void gemm(const Tensor&, const Tensor&, const Tensor&, double, double) { not_built("mm"); }
 uint64_t random_blocks(const Tensor&, RandomFill) { not_built("random"); }

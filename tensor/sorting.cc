@@ -3,18 +3,45 @@
 // Every op sorts each lane (the 1-D slice along `dim`) of a strided input
 // with a strict total order: NaN is the largest value and equal values keep
 // their original order. That makes sort stable and topk/kthvalue
-// deterministic. The loops are in tensor/cpu/sort_kernels.cc.
+// deterministic. The loops are in tensor/cpu/sort_kernels.cc and, on GPUs,
+// CUB's radix sorts (tensor/cuda/sort_kernels.cu).
 #include "tensor/sorting.h"
 
 #include <vector>
 
 #include "tensor/cpu/kernels.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/factories.h"
 #include "tensor/index_ops.h"
 #include "tensor/op_utils.h"
 
 namespace torchlet {
 namespace {
+
+// sorted_prefix on a GPU: the lanes made rows of a contiguous matrix, each
+// row's order sorted there (cuda::sort_rows), the first k positions kept and
+// the values gathered from the original lanes (so -0.0 and NaN payloads
+// come back as they were).
+std::tuple<Tensor, Tensor> sorted_prefix_cuda(const Tensor& src, int64_t dim, bool descending,
+                                              int64_t k) {
+  const int64_t last = src.dim() - 1;
+  const Tensor lanes = src.transpose(dim, last).contiguous();
+  const int64_t n = lanes.size(last);
+  const int64_t rows = n == 0 ? 0 : lanes.numel() / n;
+  SizeVec shape(lanes.sizes().begin(), lanes.sizes().end());
+  shape[last] = k;
+  if (rows == 0 || k == 0) {
+    return {empty(shape, src.options()).transpose(dim, last).contiguous(),
+            empty(shape, src.options().dtype(kInt64)).transpose(dim, last).contiguous()};
+  }
+  const Tensor matrix = lanes.view({rows, n});
+  Tensor order = empty({rows, n}, src.options().dtype(kInt64));
+  cuda::sort_rows(order, matrix, descending);
+  const Tensor indices = order.narrow(1, 0, k).contiguous();
+  const Tensor values = matrix.gather(1, indices);
+  return {values.view(shape).transpose(dim, last).contiguous(),
+          indices.view(shape).transpose(dim, last).contiguous()};
+}
 
 // The first `k` entries of every lane along `dim` in sorted order, as
 // contiguous (values, indices). A 0-dim `t` is sorted as a 1-element vector.
@@ -25,6 +52,7 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t dim, bool desc
     return {values.to(t.dtype()), indices};
   }
   const Tensor src = t.dim() == 0 ? t.view({1}) : t;
+  if (src.is_cuda()) return sorted_prefix_cuda(src, dim, descending, k);
   SizeVec shape(src.sizes().begin(), src.sizes().end());
   shape[dim] = k;
   Tensor values = empty(shape, t.options());
@@ -33,10 +61,7 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t dim, bool desc
   return {values, indices};
 }
 
-void check_input(const char* op, const Tensor& t) {
-  check_defined(op, t);
-  check_cpu_kernel(op, t);
-}
+void check_input(const char* op, const Tensor& t) { check_defined(op, t); }
 
 int64_t lane_length(const Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.size(dim); }
 
@@ -111,7 +136,14 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool /*sorted*/, bool
   const Tensor values = sorted.masked_select(first);
   Tensor inverse = empty({n}, t.options().dtype(kInt64));
   Tensor counts = zeros({values.numel()}, t.options().dtype(kInt64));
-  cpu::unique_groups(inverse, counts, first.contiguous(), order.contiguous());
+  if (t.is_cuda()) {
+    // Each sorted element's group is the number of group starts up to it.
+    const Tensor group = first.to(kInt64).cumsum(0).sub(1);
+    inverse.scatter_(0, order, group);
+    counts.scatter_add_(0, group, ones_like(group));
+  } else {
+    cpu::unique_groups(inverse, counts, first.contiguous(), order.contiguous());
+  }
   return {values, return_inverse ? inverse.view(t.sizes()) : Tensor(),
           return_counts ? counts : Tensor()};
 }

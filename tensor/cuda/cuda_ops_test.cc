@@ -12,6 +12,7 @@
 #include "tensor/nn_kernels.h"
 #include "tensor/norm.h"
 #include "tensor/pool.h"
+#include "tensor/sorting.h"
 #include "tensor/optim_kernels.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
@@ -289,6 +290,50 @@ TEST(CudaOpsTest, ContiguousOpsHandleUnalignedOperandsAndTails) {
           << dtype << " from " << start;
     }
   }
+}
+
+// Values and positions equal to the CPU's, ties and NaN included: both are
+// stable with NaN the largest value and -0.0 equal to +0.0.
+TEST(CudaOpsTest, SortingMatchesTheCpuExactly) {
+  REQUIRE_GPU();
+  const double nan = std::nan("");
+  const Tensor special = tensor({{3.0, nan, -0.0, 1.0, 0.0, nan, -2.0, 1.0, 3.0},
+                                 {0.0, -0.0, 5.0, 5.0, -1.0, 2.0, nan, 2.0, -7.0}});
+  auto same = [](const std::tuple<Tensor, Tensor>& gpu_result,
+                 const std::tuple<Tensor, Tensor>& cpu_result) {
+    const auto& [gv, gi] = gpu_result;
+    const auto& [cv, ci] = cpu_result;
+    return testing::all_close(host(gv), cv, 0, 0) &&
+           testing::all_close(host(gi), ci, 0, 0);
+  };
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16, kInt64, kInt32, kUInt8, kBool}) {
+    const Tensor small = is_floating_point(dtype) ? special.to(dtype)
+                                                  : sample({2, 9}, kInt64, 9).clamp(0, 3).to(dtype);
+    const Tensor big = sample({3, 700, 5}, dtype, 10);
+    for (const Tensor& t : {small, big}) {
+      const Tensor g = gpu(t);
+      for (bool descending : {false, true}) {
+        for (int64_t dim = 0; dim < t.dim(); ++dim) {
+          EXPECT_TRUE(same(g.sort(dim, descending), t.sort(dim, descending)))
+              << dtype << " sort dim " << dim << (descending ? " descending" : "");
+        }
+        EXPECT_TRUE(same(g.topk(2, -1, descending), t.topk(2, -1, descending)))
+            << dtype << " topk";
+      }
+      EXPECT_TRUE(same(g.kthvalue(2, 0, true), t.kthvalue(2, 0, true))) << dtype << " kthvalue";
+      const auto [gu, ginv, gcount] = unique(g, true, true, true);
+      const auto [cu, cinv, ccount] = unique(t, true, true, true);
+      EXPECT_TRUE(testing::all_close(host(gu), cu, 0, 0)) << dtype << " unique";
+      EXPECT_TRUE(testing::all_close(host(ginv), cinv, 0, 0)) << dtype << " unique inverse";
+      EXPECT_TRUE(testing::all_close(host(gcount), ccount, 0, 0)) << dtype << " unique counts";
+    }
+  }
+  // One long lane (the device-wide sort), and empty ones.
+  const Tensor lane = sample({100003}, kFloat32, 11).round();
+  EXPECT_TRUE(same(gpu(lane).sort(0), lane.sort(0)));
+  EXPECT_TRUE(same(gpu(lane).sort(0, true), lane.sort(0, true)));
+  EXPECT_EQ(std::get<0>(gpu(zeros({0, 3})).sort(0)).numel(), 0);
+  EXPECT_EQ(shape_str(std::get<1>(gpu(zeros({4, 0})).topk(0, 1)).sizes()), "[4, 0]");
 }
 
 TEST(CudaOpsTest, FactoriesMatchTheCpu) {

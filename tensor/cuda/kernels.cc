@@ -228,6 +228,42 @@ void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* p
   check_launch(launch_nan_to_num(in.dtype(), args, nan, posinf, neginf), "nan_to_num");
 }
 
+void sort_rows(const Tensor& order, const Tensor& keys_in, bool descending) {
+  const int64_t rows = keys_in.size(0), n = keys_in.size(1);
+  if (rows * n == 0) return;
+  TORCHLET_CHECK(rows * n < (int64_t{1} << 31), "sort: CUDA sorts take fewer than 2^31 "
+                 "elements, got ", rows * n);
+  DeviceScope scope(device_of(order));
+  Tensor keys = keys_in.dtype() == kBool ? keys_in.to(kUInt8) : keys_in;
+  if (keys.is_floating_point()) {
+    Tensor canonical = empty_like(keys);
+    check_launch(launch_canonical_keys(keys.dtype(), canonical.data_ptr(), keys.data_ptr(),
+                                       keys.numel()),
+                 "sort");
+    keys = canonical;
+  }
+  const Tensor sorted_keys = empty_like(keys);
+  const Tensor positions = empty({rows, n}, order.options());
+  const Tensor offsets = empty({rows + 1}, order.options().dtype(kInt32));
+  check_launch(launch_lane_positions(static_cast<int64_t*>(positions.data_ptr()),
+                                     static_cast<int*>(offsets.data_ptr()), rows, n),
+               "sort");
+  SortArgs args;
+  args.keys_in = keys.data_ptr();
+  args.keys_out = sorted_keys.data_ptr();
+  args.positions_in = static_cast<const int64_t*>(positions.data_ptr());
+  args.positions_out = static_cast<int64_t*>(order.data_ptr());
+  args.offsets = static_cast<const int*>(offsets.data_ptr());
+  args.rows = rows;
+  args.n = n;
+  args.descending = descending;
+  check_launch(sort_temp_bytes(keys.dtype(), args, &args.temp_bytes), "sort");
+  const Tensor temp = empty({static_cast<int64_t>(args.temp_bytes) + 1},
+                            order.options().dtype(kUInt8));
+  args.temp = temp.data_ptr();
+  check_launch(launch_sort_pairs(keys.dtype(), args), "sort");
+}
+
 void arange(const Tensor& out, Scalar start, Scalar step, bool integral) {
   DeviceScope scope(device_of(out));
   check_launch(launch_arange(out.dtype(), out.data_ptr(), out.numel(), scalar_arg(start),

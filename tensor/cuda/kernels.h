@@ -34,6 +34,11 @@ void clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scalar* 
 void round_decimals(const Tensor& out, const Tensor& in, int64_t decimals);
 void nan_to_num(const Tensor& out, const Tensor& in, double nan, const double* posinf,
                 const double* neginf);
+/// Sorts each row of contiguous 2-D `keys` (float32, float64, int64, int32,
+/// uint8 or bool) stably, NaN largest and -0.0 equal to +0.0 (the CPU's
+/// order), and writes to int64 `order` (same shape, contiguous) each
+/// sorted key's position in its row.
+void sort_rows(const Tensor& order, const Tensor& keys, bool descending);
 /// Factories with cpu::arange's and cpu::linspace's contracts.
 void arange(const Tensor& out, Scalar start, Scalar step, bool integral);
 void linspace(const Tensor& out, double start, double end);

@@ -46,6 +46,31 @@ cudaError_t launch_arange(DType dtype, void* out, int64_t n, ScalarArg start, Sc
                           bool integral);
 /// `steps` evenly spaced values from start to end, exact at both ends.
 cudaError_t launch_linspace(DType dtype, void* out, int64_t steps, double start, double end);
+/// Sorting `rows` lanes of `n` keys each, contiguous (tensor/cuda/
+/// sort_kernels.cu): keys are float32, float64, int64, int32 or uint8, the
+/// floating ones canonical (launch_canonical_keys); positions_in holds each
+/// key's position in its lane (launch_lane_positions), offsets[r] = r * n.
+/// The sort is stable; rows * n < 2^31.
+struct SortArgs {
+  const void* keys_in = nullptr;
+  void* keys_out = nullptr;
+  const int64_t* positions_in = nullptr;
+  int64_t* positions_out = nullptr;
+  const int* offsets = nullptr;
+  int64_t rows = 0;
+  int64_t n = 0;
+  bool descending = false;
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+};
+/// out = in with every NaN the positive quiet NaN and -0.0 as +0.0.
+cudaError_t launch_canonical_keys(DType dtype, void* out, const void* in, int64_t n);
+/// positions[r * n + j] = j; offsets[r] = r * n for r <= rows.
+cudaError_t launch_lane_positions(int64_t* positions, int* offsets, int64_t rows, int64_t n);
+/// The scratch bytes launch_sort_pairs needs for `args` (temp ignored).
+cudaError_t sort_temp_bytes(DType dtype, SortArgs args, size_t* bytes);
+cudaError_t launch_sort_pairs(DType dtype, const SortArgs& args);
+
 /// operands (out, in): out = clamp(in, lo, hi) for the bounds given.
 cudaError_t launch_clamp(DType dtype, const LoopArgs& loop, const ScalarArg* lo,
                          const ScalarArg* hi);

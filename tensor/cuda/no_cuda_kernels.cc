@@ -25,6 +25,7 @@ void round_decimals(const Tensor&, const Tensor&, int64_t) { not_built("round");
 void nan_to_num(const Tensor&, const Tensor&, double, const double*, const double*) {
   not_built("nan_to_num");
 }
+void sort_rows(const Tensor&, const Tensor&, bool) { not_built("sort"); }
 void arange(const Tensor&, Scalar, Scalar, bool) { not_built("arange"); }
 void linspace(const Tensor&, double, double) { not_built("linspace"); }
 void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_built("where"); }

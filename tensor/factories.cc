@@ -33,6 +33,16 @@ Tensor empty(IntArrayRef sizes, TensorOptions options) {
   return make_empty(sizes, options.dtype_or(kFloat32), options.device_or_current(), "empty");
 }
 
+Tensor empty_pinned(IntArrayRef sizes, DType dtype) {
+  const int64_t n = checked_numel(sizes, "pin_memory");
+  size_t nbytes = 0;
+  TORCHLET_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes),
+                 "pin_memory: shape ", shape_str(sizes), " of ", dtype,
+                 " overflows the address space");
+  return Tensor(IntrusivePtr<TensorImpl>::make(TensorImpl::Contiguous{},
+                                               Storage::allocate_pinned(nbytes), dtype, sizes, n));
+}
+
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   Tensor t = empty(sizes, options);
   t.zero_();

@@ -10,6 +10,10 @@ namespace torchlet {
 
 /// Uninitialized memory.
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
+/// An uninitialized contiguous CPU tensor in page-locked memory
+/// (torch.empty(..., pin_memory=True)): GPUs copy from and to it
+/// asynchronously (to(device, non_blocking)). Needs a GPU.
+Tensor empty_pinned(IntArrayRef sizes, DType dtype = kFloat32);
 Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
 Tensor ones(IntArrayRef sizes, TensorOptions options = {});
 /// Filled with `value`; the dtype defaults to the value's kind (float32,

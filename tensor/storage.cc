@@ -200,6 +200,13 @@ IntrusivePtr<Storage> Storage::allocate(size_t nbytes, Device device) {
       new Storage(p, nbytes, device, [index](void* q) { cuda::deallocate(q, index); }));
 }
 
+IntrusivePtr<Storage> Storage::allocate_pinned(size_t nbytes) {
+  auto storage = IntrusivePtr<Storage>(new Storage(cuda::host_allocate(nbytes), nbytes,
+                                                   Device(kCPU, 0), cuda::host_deallocate));
+  storage->pinned_ = true;
+  return storage;
+}
+
 IntrusivePtr<Storage> Storage::wrap(void* data, size_t nbytes, Device device, Deleter deleter) {
   return IntrusivePtr<Storage>(new Storage(data, nbytes, device, std::move(deleter)));
 }

@@ -43,6 +43,9 @@ class Storage : public RefCounted {
   static IntrusivePtr<Storage> allocate(size_t nbytes, Device device);
   /// Wraps memory owned elsewhere; `deleter` (if any) runs when the last view dies.
   static IntrusivePtr<Storage> wrap(void* data, size_t nbytes, Device device, Deleter deleter);
+  /// `nbytes` of page-locked CPU memory (cuda::host_allocate), which GPUs
+  /// copy asynchronously.
+  static IntrusivePtr<Storage> allocate_pinned(size_t nbytes);
 
   ~Storage() override;
   static void* operator new(size_t nbytes) { return cached_allocate(nbytes); }
@@ -51,6 +54,7 @@ class Storage : public RefCounted {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  bool is_pinned() const { return pinned_; }
 
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
@@ -64,6 +68,7 @@ class Storage : public RefCounted {
   Device device_;
   Deleter deleter_;
   bool cpu_owned_ = false;  // from the CPU allocator (see storage.cc)
+  bool pinned_ = false;     // page-locked (allocate_pinned)
   std::atomic<uint32_t> version_{0};
 };
 

@@ -13,14 +13,20 @@ namespace torchlet {
 namespace {
 
 // Copies between tensors of one shape and dtype where at least one side is
-// on a GPU; both sides are contiguous.
-void copy_with_gpu(const Tensor& dst, const Tensor& src) {
+// on a GPU; both sides are contiguous. Queued without waiting when asked
+// and the host side (if any) is page-locked.
+void copy_with_gpu(const Tensor& dst, const Tensor& src, bool non_blocking) {
   const size_t nbytes = static_cast<size_t>(dst.numel()) * dst.element_size();
   const cuda::CopyKind kind = src.is_cuda() && dst.is_cuda() ? cuda::CopyKind::kDeviceToDevice
                               : src.is_cuda()                ? cuda::CopyKind::kDeviceToHost
                                                              : cuda::CopyKind::kHostToDevice;
   const int index = dst.is_cuda() ? dst.device().index : src.device().index;
-  cuda::copy(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+  const bool host_pinned = (dst.is_cuda() || dst.is_pinned()) && (src.is_cuda() || src.is_pinned());
+  if (non_blocking && host_pinned) {
+    cuda::copy_async(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+  } else {
+    cuda::copy(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+  }
 }
 
 }  // namespace
@@ -73,10 +79,31 @@ Tensor Tensor::to(Device device) const { return to(device, dtype()); }
 
 Tensor Tensor::to(DType dtype) const { return to(device(), dtype); }
 
-Tensor Tensor::to(Device device, DType dtype) const {
+Tensor Tensor::to(Device device, DType dtype) const { return to(device, dtype, false); }
+
+Tensor Tensor::to(Device device, bool non_blocking) const {
+  return to(device, dtype(), non_blocking);
+}
+
+Tensor Tensor::to(Device device, DType dtype, bool non_blocking) const {
   if (device == this->device() && dtype == this->dtype()) return *this;
   check_device_exists(device, "to");
-  Tensor out = empty(sizes(), TensorOptions(dtype).device(device));
+  // PyTorch's _to_copy: a non-blocking copy from a GPU lands in pinned
+  // memory, so that it can be queued.
+  Tensor out = non_blocking && is_cuda() && device.is_cpu()
+                   ? empty_pinned(sizes(), dtype)
+                   : empty(sizes(), TensorOptions(dtype).device(device));
+  out.copy_(*this, non_blocking);
+  return out;
+}
+
+bool Tensor::is_pinned() const { return checked_impl()->storage()->is_pinned(); }
+
+Tensor Tensor::pin_memory() const {
+  TORCHLET_CHECK(device().is_cpu(), "pin_memory: cannot pin '", device(), "' ", dtype(),
+                 " tensor: only dense CPU tensors can be pinned");
+  if (is_pinned()) return *this;
+  Tensor out = empty_pinned(sizes(), dtype());
   out.copy_(*this);
   return out;
 }
@@ -92,7 +119,7 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor& Tensor::copy_(const Tensor& src) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   check_defined("copy_", src);
   const SizeVec shape = broadcast_shapes(sizes(), src.sizes(), "copy_");
   TORCHLET_CHECK(IntArrayRef(shape) == sizes(), "copy_: output with shape ", shape_str(sizes()),
@@ -117,10 +144,10 @@ Tensor& Tensor::copy_(const Tensor& src) {
       local_copy(staged, src);
     }
     if (is_contiguous()) {
-      copy_with_gpu(*this, staged);
+      copy_with_gpu(*this, staged, non_blocking);
     } else {
       Tensor landing = empty(sizes(), options());
-      copy_with_gpu(landing, staged);
+      copy_with_gpu(landing, staged, false);
       local_copy(*this, landing);
     }
   } else {

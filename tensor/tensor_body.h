@@ -91,10 +91,21 @@ class Tensor {
   Tensor to(Device device) const;
   Tensor to(DType dtype) const;
   Tensor to(Device device, DType dtype) const;
+  /// With non_blocking, a copy between page-locked CPU memory and a GPU is
+  /// queued and returns at once, as in PyTorch: a GPU tensor copied to the
+  /// CPU lands in page-locked memory, readable once the GPU is
+  /// synchronized. Other copies block.
+  Tensor to(Device device, bool non_blocking) const;
+  Tensor to(Device device, DType dtype, bool non_blocking) const;
+  /// A copy in page-locked memory (torch.Tensor.pin_memory), or this
+  /// tensor if it is pinned already; CPU tensors only, and needs a GPU.
+  Tensor pin_memory() const;
+  /// Whether this CPU tensor's memory is page-locked.
+  bool is_pinned() const;
   Tensor contiguous() const;
   Tensor clone() const;
   /// Copies `src` (broadcast to this shape, any dtype, any device) into this.
-  Tensor& copy_(const Tensor& src);
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(Scalar value);
   Tensor& zero_();
 

@@ -177,6 +177,28 @@ void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_i
   check(cudaMemcpy(dst, src, nbytes, k), "cudaMemcpy");
 }
 
+void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int index) {
+  if (nbytes == 0) return;
+  DeviceSwitch guard(index);
+  const cudaMemcpyKind k = kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
+                           : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
+                                                             : cudaMemcpyDeviceToDevice;
+  check(cudaMemcpyAsync(dst, src, nbytes, k, nullptr), "cudaMemcpyAsync");
+}
+
+void* host_allocate(size_t nbytes) {
+  TORCHLET_CHECK(device_count() > 0, "pin_memory: no CUDA GPU is available to pin host memory "
+                 "for");
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, nbytes == 0 ? 1 : nbytes, cudaHostAllocPortable), "pin_memory");
+  return p;
+}
+
+void host_deallocate(void* ptr) {
+  // cudaFreeHost waits for the device's queued work, copies from ptr included.
+  (void)cudaFreeHost(ptr);
+}
+
 void fill(void* dst, size_t count, size_t element_size, const void* value, int index) {
   if (count == 0) return;
   DeviceSwitch guard(index);

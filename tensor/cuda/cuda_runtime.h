@@ -68,6 +68,17 @@ void synchronize(int index);
 enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 /// Copies `nbytes` and waits for the copy to finish.
 void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index);
+/// Queues the copy on GPU `device_index`'s stream and returns at once
+/// (non_blocking): its host side must be page-locked (host_allocate), and
+/// stay untouched until the GPU is synchronized; kernels queued after it
+/// on that GPU see its result.
+void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index);
+
+/// Page-locked host memory (cudaHostAlloc, for pin_memory): GPUs copy to
+/// and from it directly, and asynchronously. Freeing waits for the GPUs'
+/// queued work, so no copy from it is still running.
+void* host_allocate(size_t nbytes);
+void host_deallocate(void* ptr);
 
 /// Fills `count` elements of `element_size` bytes (1, 4 or 8) with the bit
 /// pattern at `value`, on GPU `index`.

@@ -83,6 +83,39 @@ TEST(CudaRuntimeTest, ReducedPrecisionSumsAreAllowedUntilTurnedOff) {
   cuda::set_matmul_allow_fp16_reduced_precision_reduction(true);
 }
 
+TEST(CudaRuntimeTest, PinningMemoryNeedsAGpu) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_FALSE(zeros({2}).is_pinned());
+  EXPECT_THROW_MSG(zeros({2}).pin_memory(), "pin_memory: ");
+  EXPECT_THROW_MSG(empty_pinned({2}), "pin_memory: ");
+}
+
+TEST(CudaRuntimeTest, PinnedMemoryCopiesWithoutBlocking) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  const Device gpu("cuda:0"), cpu("cpu:0");
+  const Tensor values = arange(1 << 20, kFloat32);
+  const Tensor pinned = values.pin_memory();
+  EXPECT_TRUE(pinned.is_pinned());
+  EXPECT_FALSE(values.is_pinned());
+  EXPECT_TRUE(pinned.pin_memory().is_same(pinned));
+  EXPECT_TRUE(pinned.slice(0, 5).is_pinned());
+  const Tensor on_gpu = pinned.to(gpu, /*non_blocking=*/true);
+  const Tensor back = on_gpu.mul(2).to(cpu, /*non_blocking=*/true);
+  EXPECT_TRUE(back.is_pinned());
+  cuda::synchronize(0);
+  EXPECT_TRUE(testing::all_close(back, values * 2, 0, 0));
+  // From pageable memory, or with a conversion, non_blocking copies block.
+  EXPECT_TRUE(testing::all_close(values.to(gpu, true).to(cpu), values, 0, 0));
+  EXPECT_TRUE(testing::all_close(pinned.to(gpu, kFloat64, true).to(cpu), values.to(kFloat64), 0, 0));
+  Tensor landing = empty_pinned({1 << 20});
+  landing.copy_(on_gpu, /*non_blocking=*/true);
+  cuda::synchronize(0);
+  EXPECT_TRUE(testing::all_close(landing, values, 0, 0));
+  EXPECT_THROW_MSG(on_gpu.pin_memory(),
+                   "pin_memory: cannot pin 'cuda:0' float32 tensor: only dense CPU tensors can be "
+                   "pinned");
+}
+
 TEST(CudaRuntimeTest, SynchronizeWaitsForQueuedKernels) {
   if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
   Tensor t = full({1 << 20}, 1.5, Device("cuda:0"));

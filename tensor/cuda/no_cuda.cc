@@ -48,6 +48,9 @@ void reset_peak_memory_stats(int) { not_built("cuda::reset_peak_memory_stats"); 
 void empty_cache() {}  // nothing is cached without CUDA, as in PyTorch
 void synchronize(int) { not_built("cuda::synchronize"); }
 void copy(void*, const void*, size_t, CopyKind, int) { not_built("CUDA copy"); }
+void copy_async(void*, const void*, size_t, CopyKind, int) { not_built("CUDA copy"); }
+void* host_allocate(size_t) { not_built("pin_memory"); }
+void host_deallocate(void*) {}
 void fill(void*, size_t, size_t, const void*, int) { not_built("CUDA fill"); }
 
 }  // namespace torchlet::cuda

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "parallel/device_tasks.h"
+#include "tensor/cuda/nccl.h"
 
 namespace torchlet::parallel::comm {
 namespace {
@@ -102,6 +103,98 @@ std::vector<size_t> balanced_groups(const std::vector<Tensor>& tensors, size_t g
   return bounds;
 }
 
+// Note [NCCL paths]
+// Between different GPUs, broadcast_coalesced and reduce_add_coalesced move
+// each dtype's tensors as one flat buffer per GPU through one NCCL
+// collective (tensor/cuda/nccl.h), as torch.nn.parallel.comm does; the
+// results are views of those buffers. Anything else (CPU devices, a device
+// listed twice, a dtype NCCL cannot sum) takes the copies above.
+
+bool distinct_gpus(const std::vector<Device>& devices) {
+  if (devices.size() < 2) return false;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (!devices[i].is_cuda()) return false;
+    for (size_t j = 0; j < i; ++j) {
+      if (devices[j] == devices[i]) return false;
+    }
+  }
+  return true;
+}
+
+// The tensors of each dtype, in order: dtype -> their indices.
+std::map<DType, std::vector<size_t>> by_dtype(const std::vector<Tensor>& tensors) {
+  std::map<DType, std::vector<size_t>> groups;
+  for (size_t i = 0; i < tensors.size(); ++i) groups[tensors[i].dtype()].push_back(i);
+  return groups;
+}
+
+Tensor flat_concat(const std::vector<Tensor>& tensors, const std::vector<size_t>& indices) {
+  std::vector<Tensor> flat;
+  flat.reserve(indices.size());
+  for (size_t i : indices) flat.push_back(tensors[i].reshape({-1}));
+  return cat(flat);
+}
+
+// Puts views of `buffer` shaped as tensors[indices] into out[indices].
+void unflatten_into(const Tensor& buffer, const std::vector<Tensor>& tensors,
+                    const std::vector<size_t>& indices, std::vector<Tensor>& out) {
+  int64_t at = 0;
+  for (size_t i : indices) {
+    out[i] = buffer.narrow(0, at, tensors[i].numel()).view(tensors[i].sizes());
+    at += tensors[i].numel();
+  }
+}
+
+std::vector<std::vector<Tensor>> nccl_broadcast_coalesced(const std::vector<Tensor>& tensors,
+                                                          const std::vector<Device>& devices) {
+  std::vector<std::vector<Tensor>> out(devices.size(), std::vector<Tensor>(tensors.size()));
+  out[0] = tensors;
+  for (const auto& [dtype, indices] : by_dtype(tensors)) {
+    std::vector<Tensor> buffers{flat_concat(tensors, indices)};
+    for (size_t d = 1; d < devices.size(); ++d) {
+      buffers.push_back(empty({buffers[0].numel()}, TensorOptions(dtype).device(devices[d])));
+    }
+    cuda::nccl::broadcast(buffers, 0);
+    for (size_t d = 1; d < devices.size(); ++d) unflatten_into(buffers[d], tensors, indices, out[d]);
+  }
+  return out;
+}
+
+// reduce_add_coalesced through NCCL, or nullopt where it does not apply.
+std::optional<std::vector<Tensor>> nccl_reduce_add_coalesced(
+    const std::vector<std::vector<Tensor>>& inputs, Device dest) {
+  std::vector<Device> devices;
+  for (const std::vector<Tensor>& on_device : inputs) {
+    if (on_device.empty() || !on_device[0].defined()) return std::nullopt;
+    devices.push_back(on_device[0].device());
+  }
+  if (!distinct_gpus(devices)) return std::nullopt;
+  const auto root = std::find(devices.begin(), devices.end(), dest);
+  if (root == devices.end()) return std::nullopt;
+  for (size_t d = 0; d < inputs.size(); ++d) {
+    for (size_t i = 0; i < inputs[d].size(); ++i) {
+      const Tensor& t = inputs[d][i];
+      if (!t.defined() || t.device() != devices[d] || t.dtype() == kBool ||
+          t.dtype() != inputs[0][i].dtype() || t.sizes() != inputs[0][i].sizes()) {
+        return std::nullopt;
+      }
+    }
+  }
+  const std::vector<Tensor>& first = inputs[0];
+  std::vector<Tensor> out(first.size());
+  for (const auto& [dtype, indices] : by_dtype(first)) {
+    std::vector<Tensor> buffers;
+    for (const std::vector<Tensor>& on_device : inputs) {
+      buffers.push_back(flat_concat(on_device, indices));
+    }
+    const int r = static_cast<int>(root - devices.begin());
+    const Tensor sum = empty({buffers[0].numel()}, TensorOptions(dtype).device(dest));
+    cuda::nccl::reduce(buffers, sum, r);
+    unflatten_into(sum, first, indices, out);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Tensor> broadcast(const Tensor& tensor, const std::vector<Device>& devices) {
@@ -121,6 +214,9 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
     TORCHLET_CHECK(tensors[i].device() == devices[0],
                    "broadcast_coalesced: All tensors must be on devices[0]: ", devices[0],
                    ", but tensor ", i, " is on ", tensors[i].device());
+  }
+  if (distinct_gpus(devices) && !tensors.empty()) {
+    return nccl_broadcast_coalesced(tensors, devices);  // Note [NCCL paths]
   }
   std::vector<std::vector<Tensor>> out;
   out.reserve(devices.size());
@@ -166,6 +262,9 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
                    inputs[d].size(), " tensors, but device 0 has ", n);
   }
   const Device dest = destination.value_or(current_device());
+  if (std::optional<std::vector<Tensor>> reduced = nccl_reduce_add_coalesced(inputs, dest)) {
+    return *std::move(reduced);  // Note [NCCL paths]
+  }
   std::vector<Tensor> out(n);
   const auto reduce_group = [&](size_t begin, size_t end) {
     std::vector<Tensor> column(inputs.size());

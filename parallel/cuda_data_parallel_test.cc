@@ -4,6 +4,7 @@
 
 #include "nn/nn.h"
 #include "nn/optim/optim.h"
+#include "parallel/comm.h"
 #include "parallel/data_parallel.h"
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/test_util.h"
@@ -55,6 +56,28 @@ TEST(CudaDataParallelTest, OneGpuRunsTheModuleItself) {
 TEST(CudaDataParallelTest, TwoGpusMatchThePlainModule) {
   REQUIRE_GPUS(2);
   expect_matches_plain_module({Device("cuda:0"), Device("cuda:1")});
+}
+
+// Note [NCCL paths]: each dtype's tensors as one buffer per GPU.
+TEST(CudaDataParallelTest, CommMovesTensorsBetweenGpusThroughNccl) {
+  REQUIRE_GPUS(2);
+  const Device gpu0("cuda:0"), gpu1("cuda:1"), cpu("cpu:0");
+  manual_seed(3);
+  const std::vector<Tensor> tensors = {randn({4, 5}).to(gpu0), randn({7}).to(gpu0),
+                                       randint(0, 9, {3}).to(gpu0), randn({2, 2}).to(gpu0)};
+  const std::vector<std::vector<Tensor>> copies =
+      comm::broadcast_coalesced(tensors, {gpu0, gpu1});
+  ASSERT_EQ(copies.size(), 2u);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EXPECT_EQ(copies[1][i].device(), gpu1);
+    EXPECT_TRUE(all_close(copies[1][i].to(cpu), tensors[i].to(cpu), 0, 0)) << i;
+  }
+  EXPECT_TRUE(copies[1][0].shares_storage(copies[1][1]));  // one float32 buffer
+  const std::vector<Tensor> sums = comm::reduce_add_coalesced(copies, gpu1);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EXPECT_EQ(sums[i].device(), gpu1);
+    EXPECT_TRUE(all_close(sums[i].to(cpu), (tensors[i] * 2).to(cpu), 0, 0)) << i;
+  }
 }
 
 TEST(CudaDataParallelTest, DefaultDevicesAreEveryGpu) {

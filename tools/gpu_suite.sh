@@ -35,9 +35,10 @@ for t in tests/cuda_suite tests/cuda_benchmark examples/fashion_mnist; do
   chmod u+w "$dir/${t#*/}"
   strip "$dir/${t#*/}"
   # System libraries the GPU machine may lack: all but glibc's, the C++
-  # runtime's and CUDA's own.
+  # runtime's and CUDA's (cudart, cuBLAS, NCCL: the GPU machine's
+  # PyTorch ships them).
   ldd "$dir/${t#*/}" | awk '$3 ~ /^\// {print $3}' |
-    grep -Ev '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcu[A-Za-z]*)\.so' |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcu[A-Za-z]*|libnccl)\.so' |
     xargs -r cp -Lu -t "$dir/lib/"
 done
 here="$(dirname "$0")"

@@ -1,6 +1,8 @@
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/nccl.h"
 
 #include "gtest/gtest.h"
+#include "tensor/index_ops.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 
@@ -17,8 +19,8 @@ TEST(CudaRuntimeTest, DeviceCountIsZeroWithoutAGpuOrCudaBuild) {
 
 TEST(CudaRuntimeTest, OpsOnCudaTensorsNameTheLimit) {
   if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
-  Tensor t = zeros({4}, Device("cuda:0"));
-  EXPECT_THROW_MSG(t.sort(0), "sort: not available for CUDA tensors in this build");
+  Tensor t = zeros({4}, TensorOptions(kInt64).device(Device("cuda:0")));
+  EXPECT_THROW_MSG(one_hot(t, 3), "one_hot: not available for CUDA tensors in this build");
 }
 
 TEST(CudaRuntimeTest, ReportsDeviceProperties) {
@@ -114,6 +116,40 @@ TEST(CudaRuntimeTest, PinnedMemoryCopiesWithoutBlocking) {
   EXPECT_THROW_MSG(on_gpu.pin_memory(),
                    "pin_memory: cannot pin 'cuda:0' float32 tensor: only dense CPU tensors can be "
                    "pinned");
+}
+
+TEST(CudaRuntimeTest, NcclNeedsCudaTensors) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_THROW_MSG(cuda::nccl::broadcast({zeros({2})}), "nccl::broadcast: ");
+  EXPECT_THROW_MSG(cuda::nccl::reduce({zeros({2})}, zeros({2})), "nccl::reduce: ");
+  EXPECT_FALSE(cuda::nccl::is_available({zeros({2})}));
+}
+
+// One rank: the communicator is made and cached, and the collectives run.
+TEST(CudaRuntimeTest, NcclCollectivesRunWithOneRank) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  EXPECT_GT(cuda::nccl::version(), 20000);
+  const Device gpu("cuda:0");
+  const Tensor x = arange(1000, TensorOptions(kFloat32).device(gpu));
+  EXPECT_TRUE(cuda::nccl::is_available({x}, /*reducing=*/true));
+  for (int round = 0; round < 2; ++round) {  // the second reuses the communicator
+    cuda::nccl::broadcast({x});
+    Tensor sum = empty({1000}, TensorOptions(kFloat32).device(gpu));
+    cuda::nccl::reduce({x}, sum);
+    EXPECT_TRUE(testing::all_close(sum.to(Device("cpu:0")), arange(1000, kFloat32), 0, 0));
+  }
+  const Tensor flags = x.gt(500);
+  cuda::nccl::broadcast({flags});
+  EXPECT_EQ(flags.sum().item<int64_t>(), 499);
+  EXPECT_THROW_MSG(cuda::nccl::broadcast({x, x}),
+                   "nccl::broadcast: expected each tensor on a different GPU, got two on cuda:0");
+  EXPECT_THROW_MSG(cuda::nccl::reduce({flags}, flags),
+                   "nccl::reduce: NCCL cannot sum bool tensors");
+  EXPECT_THROW_MSG(cuda::nccl::broadcast({zeros({2})}),
+                   "nccl::broadcast: expected CUDA tensors, got one on cpu:0");
+  EXPECT_THROW_MSG(cuda::nccl::reduce({x}, empty({3}, gpu)),
+                   "nccl::reduce: the output must be a contiguous float32 tensor of 1000 elements "
+                   "on cuda:0");
 }
 
 TEST(CudaRuntimeTest, SynchronizeWaitsForQueuedKernels) {

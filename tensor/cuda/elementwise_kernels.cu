@@ -535,7 +535,8 @@ __global__ void arange_kernel(T* out, int64_t n, ScalarArg start, ScalarArg step
     if (integral) {
       out[i] = convert<T, int64_t>(start.i + i * step.i);
     } else {
-      out[i] = convert<T, double>(start.d + static_cast<double>(i) * step.d);
+      // Rounded twice, as the CPU's (no fused multiply-add).
+      out[i] = convert<T, double>(__dadd_rn(start.d, __dmul_rn(static_cast<double>(i), step.d)));
     }
   }
 }
@@ -545,9 +546,10 @@ template <typename T>
 __global__ void linspace_kernel(T* out, int64_t steps, double start, double end, double step) {
   const int64_t half = steps / 2;
   TORCHLET_GRID_LOOP(i, steps) {
+    // Rounded twice, as the CPU's (no fused multiply-add).
     const double v = steps == 1  ? start
-                     : i < half ? start + step * static_cast<double>(i)
-                                : end - step * static_cast<double>(steps - 1 - i);
+                     : i < half ? __dadd_rn(start, __dmul_rn(step, static_cast<double>(i)))
+                                : __dsub_rn(end, __dmul_rn(step, static_cast<double>(steps - 1 - i)));
     out[i] = convert<T, double>(v);
   }
 }

@@ -15,11 +15,6 @@
 namespace torchlet {
 namespace {
 
-void check_input(const char* op, const Tensor& t) {
-  check_defined(op, t);
-  check_cpu_kernel(op, t);
-}
-
 // For the ops with a CUDA kernel too.
 void check_any_device(const char* op, const Tensor& t) { check_defined(op, t); }
 
@@ -247,7 +242,7 @@ Tensor Tensor::take(const Tensor& index) const {
 
 Tensor one_hot(const Tensor& t, int64_t num_classes) {
   const char* op = "one_hot";
-  check_input(op, t);
+  check_any_device(op, t);
   TORCHLET_CHECK(t.dtype() == kInt64, op, ": one_hot is only applicable to index tensor, got ",
                  t.dtype());
   // PyTorch's order of checks: an empty input needs a positive num_classes;

@@ -6,8 +6,11 @@
 
 #include "tensor/cpu/nn_kernels.h"
 #include "tensor/cuda/kernels.h"
+#include "tensor/elementwise.h"
 #include "tensor/factories.h"
+#include "tensor/indexing.h"
 #include "tensor/op_utils.h"
+#include "tensor/sorting.h"
 
 namespace torchlet {
 namespace {
@@ -267,7 +270,6 @@ LayerNormBackward layer_norm_backward(const Tensor& grad_out, const Tensor& inpu
 void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
                        double norm_type) {
   check_defined("embedding_renorm_", weight);
-  check_cpu_kernel("embedding_renorm_", weight);
   check_floating("embedding_renorm_", weight);
   TORCHLET_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   TORCHLET_CHECK(weight.is_contiguous(), "embedding_renorm_: weight must be contiguous");
@@ -275,7 +277,19 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
   TORCHLET_CHECK(rows.numel() == 0 || (rows[0].item<int64_t>() >= 0 &&
                                        rows[-1].item<int64_t>() < weight.size(0)),
                  "index out of range in self");
-  cpu::renorm_rows(weight, rows, max_norm, norm_type);
+  if (weight.is_cuda()) {
+    // Each distinct row's norm (in float64, as the CPU), and the rows above
+    // max_norm scaled by max_norm / (norm + 1e-7).
+    const Tensor distinct = std::get<0>(unique(rows));
+    const Tensor selected = weight.index_select(0, distinct);
+    const Tensor norms = selected.to(kFloat64).norm(norm_type, {1}, /*keepdim=*/true);
+    const Tensor scale = where(norms.gt(max_norm),
+                               full_like(norms, max_norm).div(norms.add(1e-7)), ones_like(norms));
+    Tensor target = weight;
+    target.index_put_({distinct}, selected.mul(scale.to(weight.dtype())));
+  } else {
+    cpu::renorm_rows(weight, rows, max_norm, norm_type);
+  }
   weight.bump_version();
 }
 

@@ -410,7 +410,6 @@ MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
 Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArrayRef output_size) {
   check_defined("max_unpool2d", input);
   check_defined("max_unpool2d", indices);
-  check_cpu_kernel("max_unpool2d", input);
   check_same_device("max_unpool2d", input, indices);
   TORCHLET_CHECK(indices.dtype() == kInt64, "elements in indices should be type int64 but got: ",
                  scalar_type_name(indices.dtype()));
@@ -436,7 +435,23 @@ Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArray
   shape.insert(shape.end(), output_size.begin(), output_size.end());
   Tensor out = empty(shape, input.options());
   int64_t bad = 0;
-  const bool valid = cpu::max_unpool(out, input.contiguous(), indices.contiguous(), w, &bad);
+  bool valid = true;
+  if (input.is_cuda()) {
+    // Each plane's values scattered to their positions; the indices are
+    // checked first, on the host (as the CPU, naming the first bad one).
+    const int64_t in_plane = w.in[1] * w.in[2], out_plane = w.out[1] * w.out[2];
+    const Tensor idx = indices.reshape({w.planes, in_plane});
+    const Tensor invalid = idx.lt(0).logical_or(idx.ge(out_plane));
+    valid = !invalid.any().item<bool>();
+    if (valid) {
+      out.zero_();
+      out.view({w.planes, out_plane}).scatter_(1, idx, input.reshape({w.planes, in_plane}));
+    } else {
+      bad = idx.masked_select(invalid)[0].item<int64_t>();
+    }
+  } else {
+    valid = cpu::max_unpool(out, input.contiguous(), indices.contiguous(), w, &bad);
+  }
   TORCHLET_CHECK(valid, "Found an invalid max index: ", bad, " (output volumes are of size ",
                  output_size[0], "x", output_size[1]);
   return out;

@@ -141,8 +141,9 @@ TEST(CudaOpsTest, StridedRandomFillsWriteEveryElement) {
 
 TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
   REQUIRE_GPU();
-  const Tensor t = zeros({4}, TensorOptions(kInt64).device(kGpu));
-  EXPECT_THROW_MSG(one_hot(t, 3), "one_hot: not available for CUDA tensors in this build");
+  const Tensor t = zeros({1, 1, 4, 4}, kGpu);
+  EXPECT_THROW_MSG(resample_forward(t, {8, 8}, {}, ResampleMode::kNearest, false),
+                   "upsample_nearest: not available for CUDA tensors in this build");
 }
 
 TEST(CudaOpsTest, IndexOpsMatchTheCpu) {
@@ -334,6 +335,39 @@ TEST(CudaOpsTest, SortingMatchesTheCpuExactly) {
   EXPECT_TRUE(same(gpu(lane).sort(0, true), lane.sort(0, true)));
   EXPECT_EQ(std::get<0>(gpu(zeros({0, 3})).sort(0)).numel(), 0);
   EXPECT_EQ(shape_str(std::get<1>(gpu(zeros({4, 0})).topk(0, 1)).sizes()), "[4, 0]");
+}
+
+TEST(CudaOpsTest, OneHotMaxUnpoolAndEmbeddingRenormMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor labels = tensor({{3, 0}, {1, 3}, {2, 2}});
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return one_hot(in[0]); }, {labels}));
+  EXPECT_TRUE(same_on_gpu([](auto& in) { return one_hot(in[0], 6); }, {labels}));
+  EXPECT_THROW_MSG(one_hot(gpu(tensor({1, -2})), 3),
+                   "one_hot: Class values must be non-negative, got -2");
+
+  PoolGeometry geometry;
+  geometry.kernel = {2, 2};
+  geometry.stride = {2, 2};
+  geometry.padding = {0, 0};
+  geometry.dilation = {1, 1};
+  const Tensor x = sample({2, 3, 6, 8}, kFloat32, 12);
+  const MaxPoolForward pooled = max_pool_forward("max_pool2d", x, geometry, true);
+  EXPECT_TRUE(same_on_gpu(
+      [](auto& in) { return max_unpool2d_forward(in[0], in[1], {6, 8}); },
+      {pooled.output, pooled.indices}));
+  Tensor bad = pooled.indices.clone();
+  bad.view({-1})[5].fill_(48);
+  EXPECT_THROW_MSG(max_unpool2d_forward(gpu(pooled.output), gpu(bad), {6, 8}),
+                   "Found an invalid max index: 48 (output volumes are of size 6x8");
+
+  for (double p : {2.0, 1.0, 3.0}) {
+    Tensor weight = sample({10, 4}, kFloat32, 13);
+    Tensor on_gpu = gpu(weight);
+    const Tensor rows = tensor({7, 1, 7, 3, 0});
+    embedding_renorm_(weight, rows, 1.5, p);
+    embedding_renorm_(on_gpu, gpu(rows), 1.5, p);
+    EXPECT_TRUE(all_close(host(on_gpu), weight)) << "norm " << p;
+  }
 }
 
 TEST(CudaOpsTest, FactoriesMatchTheCpu) {

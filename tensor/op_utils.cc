@@ -13,11 +13,6 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
                  a.device(), " and ", b.device(), "!");
 }
 
-void check_cpu_kernel(const char* op, const Tensor& t) {
-  TORCHLET_CHECK(t.device().is_cpu(), op, ": not available for CUDA tensors in this build (got a ",
-                 "tensor on ", t.device(), "); move it to a CPU device with .to(Device(\"cpu:0\"))");
-}
-
 void check_no_internal_overlap(const char* op, const Tensor& t) {
   for (int64_t d = 0; d < t.dim(); ++d) {
     TORCHLET_CHECK(t.stride(d) != 0 || t.size(d) <= 1, op,

@@ -13,8 +13,6 @@ void check_defined(const char* op, const Tensor& t);
 /// Throws PyTorch's "Expected all tensors to be on the same device" naming
 /// `op` and both devices.
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
-/// Throws if `t` is on a CUDA device: `op` has no CUDA kernel in this build.
-void check_cpu_kernel(const char* op, const Tensor& t);
 /// Throws if writing to `t` would write one memory location twice (an
 /// expanded tensor).
 void check_no_internal_overlap(const char* op, const Tensor& t);

@@ -457,11 +457,125 @@ Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArray
   return out;
 }
 
+namespace {
+
+// Resampling composed of tensor ops, for GPUs (Note [Composed resampling]).
+
+// A 1-D int64 index tensor on `device`.
+Tensor index_tensor(const std::vector<int64_t>& values, Device device) {
+  Tensor t = empty({static_cast<int64_t>(values.size())}, TensorOptions(kInt64));
+  std::copy(values.begin(), values.end(), static_cast<int64_t*>(t.data_ptr()));
+  return t.to(device);
+}
+
+// Weights of dim `dim` (of a rank-`rank` tensor) shaped to broadcast along it.
+Tensor weight_tensor(const std::vector<double>& values, DType dtype, Device device, int64_t dim,
+                     int64_t rank) {
+  Tensor t = empty({static_cast<int64_t>(values.size())}, TensorOptions(kFloat64));
+  std::copy(values.begin(), values.end(), static_cast<double*>(t.data_ptr()));
+  SizeVec shape(static_cast<size_t>(rank), 1);
+  shape[static_cast<size_t>(dim)] = t.numel();
+  return t.to(dtype).to(device).view(shape);
+}
+
+// `index` (1-D, along `dim`) expanded to `shape`, for scatter_add_.
+Tensor expand_index(const Tensor& index, int64_t dim, IntArrayRef shape) {
+  SizeVec view(shape.size(), 1);
+  view[static_cast<size_t>(dim)] = index.numel();
+  return index.view(view).expand(shape);
+}
+
+// g (whose dim `dim` has index.numel() entries) summed into `size` entries
+// along dim: entry i of the result adds every g entry whose index is i.
+Tensor scatter_along(const Tensor& g, int64_t dim, const Tensor& index, int64_t size) {
+  SizeVec shape(g.sizes().begin(), g.sizes().end());
+  shape[static_cast<size_t>(dim)] = size;
+  Tensor out = zeros(shape, g.options());
+  out.scatter_add_(dim, expand_index(index, dim, g.sizes()), g.contiguous());
+  return out;
+}
+
+}  // namespace
+
+// Note [Composed resampling]
+// On GPUs, resampling is composed of ops that have kernels there, with the
+// CPU kernels' tables (cpu::resample_nearest_indices, resample_linear_taps):
+// nearest is an index_select per spatial dim; bilinear is index_selects and
+// the CPU's products and sums in its order, ((row0[i0] * w0 + row0[i1] * w1)
+// * h0 + ...), so its results are the CPU's; the gradients scatter-add back
+// one dim at a time. Tested on CPU tensors against the CPU kernels.
+namespace detail {
+
+Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
+                                 absl::Span<const double> scales, ResampleMode mode,
+                                 bool align_corners) {
+  const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
+  const int64_t spatial = static_cast<int64_t>(output_size.size());
+  const int64_t first = 3 - spatial;  // Resample's index of the first spatial dim
+  if (mode == ResampleMode::kNearest) {
+    Tensor out = input;
+    for (int64_t d = 0; d < spatial; ++d) {
+      out = out.index_select(2 + d, index_tensor(cpu::resample_nearest_indices(
+                                                     r, static_cast<int>(first + d)),
+                                                 input.device()));
+    }
+    return out.contiguous();
+  }
+  const cpu::LinearTaps h = cpu::resample_linear_taps(r, 1, input.dtype());
+  const cpu::LinearTaps w = cpu::resample_linear_taps(r, 2, input.dtype());
+  const Device device = input.device();
+  const Tensor w_i0 = index_tensor(w.i0, device), w_i1 = index_tensor(w.i1, device);
+  const Tensor w0 = weight_tensor(w.w0, input.dtype(), device, 3, 4);
+  const Tensor w1 = weight_tensor(w.w1, input.dtype(), device, 3, 4);
+  auto across = [&](const Tensor& rows) {
+    return rows.index_select(3, w_i0).mul(w0).add(rows.index_select(3, w_i1).mul(w1));
+  };
+  const Tensor top = across(input.index_select(2, index_tensor(h.i0, device)));
+  const Tensor bottom = across(input.index_select(2, index_tensor(h.i1, device)));
+  return top.mul(weight_tensor(h.w0, input.dtype(), device, 2, 4))
+      .add(bottom.mul(weight_tensor(h.w1, input.dtype(), device, 2, 4)));
+}
+
+Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_shape,
+                                  absl::Span<const double> scales, ResampleMode mode,
+                                  bool align_corners) {
+  const IntArrayRef output_size = grad_output.sizes().subspan(2);
+  const cpu::Resample r = resample_geometry(input_shape, output_size, scales, align_corners);
+  const int64_t spatial = static_cast<int64_t>(output_size.size());
+  const int64_t first = 3 - spatial;
+  const Device device = grad_output.device();
+  if (mode == ResampleMode::kNearest) {
+    Tensor g = grad_output;
+    for (int64_t d = spatial - 1; d >= 0; --d) {
+      const Tensor index =
+          index_tensor(cpu::resample_nearest_indices(r, static_cast<int>(first + d)), device);
+      g = scatter_along(g, 2 + d, index, input_shape[static_cast<size_t>(2 + d)]);
+    }
+    return g;
+  }
+  const DType dtype = grad_output.dtype();
+  const cpu::LinearTaps h = cpu::resample_linear_taps(r, 1, dtype);
+  const cpu::LinearTaps w = cpu::resample_linear_taps(r, 2, dtype);
+  const int64_t in_h = input_shape[2], in_w = input_shape[3];
+  // Along the height: each output row's gradient to its two input rows.
+  const Tensor rows = scatter_along(grad_output.mul(weight_tensor(h.w0, dtype, device, 2, 4)), 2,
+                                    index_tensor(h.i0, device), in_h)
+                          .add(scatter_along(
+                              grad_output.mul(weight_tensor(h.w1, dtype, device, 2, 4)), 2,
+                              index_tensor(h.i1, device), in_h));
+  // Then along the width.
+  return scatter_along(rows.mul(weight_tensor(w.w0, dtype, device, 3, 4)), 3,
+                       index_tensor(w.i0, device), in_w)
+      .add(scatter_along(rows.mul(weight_tensor(w.w1, dtype, device, 3, 4)), 3,
+                         index_tensor(w.i1, device), in_w));
+}
+
+}  // namespace detail
+
 Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
                         absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
   const char* op = mode == ResampleMode::kNearest ? "upsample_nearest" : "upsample_bilinear2d";
   check_defined(op, input);
-  check_cpu_kernel(op, input);
   TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
                  scalar_type_name(input.dtype()), "'");
   TORCHLET_CHECK(input.dim() == static_cast<int64_t>(output_size.size()) + 2, op,
@@ -474,6 +588,9 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
   }
   TORCHLET_CHECK(positive, "Input and output sizes should be greater than 0, but got input (",
                  dhw(spatial), ") output (", dhw(output_size), ")");
+  if (input.is_cuda()) {
+    return detail::resample_forward_composed(input, output_size, scales, mode, align_corners);
+  }
   const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
   SizeVec shape{input.size(0), input.size(1)};
   shape.insert(shape.end(), output_size.begin(), output_size.end());
@@ -488,6 +605,10 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
 
 Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
+  if (grad_output.is_cuda()) {
+    return detail::resample_backward_composed(grad_output, input_shape, scales, mode,
+                                              align_corners);
+  }
   const cpu::Resample r =
       resample_geometry(input_shape, grad_output.sizes().subspan(2), scales, align_corners);
   Tensor grad_input = empty(input_shape, grad_output.options());

@@ -104,4 +104,17 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
 Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          absl::Span<const double> scales, ResampleMode mode, bool align_corners);
 
+namespace detail {
+/// resample_forward and resample_backward composed of index_select,
+/// scatter_add_ and elementwise ops (Note [Composed resampling] in
+/// tensor/pool.cc): what GPUs run, on any device's tensors. Arguments
+/// already checked.
+Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
+                                 absl::Span<const double> scales, ResampleMode mode,
+                                 bool align_corners);
+Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_shape,
+                                  absl::Span<const double> scales, ResampleMode mode,
+                                  bool align_corners);
+}  // namespace detail
+
 }  // namespace torchlet

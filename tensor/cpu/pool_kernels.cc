@@ -670,6 +670,24 @@ void upsample_nearest_backward(const Tensor& grad_input, const Tensor& grad_out,
   });
 }
 
+std::vector<int64_t> resample_nearest_indices(const Resample& r, int d) {
+  return nearest_table(r, d);
+}
+
+LinearTaps resample_linear_taps(const Resample& r, int d, DType dtype) {
+  LinearTaps taps;
+  dispatch_floating(dtype, "upsample_bilinear2d", [&](auto tag) {
+    using T = decltype(tag);
+    for (const Taps<T>& t : linear_table<T>(r, d)) {
+      taps.i0.push_back(t.i0);
+      taps.i1.push_back(t.i0 + t.step);
+      taps.w0.push_back(static_cast<double>(t.w0));
+      taps.w1.push_back(static_cast<double>(t.w1));
+    }
+  });
+  return taps;
+}
+
 void upsample_bilinear(const Tensor& out, const Tensor& input, const Resample& r) {
   dispatch_floating(input.dtype(), "upsample_bilinear2d", [&](auto tag) {
     using T = decltype(tag);

@@ -5,6 +5,7 @@
 // 2-D pools are 3-D pools with leading spatial sizes of 1.
 
 #include <cstdint>
+#include <vector>
 
 #include "tensor/tensor_body.h"
 
@@ -71,6 +72,18 @@ struct Resample {
   double scales[3] = {0, 0, 0};
   bool align_corners = false;
 };
+
+/// The input index that output index o of dim d (0 to 2, as in Resample)
+/// reads by nearest neighbour, for every o.
+std::vector<int64_t> resample_nearest_indices(const Resample& r, int d);
+/// Dim d's bilinear taps, computed in `dtype` (float32 or float64) as the
+/// kernels below compute them: output o is in[i0[o]] * w0[o] +
+/// in[i1[o]] * w1[o] (the weights are that dtype's values).
+struct LinearTaps {
+  std::vector<int64_t> i0, i1;
+  std::vector<double> w0, w1;
+};
+LinearTaps resample_linear_taps(const Resample& r, int d, DType dtype);
 
 /// out = input resampled by nearest neighbour (PyTorch 1.13's "nearest").
 void upsample_nearest(const Tensor& out, const Tensor& input, const Resample& r);

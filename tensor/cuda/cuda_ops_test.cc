@@ -139,11 +139,27 @@ TEST(CudaOpsTest, StridedRandomFillsWriteEveryElement) {
   EXPECT_GE(host(t).amin().item<double>(), 0.0);
 }
 
-TEST(CudaOpsTest, OpsWithoutACudaKernelSaySo) {
+// Note [Composed resampling]: the CPU's results, the gradients within
+// rounding of the CPU's sums.
+TEST(CudaOpsTest, ResamplingMatchesTheCpu) {
   REQUIRE_GPU();
-  const Tensor t = zeros({1, 1, 4, 4}, kGpu);
-  EXPECT_THROW_MSG(resample_forward(t, {8, 8}, {}, ResampleMode::kNearest, false),
-                   "upsample_nearest: not available for CUDA tensors in this build");
+  const Tensor x = sample({2, 3, 5, 6}, kFloat32, 14);
+  for (ResampleMode mode : {ResampleMode::kNearest, ResampleMode::kBilinear}) {
+    for (bool align_corners : {false, true}) {
+      if (mode == ResampleMode::kNearest && align_corners) continue;
+      for (const SizeVec& size : {SizeVec{10, 12}, SizeVec{3, 4}}) {
+        EXPECT_TRUE(same_on_gpu(
+            [&](auto& in) { return resample_forward(in[0], size, {-1, -1}, mode, align_corners); },
+            {x}, 0, 0));
+        const Tensor g = sample({2, 3, size[0], size[1]}, kFloat32, 15);
+        EXPECT_TRUE(same_on_gpu(
+            [&](auto& in) {
+              return resample_backward(in[0], x.sizes(), {-1, -1}, mode, align_corners);
+            },
+            {g}, 1e-5, 1e-5));
+      }
+    }
+  }
 }
 
 TEST(CudaOpsTest, IndexOpsMatchTheCpu) {

@@ -2,7 +2,6 @@
 #include "tensor/cuda/nccl.h"
 
 #include "gtest/gtest.h"
-#include "tensor/pool.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 
@@ -15,13 +14,6 @@ TEST(CudaRuntimeTest, DeviceCountIsZeroWithoutAGpuOrCudaBuild) {
   if (has_gpu()) GTEST_SKIP() << "a GPU is present";
   EXPECT_EQ(cuda::device_count(), 0);
   EXPECT_THROW(cuda::device_properties(0), Error);
-}
-
-TEST(CudaRuntimeTest, OpsOnCudaTensorsNameTheLimit) {
-  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
-  const Tensor t = zeros({1, 1, 4, 4}, Device("cuda:0"));
-  EXPECT_THROW_MSG(resample_forward(t, {8, 8}, {}, ResampleMode::kNearest, false),
-                   "upsample_nearest: not available for CUDA tensors in this build");
 }
 
 TEST(CudaRuntimeTest, ReportsDeviceProperties) {

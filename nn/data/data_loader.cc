@@ -1,5 +1,8 @@
 #include "nn/data/data_loader.h"
 
+#include "tensor/cuda/cuda_runtime.h"
+#include "tensor/warning.h"
+
 namespace torchlet::data::detail {
 
 void check_options(const DataLoaderOptions& options) {
@@ -12,6 +15,14 @@ void check_options(const DataLoaderOptions& options) {
   TORCHLET_CHECK(options.prefetch_factor > 0,
                  "prefetch_factor option should be a positive integer, but got prefetch_factor=",
                  options.prefetch_factor);
+}
+
+bool pins_batches(const DataLoaderOptions& options) {
+  if (!options.pin_memory) return false;
+  if (cuda::device_count() > 0) return true;
+  warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+       "memory won't be used.");
+  return false;
 }
 
 int64_t num_batches(int64_t dataset_size, int64_t batch_size, bool drop_last) {

@@ -33,10 +33,18 @@ struct DataLoaderOptions {
   /// Seed of the shuffling generator; unset, it is drawn from the global
   /// generator (so manual_seed fixes it too).
   std::optional<uint64_t> seed;
+  /// Each batch's tensors copied into page-locked memory where the batch is
+  /// made (a worker, with num_workers > 0), so that moving them to a GPU
+  /// with `to(device, /*non_blocking=*/true)` returns at once (see
+  /// data::pin_memory). Without a GPU, a warning, and batches as they are.
+  bool pin_memory = false;
 };
 
 namespace detail {
 void check_options(const DataLoaderOptions& options);
+/// Whether batches are pinned: options.pin_memory and a GPU present (else
+/// PyTorch's warning, once per DataLoader).
+bool pins_batches(const DataLoaderOptions& options);
 int64_t num_batches(int64_t dataset_size, int64_t batch_size, bool drop_last);
 }  // namespace detail
 
@@ -108,10 +116,11 @@ class DataLoader {
     const int64_t n = dataset_->size();
     std::vector<int64_t> order = options_.shuffle ? generator_.randperm(n) : identity(n);
     auto make_batch = [dataset = dataset_, collate = collate_, order = std::move(order),
-                       batch_size = options_.batch_size](int64_t b) {
+                       batch_size = options_.batch_size, pin = pin_](int64_t b) {
       const auto first = order.begin() + b * batch_size;
       const auto last = order.end() - first > batch_size ? first + batch_size : order.end();
-      return make(*dataset, collate, std::vector<int64_t>(first, last));
+      Batch batch = make(*dataset, collate, std::vector<int64_t>(first, last));
+      return pin ? pin_memory(std::move(batch)) : batch;
     };
     auto epoch = std::make_shared<Epoch>(std::move(make_batch), size(), options_);
     epochs_.erase(std::remove_if(epochs_.begin(), epochs_.end(),
@@ -145,6 +154,7 @@ class DataLoader {
 
   std::shared_ptr<const Dataset<ExampleT>> dataset_;
   DataLoaderOptions options_;
+  bool pin_ = detail::pins_batches(options_);
   Collate collate_;
   Generator generator_;
   std::vector<std::weak_ptr<Epoch>> epochs_;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "autograd/grad_mode.h"
 #include "gtest/gtest.h"
+#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 #include "tensor/warning.h"
@@ -378,6 +380,52 @@ TEST(DataLoaderTest, BatchTypeWithoutDefaultCollateNeedsACollate) {
   EXPECT_THROW_MSG((DataLoader<Example, int64_t>(numbered(4), batches_of(1))),
                    "DataLoader: this example type has no default_collate; pass a collate "
                    "function");
+}
+
+TEST(DataLoaderTest, PinMemoryWithoutAGpuWarnsAndLeavesBatchesAsTheyAre) {
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  std::vector<std::string> warnings;
+  WarningHandlerGuard guard([&](const std::string& message) { warnings.push_back(message); });
+  DataLoaderOptions options = batches_of(3);
+  options.pin_memory = true;
+  DataLoader<Example> loader(numbered(7), options);
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "'pin_memory' argument is set as true but no accelerator is found, then "
+                          "device pinned memory won't be used."}));
+  EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
+  EXPECT_FALSE(loader.begin()->data.is_pinned());
+}
+
+TEST(DataLoaderTest, PinMemoryPinsEveryTensorOfABatch) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU";
+  for (int64_t workers : {0, 2}) {
+    DataLoaderOptions options = batches_of(3);
+    options.pin_memory = true;
+    options.num_workers = workers;
+    DataLoader<Example> loader(numbered(7), options);
+    for (const Example& batch : loader) {
+      EXPECT_TRUE(batch.data.is_pinned());
+      EXPECT_TRUE(batch.target.is_pinned());
+    }
+    EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
+  }
+  using Nested = std::pair<std::vector<Tensor>, std::tuple<Tensor, int, std::string>>;
+  const Nested pinned =
+      pin_memory(Nested{{ones({2}), Tensor()}, {zeros({3}), 7, "label"}});
+  EXPECT_TRUE(pinned.first[0].is_pinned());
+  EXPECT_FALSE(pinned.first[1].defined());
+  EXPECT_TRUE(std::get<0>(pinned.second).is_pinned());
+  EXPECT_EQ(std::get<1>(pinned.second), 7);
+}
+
+// What is not a CPU tensor passes through, with or without a GPU.
+TEST(DataLoaderTest, PinMemoryLeavesWhatIsNotATensor) {
+  EXPECT_EQ(pin_memory(std::string("text")), "text");
+  EXPECT_EQ(pin_memory(3), 3);
+  const std::map<std::string, std::vector<Tensor>> empty_lists = {{"a", {}}, {"b", {Tensor()}}};
+  const auto same = pin_memory(empty_lists);
+  EXPECT_EQ(same.size(), 2u);
+  EXPECT_FALSE(same.at("b")[0].defined());
 }
 
 }  // namespace

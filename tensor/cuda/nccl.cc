@@ -75,7 +75,7 @@ void check_operands(const std::vector<Tensor>& tensors, bool reducing, const cha
     }
     seen.push_back(t.device().index);
   }
-  ncclDataType_t type;
+  ncclDataType_t type = ncclUint8;
   TORCHLET_CHECK(nccl_type(tensors[0].dtype(), reducing, &type), op, ": NCCL cannot ",
                  reducing ? "sum" : "copy", " ", tensors[0].dtype(), " tensors");
 }
@@ -107,7 +107,7 @@ void broadcast(const std::vector<Tensor>& tensors, int root) {
   check_operands(tensors, false, "nccl::broadcast");
   TORCHLET_CHECK(root >= 0 && root < static_cast<int>(tensors.size()),
                  "nccl::broadcast: root ", root, " out of range for ", tensors.size(), " tensors");
-  ncclDataType_t type;
+  ncclDataType_t type = ncclUint8;
   nccl_type(tensors[0].dtype(), false, &type);
   const size_t count = static_cast<size_t>(tensors[0].numel());
   Communicators& c = communicators(device_indices(tensors));
@@ -134,7 +134,7 @@ void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) {
                      output.numel() == inputs[root].numel() && output.is_contiguous(),
                  "nccl::reduce: the output must be a contiguous ", inputs[root].dtype(),
                  " tensor of ", inputs[root].numel(), " elements on ", inputs[root].device());
-  ncclDataType_t type;
+  ncclDataType_t type = ncclUint8;
   nccl_type(inputs[0].dtype(), true, &type);
   const size_t count = static_cast<size_t>(inputs[0].numel());
   Communicators& c = communicators(device_indices(inputs));

@@ -32,6 +32,7 @@ for f in "$root"/tensor/*.cc "$root"/tensor/cpu/*.cc; do
   sources+=("$f")
 done
 sources+=("$root/tensor/cuda/no_cuda.cc" "$root/tensor/cuda/no_cuda_kernels.cc"
+          "$root/tensor/cuda/matmul_flags.cc"
           "$root/nn/serialize/state_dict.cc"
           "$root/nn/serialize/safetensors.cc" "$root/nn/serialize/safetensors_fuzzer.cc")
 

@@ -3,7 +3,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -32,27 +31,6 @@ class DeviceSwitch {
 
 }  // namespace
 
-
-namespace {
-std::atomic<bool> allow_tf32{false};
-std::atomic<bool> allow_fp16_reduction{true};
-std::atomic<bool> allow_bf16_reduction{true};
-}  // namespace
-
-void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
-bool matmul_allow_tf32() { return allow_tf32.load(std::memory_order_relaxed); }
-void set_matmul_allow_fp16_reduced_precision_reduction(bool allow) {
-  allow_fp16_reduction.store(allow, std::memory_order_relaxed);
-}
-bool matmul_allow_fp16_reduced_precision_reduction() {
-  return allow_fp16_reduction.load(std::memory_order_relaxed);
-}
-void set_matmul_allow_bf16_reduced_precision_reduction(bool allow) {
-  allow_bf16_reduction.store(allow, std::memory_order_relaxed);
-}
-bool matmul_allow_bf16_reduced_precision_reduction() {
-  return allow_bf16_reduction.load(std::memory_order_relaxed);
-}
 
 int device_count() {
   // Probed once: no driver, no GPU or a driver too old for this runtime all
@@ -168,22 +146,24 @@ void synchronize(int index) {
   check(cudaDeviceSynchronize(), "cuda::synchronize");
 }
 
+namespace {
+cudaMemcpyKind memcpy_kind(CopyKind kind) {
+  return kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
+         : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
+                                           : cudaMemcpyDeviceToDevice;
+}
+}  // namespace
+
 void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index) {
   if (nbytes == 0) return;
   DeviceSwitch guard(device_index);
-  const cudaMemcpyKind k = kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
-                           : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
-                                                             : cudaMemcpyDeviceToDevice;
-  check(cudaMemcpy(dst, src, nbytes, k), "cudaMemcpy");
+  check(cudaMemcpy(dst, src, nbytes, memcpy_kind(kind)), "cudaMemcpy");
 }
 
 void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int index) {
   if (nbytes == 0) return;
   DeviceSwitch guard(index);
-  const cudaMemcpyKind k = kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
-                           : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
-                                                             : cudaMemcpyDeviceToDevice;
-  check(cudaMemcpyAsync(dst, src, nbytes, k, nullptr), "cudaMemcpyAsync");
+  check(cudaMemcpyAsync(dst, src, nbytes, memcpy_kind(kind), nullptr), "cudaMemcpyAsync");
 }
 
 void* host_allocate(size_t nbytes) {

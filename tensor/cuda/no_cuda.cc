@@ -1,8 +1,6 @@
 // The CUDA runtime interface in a build without --config=cuda: no devices.
 #include "tensor/cuda/cuda_runtime.h"
 
-#include <atomic>
-
 #include "tensor/error.h"
 
 namespace torchlet::cuda {
@@ -14,27 +12,6 @@ namespace {
 }
 
 }  // namespace
-
-namespace {
-std::atomic<bool> allow_tf32{false};
-std::atomic<bool> allow_fp16_reduction{true};
-std::atomic<bool> allow_bf16_reduction{true};
-}  // namespace
-
-void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
-bool matmul_allow_tf32() { return allow_tf32.load(std::memory_order_relaxed); }
-void set_matmul_allow_fp16_reduced_precision_reduction(bool allow) {
-  allow_fp16_reduction.store(allow, std::memory_order_relaxed);
-}
-bool matmul_allow_fp16_reduced_precision_reduction() {
-  return allow_fp16_reduction.load(std::memory_order_relaxed);
-}
-void set_matmul_allow_bf16_reduced_precision_reduction(bool allow) {
-  allow_bf16_reduction.store(allow, std::memory_order_relaxed);
-}
-bool matmul_allow_bf16_reduced_precision_reduction() {
-  return allow_bf16_reduction.load(std::memory_order_relaxed);
-}
 
 int device_count() { return 0; }
 DeviceProperties device_properties(int) { not_built("cuda::device_properties"); }

@@ -1,0 +1,29 @@
+// The GPU products' precision switches (tensor/cuda/cuda_runtime.h), the
+// same with or without --config=cuda.
+#include <atomic>
+
+#include "tensor/cuda/cuda_runtime.h"
+
+namespace torchlet::cuda {
+namespace {
+std::atomic<bool> allow_tf32{false};
+std::atomic<bool> allow_fp16_reduction{true};
+std::atomic<bool> allow_bf16_reduction{true};
+}  // namespace
+
+void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
+bool matmul_allow_tf32() { return allow_tf32.load(std::memory_order_relaxed); }
+void set_matmul_allow_fp16_reduced_precision_reduction(bool allow) {
+  allow_fp16_reduction.store(allow, std::memory_order_relaxed);
+}
+bool matmul_allow_fp16_reduced_precision_reduction() {
+  return allow_fp16_reduction.load(std::memory_order_relaxed);
+}
+void set_matmul_allow_bf16_reduced_precision_reduction(bool allow) {
+  allow_bf16_reduction.store(allow, std::memory_order_relaxed);
+}
+bool matmul_allow_bf16_reduced_precision_reduction() {
+  return allow_bf16_reduction.load(std::memory_order_relaxed);
+}
+
+}  // namespace torchlet::cuda

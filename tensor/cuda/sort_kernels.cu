@@ -31,13 +31,14 @@ __global__ void lane_positions_kernel(int64_t* out, int64_t rows, int64_t n, int
   if (blockIdx.x == 0 && threadIdx.x == 0) offsets[rows] = static_cast<int>(rows * n);
 }
 
+// Sorts, or with a.temp null only sets `bytes` to the scratch the sort
+// needs (CUB's convention); `bytes` is the scratch's size otherwise.
 template <typename T>
-cudaError_t sort_pairs(const SortArgs& a) {
+cudaError_t sort_pairs(const SortArgs& a, size_t& bytes) {
   const T* keys_in = static_cast<const T*>(a.keys_in);
   T* keys_out = static_cast<T*>(a.keys_out);
   const int items = static_cast<int>(a.rows * a.n);
   const int segments = static_cast<int>(a.rows);
-  size_t bytes = a.temp_bytes;
   if (a.rows == 1) {
     // One lane: the device-wide sort (the segmented one gives a segment a
     // single block).
@@ -91,39 +92,13 @@ cudaError_t launch_lane_positions(int64_t* positions, int* offsets, int64_t rows
 
 cudaError_t sort_temp_bytes(DType dtype, SortArgs args, size_t* bytes) {
   args.temp = nullptr;
-  return dispatch_keys(dtype, [&](auto tag) -> cudaError_t {
-    using T = decltype(tag);
-    size_t b = 0;
-    const T* keys_in = static_cast<const T*>(args.keys_in);
-    T* keys_out = static_cast<T*>(args.keys_out);
-    const int items = static_cast<int>(args.rows * args.n);
-    const int segments = static_cast<int>(args.rows);
-    cudaError_t status;
-    if (args.rows == 1) {
-      status = args.descending
-                   ? cub::DeviceRadixSort::SortPairsDescending(nullptr, b, keys_in, keys_out,
-                                                               args.positions_in,
-                                                               args.positions_out, items)
-                   : cub::DeviceRadixSort::SortPairs(nullptr, b, keys_in, keys_out,
-                                                     args.positions_in, args.positions_out,
-                                                     items);
-    } else {
-      status = args.descending
-                   ? cub::DeviceSegmentedRadixSort::SortPairsDescending(
-                         nullptr, b, keys_in, keys_out, args.positions_in, args.positions_out,
-                         items, segments, args.offsets, args.offsets + 1)
-                   : cub::DeviceSegmentedRadixSort::SortPairs(
-                         nullptr, b, keys_in, keys_out, args.positions_in, args.positions_out,
-                         items, segments, args.offsets, args.offsets + 1);
-    }
-    *bytes = b;
-    return status;
-  });
+  return dispatch_keys(dtype, [&](auto tag) { return sort_pairs<decltype(tag)>(args, *bytes); });
 }
 
 cudaError_t launch_sort_pairs(DType dtype, const SortArgs& args) {
   if (args.rows * args.n == 0) return cudaSuccess;
-  return dispatch_keys(dtype, [&](auto tag) { return sort_pairs<decltype(tag)>(args); });
+  size_t bytes = args.temp_bytes;
+  return dispatch_keys(dtype, [&](auto tag) { return sort_pairs<decltype(tag)>(args, bytes); });
 }
 
 }  // namespace torchlet::cuda

@@ -1,0 +1,140 @@
+// The CPU GEMM kernels (tensor/cpu/gemm.h) called directly, against a
+// double-precision triple loop: both layouts of A and B with leading
+// dimensions past the matrix, sizes on both sides of the vector widths and of
+// the small-product path, alpha and beta. The split across threads is
+// covered by linalg_test (LargeMmSplitsAcrossThreads).
+#include "tensor/cpu/gemm.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace torchlet::cpu {
+namespace {
+
+// A matrix of random values laid out row- or column-major with a leading
+// dimension larger than the matrix (so strides are not the sizes).
+struct Operand {
+  Operand(int64_t rows, int64_t cols, bool row_major, std::mt19937& rng)
+      : rows(rows), cols(cols), row_major(row_major) {
+    ld = (row_major ? cols : rows) + 3;
+    data.resize((row_major ? rows : cols) * ld);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (float& v : data) v = dist(rng);
+  }
+  int64_t row_stride() const { return row_major ? ld : 1; }
+  int64_t col_stride() const { return row_major ? 1 : ld; }
+  float at(int64_t i, int64_t j) const { return data[i * row_stride() + j * col_stride()]; }
+  int64_t rows, cols, ld;
+  bool row_major;
+  std::vector<float> data;
+};
+
+struct Product {
+  Product(int64_t m, int64_t n, int64_t k, bool a_row_major, bool b_row_major, uint32_t seed = 1)
+      : rng(seed), a(m, k, a_row_major, rng), b(k, n, b_row_major, rng), m(m), n(n), k(k) {
+    ldc = n + 5;
+    c.assign(m * ldc, 0.25f);
+  }
+  GemmArgs args(double alpha, double beta) {
+    return GemmArgs{m,           n, k, a.data.data(), a.row_stride(), a.col_stride(), b.data.data(),
+                    b.row_stride(), b.col_stride(), c.data(), ldc, alpha, beta};
+  }
+  // alpha * A @ B + beta * C0 in double, with C0 the matrix's current values.
+  std::vector<double> reference(double alpha, double beta) const {
+    std::vector<double> out(m * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p) sum += double{a.at(i, p)} * b.at(p, j);
+        out[i * n + j] = alpha * sum + (beta == 0 ? 0.0 : beta * c[i * ldc + j]);
+      }
+    }
+    return out;
+  }
+  std::mt19937 rng;
+  Operand a, b;
+  int64_t m, n, k, ldc;
+  std::vector<float> c;
+};
+
+// Every element within float32 rounding of the reference; the padding
+// columns of C untouched.
+void expect_matches(const Product& p, const std::vector<double>& want, float padding) {
+  const double tolerance = 1e-6 * (4 + p.k);
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n; ++j) {
+      ASSERT_NEAR(p.c[i * p.ldc + j], want[i * p.n + j], tolerance)
+          << "C[" << i << ", " << j << "] of " << p.m << "x" << p.k << " @ " << p.k << "x" << p.n
+          << (p.a.row_major ? " A row-major" : " A column-major")
+          << (p.b.row_major ? ", B row-major" : ", B column-major");
+    }
+    for (int64_t j = p.n; j < p.ldc; ++j) ASSERT_EQ(p.c[i * p.ldc + j], padding) << "padding written";
+  }
+}
+
+TEST(GemmTest, Float32MatchesTheReferenceAcrossTileAndBlockEdgesInEveryLayout) {
+  // Sizes around the vector widths (8 and 16 floats), small products (at
+  // most 4096 multiply-adds, their own kernel) and Eigen's blocking.
+  for (int64_t m : {1, 7, 8, 9, 17, 40, 129}) {
+    for (int64_t n : {5, 31, 32, 33, 64, 97}) {
+      for (int64_t k : {3, 16, 127, 128, 129, 300}) {
+        for (bool a_row_major : {true, false}) {
+          for (bool b_row_major : {true, false}) {
+            Product p(m, n, k, a_row_major, b_row_major);
+            const std::vector<double> want = p.reference(1, 0);
+            gemm_serial(p.args(1, 0), /*dtype_is_double=*/false);
+            expect_matches(p, want, 0.25f);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmTest, BetaZeroIgnoresWhatCHolds) {
+  Product p(20, 70, 50, true, false);
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n; ++j) p.c[i * p.ldc + j] = std::numeric_limits<float>::quiet_NaN();
+  }
+  const std::vector<double> want = p.reference(1, 0);
+  gemm_serial(p.args(1, 0), false);
+  expect_matches(p, want, 0.25f);
+}
+
+TEST(GemmTest, AlphaAndBetaScaleTheProductAndC) {
+  for (double beta : {1.0, 0.5, -2.0}) {
+    Product p(33, 65, 200, false, true);
+    for (size_t i = 0; i < p.c.size(); ++i) p.c[i] = static_cast<float>(i % 7) - 3;
+    const std::vector<double> want = p.reference(2.5, beta);
+    gemm_serial(p.args(2.5, beta), false);
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        ASSERT_NEAR(p.c[i * p.ldc + j], want[i * p.n + j], 1e-4) << "beta " << beta;
+      }
+    }
+  }
+}
+
+TEST(GemmTest, Float64MatchesTheReference) {
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  const int64_t m = 37, n = 45, k = 130;
+  std::vector<double> a(m * k), b(k * n), c(m * n);
+  for (double& v : a) v = dist(rng);
+  for (double& v : b) v = dist(rng);
+  gemm(GemmArgs{m, n, k, a.data(), k, 1, b.data(), 1, k, c.data(), n, 1, 0}, true);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[j * k + p];
+      ASSERT_NEAR(c[i * n + j], sum, 1e-12);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace torchlet::cpu

@@ -14,6 +14,7 @@
 #include "nn/functional/functional.h"
 #include "nn/nn.h"
 #include "nn/optim/optim.h"
+#include "tensor/conv.h"
 #include "tensor/cuda/cuda_runtime.h"
 
 namespace torchlet {
@@ -90,8 +91,7 @@ void BM_CopyLarge(benchmark::State& state) {
 BENCHMARK(BM_CopyLarge)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // examples/lenet_benchmark.cc's step (SGD with momentum, batch 64) on cuda:0.
-void BM_LenetStep(benchmark::State& state) {
-  if (skip_without_gpu(state)) return;
+void lenet_steps(benchmark::State& state) {
   manual_seed(0);
   nn::Sequential net = examples::make_lenet();
   net->to(kGpu);
@@ -106,7 +106,55 @@ void BM_LenetStep(benchmark::State& state) {
     benchmark::DoNotOptimize(loss.item<float>());
   }
 }
+
+void BM_LenetStep(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  lenet_steps(state);
+}
 BENCHMARK(BM_LenetStep)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The same step with its convolutions through cuDNN (cuda::set_cudnn_enabled).
+void BM_LenetStepCudnn(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  if (!cuda::cudnn_is_available()) {
+    state.SkipWithError("libcudnn.so.9 not found");
+    return;
+  }
+  cuda::set_cudnn_enabled(true);
+  lenet_steps(state);
+  cuda::set_cudnn_enabled(false);
+}
+BENCHMARK(BM_LenetStepCudnn)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32), forward and
+// both gradients, through im2col + cuBLAS (0) and cuDNN (1).
+void BM_Conv2dFwdBwd(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const bool cudnn = state.range(0) == 1;
+  if (cudnn && !cuda::cudnn_is_available()) {
+    state.SkipWithError("libcudnn.so.9 not found");
+    return;
+  }
+  cuda::set_cudnn_enabled(cudnn);
+  manual_seed(0);
+  ConvParams p;
+  p.stride = {1, 1};
+  p.padding = {1, 1};
+  p.dilation = {1, 1};
+  p.output_padding = {0, 0};
+  const Tensor x = randn({32, 64, 56, 56}).to(kGpu);
+  const Tensor w = randn({64, 64, 3, 3}).to(kGpu);
+  const Tensor g = randn({32, 64, 56, 56}).to(kGpu);
+  ConvParams t = p;
+  t.transposed = true;
+  time_batches(state, [&] {
+    benchmark::DoNotOptimize(convolution(x, w, Tensor(), p).data_ptr());
+    benchmark::DoNotOptimize(convolution_backward_weight(x, g, w.sizes(), p).data_ptr());
+    benchmark::DoNotOptimize(convolution(g, w, Tensor(), t).data_ptr());
+  });
+  cuda::set_cudnn_enabled(false);
+}
+BENCHMARK(BM_Conv2dFwdBwd)->Arg(0)->Arg(1)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace torchlet

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/conv.h"
+#include "tensor/cuda/cudnn_conv.h"
 #include "tensor/nn_kernels.h"
 #include "tensor/norm.h"
 #include "tensor/pool.h"
@@ -816,8 +817,9 @@ TEST(CudaOpsTest, FusedOptimizerUpdatesMatchTheCpu) {
   });
 }
 
-TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
-  REQUIRE_GPU();
+// Convolutions of every kind, and their two gradients (the weight's, and
+// the input's as the transposed convolution), on the GPU and the CPU.
+void expect_convolutions_match_the_cpu() {
   struct Case {
     SizeVec input, weight;
     ConvParams params;
@@ -834,9 +836,21 @@ TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
   ConvParams grouped = plain;
   grouped.padding = {0, 0};
   grouped.groups = 2;
+  ConvParams one_d;
+  one_d.stride = {2};
+  one_d.padding = {1};
+  one_d.dilation = {1};
+  one_d.output_padding = {0};
+  ConvParams three_d;
+  three_d.stride = {1, 2, 1};
+  three_d.padding = {1, 0, 1};
+  three_d.dilation = {1, 1, 2};
+  three_d.output_padding = {0, 0, 0};
   for (const Case& c : {Case{{4, 1, 28, 28}, {6, 1, 5, 5}, plain},
                         Case{{3, 4, 11, 9}, {5, 4, 3, 3}, strided},
-                        Case{{2, 4, 7, 7}, {6, 2, 3, 3}, grouped}}) {
+                        Case{{2, 4, 7, 7}, {6, 2, 3, 3}, grouped},
+                        Case{{3, 4, 17}, {6, 4, 3}, one_d},
+                        Case{{2, 3, 5, 6, 7}, {4, 3, 3, 2, 3}, three_d}}) {
     for (DType dtype : {kFloat32, kFloat64}) {
       const Tensor x = sample(c.input, dtype, 28);
       const Tensor w = sample(c.weight, dtype, 29);
@@ -859,6 +873,98 @@ TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
           << shape_str(c.input) << " " << dtype;
     }
   }
+}
+
+TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
+  REQUIRE_GPU();
+  ASSERT_FALSE(cuda::cudnn_enabled());  // im2col + cuBLAS
+  expect_convolutions_match_the_cpu();
+}
+
+// The same through cuDNN, with float32 kept exact (no TF32), then with only
+// deterministic algorithms.
+TEST(CudaOpsTest, CudnnConvolutionsAndTheirGradientsMatchTheCpu) {
+  REQUIRE_GPU();
+  if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
+  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_allow_tf32(false);
+  expect_convolutions_match_the_cpu();
+  cuda::set_cudnn_deterministic(true);
+  expect_convolutions_match_the_cpu();
+  cuda::set_cudnn_deterministic(false);
+  cuda::set_cudnn_allow_tf32(true);
+  cuda::set_cudnn_enabled(false);
+}
+
+// Without a GPU: the descriptors made for a geometry describe it (cuDNN
+// derives the geometry's own output shape from them), for 1-, 2- and 3-d
+// convolutions with strides, padding, dilation and groups.
+TEST(CudaOpsTest, CudnnDescriptorsDescribeTheGeometry) {
+  if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found (or no --config=cuda)";
+  struct Case {
+    cpu::ConvGeometry g;
+    std::vector<int64_t> want;
+  };
+  const auto geometry = [](int64_t batch, int64_t cin, int64_t cout, int64_t groups,
+                           std::array<int64_t, 3> input, std::array<int64_t, 3> output,
+                           std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride,
+                           std::array<int64_t, 3> padding, std::array<int64_t, 3> dilation) {
+    cpu::ConvGeometry g;
+    g.batch = batch;
+    g.in_channels = cin;
+    g.out_channels = cout;
+    g.groups = groups;
+    g.input = input;
+    g.output = output;
+    g.kernel = kernel;
+    g.stride = stride;
+    g.padding = padding;
+    g.dilation = dilation;
+    return g;
+  };
+  const std::vector<Case> cases = {
+      // LeNet's first layer: 28x28, kernel 5, padding 2.
+      {geometry(64, 1, 6, 1, {1, 28, 28}, {1, 28, 28}, {1, 5, 5}, {1, 1, 1}, {0, 2, 2}, {1, 1, 1}),
+       {64, 6, 28, 28}},
+      // Strided and dilated: (11 + 2 - 3) / 2 + 1 = 6 rows, 9 - 2 * 2 = 5 columns.
+      {geometry(3, 4, 5, 1, {1, 11, 9}, {1, 6, 5}, {1, 3, 3}, {1, 2, 1}, {0, 1, 0}, {1, 1, 2}),
+       {3, 5, 6, 5}},
+      // Two groups.
+      {geometry(2, 4, 6, 2, {1, 7, 7}, {1, 5, 5}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}),
+       {2, 6, 5, 5}},
+      // 1-d, as 2-d with a height of 1: (17 + 2 - 3) / 2 + 1 = 9.
+      {geometry(3, 4, 6, 1, {1, 1, 17}, {1, 1, 9}, {1, 1, 3}, {1, 1, 2}, {0, 0, 1}, {1, 1, 1}),
+       {3, 6, 1, 9}},
+      // 3-d.
+      {geometry(2, 3, 4, 1, {5, 6, 7}, {5, 3, 5}, {3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}),
+       {2, 4, 5, 3, 5}},
+  };
+  for (const Case& c : cases) {
+    for (DType dtype : {kFloat32, kFloat64}) {
+      EXPECT_EQ(cuda::cudnn_output_shape(c.g, dtype), c.want) << dtype;
+    }
+  }
+}
+
+// A LeNet-sized convolution again after the first call takes the remembered
+// algorithm and gives the same result bit for bit.
+TEST(CudaOpsTest, CudnnConvolutionRepeatsItsResult) {
+  REQUIRE_GPU();
+  if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
+  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_allow_tf32(false);
+  ConvParams p;
+  p.stride = {1, 1};
+  p.padding = {2, 2};
+  p.dilation = {1, 1};
+  p.output_padding = {0, 0};
+  const Tensor x = gpu(sample({64, 1, 28, 28}, kFloat32, 40));
+  const Tensor w = gpu(sample({6, 1, 5, 5}, kFloat32, 41));
+  const Tensor first = host(convolution(x, w, Tensor(), p));
+  const Tensor second = host(convolution(x, w, Tensor(), p));
+  cuda::set_cudnn_allow_tf32(true);
+  cuda::set_cudnn_enabled(false);
+  EXPECT_EQ(testing::values(first), testing::values(second));
 }
 
 TEST(CudaOpsTest, Im2colAndCol2imMatchTheCpu) {

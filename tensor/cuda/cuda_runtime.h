@@ -61,6 +61,25 @@ bool matmul_allow_fp16_reduced_precision_reduction();
 void set_matmul_allow_bf16_reduced_precision_reduction(bool allow);
 bool matmul_allow_bf16_reduced_precision_reduction();
 
+/// Whether convolutions on GPUs go through cuDNN where its library
+/// (libcudnn.so.9) can be loaded (torch.backends.cudnn.enabled); otherwise,
+/// and for shapes no cuDNN algorithm takes, they run as im2col + cuBLAS.
+/// Off by default in this version: the im2col path is the measured one.
+void set_cudnn_enabled(bool enabled);
+bool cudnn_enabled();
+/// Whether cuDNN may use TF32 tensor cores for float32 convolutions
+/// (torch.backends.cudnn.allow_tf32): on by default, as in PyTorch.
+void set_cudnn_allow_tf32(bool allow);
+bool cudnn_allow_tf32();
+/// Whether cuDNN convolutions must be deterministic
+/// (torch.backends.cudnn.deterministic): off by default.
+void set_cudnn_deterministic(bool deterministic);
+bool cudnn_deterministic();
+/// Whether libcudnn of a usable version was found (always false without
+/// --config=cuda), and its version (e.g. 91900 for 9.19.0), else 0.
+bool cudnn_is_available();
+int cudnn_version();
+
 /// Waits until every kernel and copy queued on GPU `index` has finished
 /// (torch.cuda.synchronize); reports an error a kernel raised meanwhile.
 void synchronize(int index);

@@ -57,6 +57,31 @@ TEST(CudaRuntimeTest, Tf32IsOffUntilAllowed) {
   cuda::set_matmul_allow_tf32(false);
 }
 
+TEST(CudaRuntimeTest, CudnnSwitchesStartAsDocumentedAndKeepWhatIsSet) {
+  EXPECT_FALSE(cuda::cudnn_enabled());
+  EXPECT_TRUE(cuda::cudnn_allow_tf32());
+  EXPECT_FALSE(cuda::cudnn_deterministic());
+  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_allow_tf32(false);
+  cuda::set_cudnn_deterministic(true);
+  EXPECT_TRUE(cuda::cudnn_enabled());
+  EXPECT_FALSE(cuda::cudnn_allow_tf32());
+  EXPECT_TRUE(cuda::cudnn_deterministic());
+  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_allow_tf32(true);
+  cuda::set_cudnn_deterministic(false);
+}
+
+// Without --config=cuda, or where libcudnn.so.9 is not found, cuDNN is
+// unavailable and its version 0; where it is found, a version 9.x.
+TEST(CudaRuntimeTest, CudnnVersionIsThatOfTheLibraryFoundOrZero) {
+  if (cuda::cudnn_is_available()) {
+    EXPECT_EQ(cuda::cudnn_version() / 10000, 9);
+  } else {
+    EXPECT_EQ(cuda::cudnn_version(), 0);
+  }
+}
+
 TEST(CudaRuntimeTest, ReducedPrecisionSumsAreAllowedUntilTurnedOff) {
   EXPECT_TRUE(cuda::matmul_allow_fp16_reduced_precision_reduction());
   EXPECT_TRUE(cuda::matmul_allow_bf16_reduced_precision_reduction());

@@ -15,6 +15,7 @@
 
 #include "tensor/cpu/loops.h"
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/cudnn_conv.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
 #include "tensor/error.h"
@@ -974,6 +975,12 @@ void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
                   const Tensor& bias, const cpu::ConvGeometry& g) {
   check_dtype("convolution", input.dtype());
   DeviceScope scope(device_of(out));
+  if (cudnn_conv_forward(out, input, weight, g)) {
+    if (bias.defined()) {
+      out.view({g.batch, g.out_channels, prod3(g.output)}).add_(bias.view({1, g.out_channels, 1}));
+    }
+    return;
+  }
   const Tensor columns = columns_for(g, input);
   cuda::im2col(columns, input, g);
   const ConvDims d = conv_dims(g, input);
@@ -1005,6 +1012,7 @@ void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const
                          const cpu::ConvGeometry& g) {
   check_dtype("convolution_backward", grad_out.dtype());
   DeviceScope scope(device_of(grad_input));
+  if (cudnn_conv_backward_input(grad_input, grad_out, weight, g)) return;
   const Tensor columns = columns_for(g, grad_out);
   const ConvDims d = conv_dims(g, grad_out);
   // columns_n,g [ck_g, plane] = W_g^T [ck_g, out_g] @ grad_out_n,g [out_g, plane].
@@ -1033,6 +1041,7 @@ void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, con
                           const cpu::ConvGeometry& g) {
   check_dtype("convolution_backward", input.dtype());
   DeviceScope scope(device_of(grad_weight));
+  if (cudnn_conv_backward_weight(grad_weight, grad_out, input, g)) return;
   const Tensor columns = columns_for(g, input);
   cuda::im2col(columns, input, g);
   const ConvDims d = conv_dims(g, input);

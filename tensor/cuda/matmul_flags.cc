@@ -1,5 +1,5 @@
-// The GPU products' precision switches (tensor/cuda/cuda_runtime.h), the
-// same with or without --config=cuda.
+// The GPU products' and convolutions' switches (tensor/cuda/cuda_runtime.h),
+// the same with or without --config=cuda.
 #include <atomic>
 
 #include "tensor/cuda/cuda_runtime.h"
@@ -9,6 +9,9 @@ namespace {
 std::atomic<bool> allow_tf32{false};
 std::atomic<bool> allow_fp16_reduction{true};
 std::atomic<bool> allow_bf16_reduction{true};
+std::atomic<bool> cudnn_on{false};
+std::atomic<bool> cudnn_tf32{true};
+std::atomic<bool> cudnn_deterministic_only{false};
 }  // namespace
 
 void set_matmul_allow_tf32(bool allow) { allow_tf32.store(allow, std::memory_order_relaxed); }
@@ -25,5 +28,14 @@ void set_matmul_allow_bf16_reduced_precision_reduction(bool allow) {
 bool matmul_allow_bf16_reduced_precision_reduction() {
   return allow_bf16_reduction.load(std::memory_order_relaxed);
 }
+
+void set_cudnn_enabled(bool enabled) { cudnn_on.store(enabled, std::memory_order_relaxed); }
+bool cudnn_enabled() { return cudnn_on.load(std::memory_order_relaxed); }
+void set_cudnn_allow_tf32(bool allow) { cudnn_tf32.store(allow, std::memory_order_relaxed); }
+bool cudnn_allow_tf32() { return cudnn_tf32.load(std::memory_order_relaxed); }
+void set_cudnn_deterministic(bool deterministic) {
+  cudnn_deterministic_only.store(deterministic, std::memory_order_relaxed);
+}
+bool cudnn_deterministic() { return cudnn_deterministic_only.load(std::memory_order_relaxed); }
 
 }  // namespace torchlet::cuda

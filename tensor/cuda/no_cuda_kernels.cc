@@ -1,6 +1,8 @@
 // tensor/cuda/kernels.h in a build without --config=cuda. No CUDA tensor can
 // exist there (no device cuda:N does), so these are never reached; they
 // throw rather than guess.
+#include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/cudnn_conv.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/error.h"
 
@@ -13,6 +15,21 @@ namespace {
 }
 
 }  // namespace
+
+bool cudnn_is_available() { return false; }
+int cudnn_version() { return 0; }
+bool cudnn_conv_forward(const Tensor&, const Tensor&, const Tensor&, const cpu::ConvGeometry&) {
+  return false;
+}
+bool cudnn_conv_backward_input(const Tensor&, const Tensor&, const Tensor&,
+                               const cpu::ConvGeometry&) {
+  return false;
+}
+bool cudnn_conv_backward_weight(const Tensor&, const Tensor&, const Tensor&,
+                                const cpu::ConvGeometry&) {
+  return false;
+}
+std::vector<int64_t> cudnn_output_shape(const cpu::ConvGeometry&, DType) { return {}; }
 
 void copy(const Tensor&, const Tensor&) { not_built("copy_"); }
 void fill(const Tensor&, Scalar) { not_built("fill_"); }

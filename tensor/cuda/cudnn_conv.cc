@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/device_scope.h"
 #include "tensor/error.h"
 
 #define TORCHLET_STRINGIFY_(x) #x
@@ -106,25 +107,6 @@ void check(cudnnStatus_t status, const char* what) {
   TORCHLET_CHECK(status == CUDNN_STATUS_SUCCESS, what, ": cuDNN error: ",
                  cudnn().cudnnGetErrorString(status));
 }
-
-// Makes GPU `index` current for a scope.
-class DeviceScope {
- public:
-  explicit DeviceScope(int index) {
-    cudaGetDevice(&previous_);
-    if (previous_ != index) cudaSetDevice(index);
-  }
-  ~DeviceScope() {
-    int now = 0;
-    cudaGetDevice(&now);
-    if (now != previous_) cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 // One handle per thread and GPU, kept for the process (as the cuBLAS
 // handles in kernels.cc, for the same reasons).

@@ -15,6 +15,7 @@
 
 #include "tensor/cpu/loops.h"
 #include "tensor/cuda/cuda_runtime.h"
+#include "tensor/cuda/device_scope.h"
 #include "tensor/cuda/cudnn_conv.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
@@ -24,25 +25,6 @@
 
 namespace torchlet::cuda {
 namespace {
-
-// Makes GPU `index` current for a scope.
-class DeviceScope {
- public:
-  explicit DeviceScope(int index) {
-    cudaGetDevice(&previous_);
-    if (previous_ != index) cudaSetDevice(index);
-  }
-  ~DeviceScope() {
-    int now = 0;
-    cudaGetDevice(&now);
-    if (now != previous_) cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 void check_launch(cudaError_t status, const char* op) {
   TORCHLET_CHECK(status == cudaSuccess, op, ": CUDA kernel launch failed: ",

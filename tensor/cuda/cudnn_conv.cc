@@ -49,30 +49,30 @@ namespace {
 // The cuDNN functions used here, resolved from libcudnn at run time: cuDNN
 // is optional (convolutions fall back to im2col + cuBLAS without it), so
 // no binary needs it to start.
-#define TORCHLET_CUDNN_FUNCTIONS(X)                                                          \
-  X(cudnnGetVersion)                                                                         \
-  X(cudnnGetErrorString)                                                                     \
-  X(cudnnCreate)                                                                             \
-  X(cudnnCreateTensorDescriptor)                                                             \
-  X(cudnnDestroyTensorDescriptor)                                                            \
-  X(cudnnSetTensorNdDescriptor)                                                              \
-  X(cudnnCreateFilterDescriptor)                                                             \
-  X(cudnnDestroyFilterDescriptor)                                                            \
-  X(cudnnSetFilterNdDescriptor)                                                              \
-  X(cudnnCreateConvolutionDescriptor)                                                        \
-  X(cudnnDestroyConvolutionDescriptor)                                                       \
-  X(cudnnSetConvolutionNdDescriptor)                                                         \
-  X(cudnnSetConvolutionGroupCount)                                                           \
-  X(cudnnSetConvolutionMathType)                                                             \
-  X(cudnnGetConvolutionNdForwardOutputDim)                                                   \
-  X(cudnnGetConvolutionForwardAlgorithm_v7)                                                  \
-  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)                                             \
-  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)                                           \
-  X(cudnnGetConvolutionForwardWorkspaceSize)                                                 \
-  X(cudnnGetConvolutionBackwardDataWorkspaceSize)                                            \
-  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)                                          \
-  X(cudnnConvolutionForward)                                                                 \
-  X(cudnnConvolutionBackwardData)                                                            \
+#define TORCHLET_CUDNN_FUNCTIONS(X)                 \
+  X(cudnnGetVersion)                                \
+  X(cudnnGetErrorString)                            \
+  X(cudnnCreate)                                    \
+  X(cudnnCreateTensorDescriptor)                    \
+  X(cudnnDestroyTensorDescriptor)                   \
+  X(cudnnSetTensorNdDescriptor)                     \
+  X(cudnnCreateFilterDescriptor)                    \
+  X(cudnnDestroyFilterDescriptor)                   \
+  X(cudnnSetFilterNdDescriptor)                     \
+  X(cudnnCreateConvolutionDescriptor)               \
+  X(cudnnDestroyConvolutionDescriptor)              \
+  X(cudnnSetConvolutionNdDescriptor)                \
+  X(cudnnSetConvolutionGroupCount)                  \
+  X(cudnnSetConvolutionMathType)                    \
+  X(cudnnGetConvolutionNdForwardOutputDim)          \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)         \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)    \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)  \
+  X(cudnnGetConvolutionForwardWorkspaceSize)        \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)   \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize) \
+  X(cudnnConvolutionForward)                        \
+  X(cudnnConvolutionBackwardData)                   \
   X(cudnnConvolutionBackwardFilter)
 
 struct Api {
@@ -86,8 +86,8 @@ const Api* load_api() {
   void* lib = dlopen("libcudnn.so." TORCHLET_CUDNN_MAJOR_STRING, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) return nullptr;
   auto api = std::make_unique<Api>();
-#define TORCHLET_CUDNN_RESOLVE(name)                                     \
-  api->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));    \
+#define TORCHLET_CUDNN_RESOLVE(name)                                  \
+  api->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
   if (api->name == nullptr) return nullptr;
   TORCHLET_CUDNN_FUNCTIONS(TORCHLET_CUDNN_RESOLVE)
 #undef TORCHLET_CUDNN_RESOLVE
@@ -104,8 +104,8 @@ const Api* api() {
 const Api& cudnn() { return *api(); }
 
 void check(cudnnStatus_t status, const char* what) {
-  TORCHLET_CHECK(status == CUDNN_STATUS_SUCCESS, what, ": cuDNN error: ",
-                 cudnn().cudnnGetErrorString(status));
+  TORCHLET_CHECK(status == CUDNN_STATUS_SUCCESS, what,
+                 ": cuDNN error: ", cudnn().cudnnGetErrorString(status));
 }
 
 // One handle per thread and GPU, kept for the process (as the cuBLAS
@@ -163,17 +163,18 @@ struct Problem {
     set_contiguous(input.get(), data_type, in);
     set_contiguous(output.get(), data_type, out);
     check(cudnn().cudnnSetFilterNdDescriptor(weight.get(), data_type, CUDNN_TENSOR_NCHW,
-                                     static_cast<int>(w.size()), w.data()),
+                                             static_cast<int>(w.size()), w.data()),
           "cudnnSetFilterNdDescriptor");
     check(cudnn().cudnnSetConvolutionNdDescriptor(conv.get(), spatial, pad.data(), stride.data(),
-                                          dilation.data(), CUDNN_CROSS_CORRELATION, data_type),
+                                                  dilation.data(), CUDNN_CROSS_CORRELATION,
+                                                  data_type),
           "cudnnSetConvolutionNdDescriptor");
     check(cudnn().cudnnSetConvolutionGroupCount(conv.get(), static_cast<int>(g.groups)),
           "cudnnSetConvolutionGroupCount");
     allow_tensor_cores = dtype == kFloat32 && cudnn_allow_tf32();
     deterministic = cudnn_deterministic();
-    check(cudnn().cudnnSetConvolutionMathType(conv.get(),
-                                      allow_tensor_cores ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+    check(cudnn().cudnnSetConvolutionMathType(
+              conv.get(), allow_tensor_cores ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
           "cudnnSetConvolutionMathType");
     key = {static_cast<int64_t>(dtype), allow_tensor_cores, deterministic, g.groups};
     for (const auto* dims : {&in, &out, &w, &pad, &stride, &dilation}) {
@@ -188,8 +189,8 @@ struct Problem {
     for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
       strides[i] = strides[i + 1] * dims[i + 1];
     }
-    check(cudnn().cudnnSetTensorNdDescriptor(desc, type, static_cast<int>(dims.size()),
-                                             dims.data(), strides.data()),
+    check(cudnn().cudnnSetTensorNdDescriptor(desc, type, static_cast<int>(dims.size()), dims.data(),
+                                             strides.data()),
           "cudnnSetTensorNdDescriptor");
   }
 
@@ -259,24 +260,22 @@ std::vector<Candidate> candidates(cudnnHandle_t h, const Problem& p, Pass pass) 
   switch (pass) {
     case Pass::kForward: {
       cudnnConvolutionFwdAlgoPerf_t perf[kMax];
-      check(cudnn().cudnnGetConvolutionForwardAlgorithm_v7(h, p.input.get(), p.weight.get(), p.conv.get(),
-                                                   p.output.get(), kMax, &count, perf),
+      check(cudnn().cudnnGetConvolutionForwardAlgorithm_v7(
+                h, p.input.get(), p.weight.get(), p.conv.get(), p.output.get(), kMax, &count, perf),
             "cudnnGetConvolutionForwardAlgorithm_v7");
       return candidates_from(perf, count);
     }
     case Pass::kBackwardData: {
       cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
-      check(cudnn().cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.weight.get(), p.output.get(),
-                                                        p.conv.get(), p.input.get(), kMax, &count,
-                                                        perf),
+      check(cudnn().cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                h, p.weight.get(), p.output.get(), p.conv.get(), p.input.get(), kMax, &count, perf),
             "cudnnGetConvolutionBackwardDataAlgorithm_v7");
       return candidates_from(perf, count);
     }
     case Pass::kBackwardFilter: {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
-      check(cudnn().cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p.input.get(), p.output.get(),
-                                                          p.conv.get(), p.weight.get(), kMax,
-                                                          &count, perf),
+      check(cudnn().cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                h, p.input.get(), p.output.get(), p.conv.get(), p.weight.get(), kMax, &count, perf),
             "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
       return candidates_from(perf, count);
     }
@@ -318,28 +317,32 @@ cudnnStatus_t run(cudnnHandle_t h, const Problem& p, Pass pass, int algo, const 
   const void* zero = f64 ? static_cast<const void*>(&zero64) : &zero32;
   switch (pass) {
     case Pass::kForward:  // a = input, b = weight
-      return cudnn().cudnnConvolutionForward(h, one, p.input.get(), a, p.weight.get(), b, p.conv.get(),
-                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.data(),
-                                     ws.size(), zero, p.output.get(), out);
+      return cudnn().cudnnConvolutionForward(h, one, p.input.get(), a, p.weight.get(), b,
+                                             p.conv.get(),
+                                             static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                             ws.data(), ws.size(), zero, p.output.get(), out);
     case Pass::kBackwardData:  // a = weight, b = grad_out
       return cudnn().cudnnConvolutionBackwardData(h, one, p.weight.get(), a, p.output.get(), b,
-                                          p.conv.get(),
-                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
-                                          ws.data(), ws.size(), zero, p.input.get(), out);
+                                                  p.conv.get(),
+                                                  static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+                                                  ws.data(), ws.size(), zero, p.input.get(), out);
     case Pass::kBackwardFilter:  // a = input, b = grad_out
-      return cudnn().cudnnConvolutionBackwardFilter(h, one, p.input.get(), a, p.output.get(), b,
-                                            p.conv.get(),
-                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
-                                            ws.data(), ws.size(), zero, p.weight.get(), out);
+      return cudnn().cudnnConvolutionBackwardFilter(
+          h, one, p.input.get(), a, p.output.get(), b, p.conv.get(),
+          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws.data(), ws.size(), zero,
+          p.weight.get(), out);
   }
   return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
 const char* pass_name(Pass pass) {
   switch (pass) {
-    case Pass::kForward: return "convolution (cuDNN forward)";
-    case Pass::kBackwardData: return "convolution_backward (cuDNN data)";
-    case Pass::kBackwardFilter: return "convolution_backward (cuDNN filter)";
+    case Pass::kForward:
+      return "convolution (cuDNN forward)";
+    case Pass::kBackwardData:
+      return "convolution_backward (cuDNN data)";
+    case Pass::kBackwardFilter:
+      return "convolution_backward (cuDNN filter)";
   }
   return "convolution";
 }

@@ -4,6 +4,8 @@
 #include "tensor/reduction.h"
 
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "tensor/cpu/kernels.h"
@@ -114,13 +116,37 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
   TORCHLET_CHECK(t.is_floating_point(), op, ": ", what, ", got ", t.dtype());
 }
 
-// Sums over dim 0 of a contiguous float tensor (a bias's gradient, every
-// step of every Linear layer) skip the general reduction's plan.
+// Where a sum over dim 0 can take the leading-dim kernel: the stride
+// between rows (0 when every row is the same one) and between the elements
+// of a row (1, or 0 when each row is one value expanded).
+std::optional<std::pair<int64_t, int64_t>> leading_sum_strides(const Tensor& t) {
+  int64_t contiguous = 1;
+  bool dense = true, broadcast = true;
+  for (int64_t d = t.dim() - 1; d >= 1; --d) {
+    if (t.size(d) == 1) continue;
+    dense = dense && t.stride(d) == contiguous;
+    broadcast = broadcast && t.stride(d) == 0;
+    contiguous *= t.size(d);
+  }
+  const int64_t row_stride = t.size(0) == 1 ? 0 : t.stride(0);
+  if (broadcast) return std::make_pair(row_stride, int64_t{0});
+  if (dense && (row_stride == 0 || row_stride == contiguous)) {
+    return std::make_pair(row_stride, int64_t{1});
+  }
+  return std::nullopt;
+}
+
+// Sums over dim 0 of a float tensor whose rows are contiguous (a bias's
+// gradient, every step of every Linear layer) skip the general reduction's
+// plan. The rows may also all be the same one (stride 0: the gradient of a
+// `sum()` expanded back over the output), summed in the same order.
 bool is_leading_sum(const Tensor& t, IntArrayRef dims) {
-  return dims.size() == 1 && t.dim() >= 2 && t.device().is_cpu() &&
-         (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.numel() > 0 &&
-         (dims[0] == 0 || dims[0] == -t.dim()) &&
-         t.is_contiguous();
+  if (!(dims.size() == 1 && t.dim() >= 2 && t.device().is_cpu() &&
+        (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.numel() > 0 &&
+        (dims[0] == 0 || dims[0] == -t.dim()))) {
+    return false;
+  }
+  return leading_sum_strides(t).has_value();
 }
 
 // Small enough for the general path to sum it in one run on one thread.
@@ -148,7 +174,8 @@ Tensor sum_impl(const char* op, const Tensor& t, IntArrayRef dims, bool keepdim,
       shape.erase(shape.begin());
     }
     Tensor out = empty(shape, t.options());
-    cpu::sum_leading_dim(out, t, t.size(0));
+    const auto [row_stride, col_stride] = *leading_sum_strides(t);
+    cpu::sum_leading_dim(out, t, t.size(0), row_stride, col_stride);
     return out;
   }
   const Tensor src = dtype && *dtype != t.dtype() ? t.to(*dtype) : t;

@@ -169,6 +169,39 @@ TEST(Sum, OverTheFirstDimOfAContiguousTensorAccumulatesEachColumnInOrder) {
   set_num_threads(0);
 }
 
+// The leading-dim path also takes rows that are one row repeated (stride 0)
+// and rows that are each one value expanded (a `sum()`'s gradient expanded
+// back over a Linear layer's output, summed into the bias's gradient); a
+// layout it does not take (every other column) goes the general way. Each
+// gives the double loop's result over the tensor's values, bit for bit.
+TEST(Sum, OverTheFirstDimOfAnExpandedOrStridedTensorAccumulatesEachColumnInOrder) {
+  manual_seed(4);
+  set_num_threads(2);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Tensor row = (randn({1, 300}) * 1000.0).to(dtype);
+    const Tensor column = (randn({129, 1}) * 1000.0).to(dtype);
+    const Tensor scalar = (randn({}) * 1000.0).to(dtype);
+    const Tensor wide = (randn({7, 10}) * 1000.0).to(dtype);
+    for (const Tensor& t :
+         {row.expand({129, 300}), column.expand({129, 300}), scalar.expand({129, 3, 300}),
+          column.view({129, 1, 1}).expand({129, 2, 4}), wide.slice(1, 0, 10, 2)}) {
+      const std::vector<double> in = values(t.contiguous());
+      const int64_t rows = t.size(0), cols = t.numel() / rows;
+      std::vector<double> expected(cols);
+      for (int64_t j = 0; j < cols; ++j) {
+        double acc = 0;
+        for (int64_t i = 0; i < rows; ++i) acc += in[i * cols + j];
+        expected[j] = dtype == kFloat32 ? static_cast<double>(static_cast<float>(acc)) : acc;
+      }
+      const Tensor sum = t.sum({0});
+      EXPECT_EQ(sum.sizes(), t.sizes().subspan(1));
+      EXPECT_EQ(values(sum), expected)
+          << shape_str(t.sizes()) << " strides " << shape_str(t.strides());
+    }
+  }
+  set_num_threads(0);
+}
+
 // sum() of a small contiguous float tensor skips the general reduction's
 // plan; the result is still the general path's, bit for bit.
 TEST(Sum, OfEveryElementOfASmallContiguousTensorIsTheGeneralPathsResult) {

@@ -53,11 +53,14 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 
 /// Sum; out is in's dtype for floats, int64 otherwise.
 void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced);
-/// out[j] = sum over i of in[i, j] for a contiguous float32 or float64 `in`
-/// viewed as [rows, out.numel()] (a bias's gradient): reduce_sum's result,
-/// bit for bit, without its geometry; blocks of columns split across the
-/// intra-op threads.
-void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows);
+/// out[j] = sum over i of in[i, j] for a float32 or float64 `in` viewed as
+/// [rows, out.numel()] whose element (i, j) is at data + i * row_stride +
+/// j * col_stride (col_stride 1, or 0 for rows that are one value expanded;
+/// row_stride 0 when every row is the same): reduce_sum's result, bit for
+/// bit, without its geometry; blocks of columns split across the intra-op
+/// threads.
+void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows, int64_t row_stride,
+                     int64_t col_stride);
 /// The sum of every element of a contiguous float32 or float64 `in` with
 /// fewer than 2 * kParallelGrain of them, into the 0-dim `out`: reduce_sum's
 /// result bit for bit (it sums such a tensor as one run).

@@ -411,12 +411,20 @@ void reduce_sum(const Tensor& out, const Tensor& in, int64_t reduced) {
   });
 }
 
-void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows) {
+void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows, int64_t row_stride,
+                     int64_t col_stride) {
   dispatch_floating(in.dtype(), "sum", [&](auto tag) {
     using T = decltype(tag);
     const int64_t cols = out.numel();
     const T* src = in.data<T>();
     T* dst = out.data<T>();
+    if (col_stride == 0) {
+      // Every column sums the same values in the same order: sum one.
+      Wide<T> acc = 0;
+      for (int64_t i = 0; i < rows; ++i) acc += src[i * row_stride];
+      std::fill(dst, dst + cols, static_cast<T>(acc));
+      return;
+    }
     // SumOp's order: each column accumulated in Wide<T> from zero, row by
     // row; the rows are walked outermost so that the columns vectorize.
     // Threads take whole blocks of columns, so the order stays the same.
@@ -429,7 +437,7 @@ void sum_leading_dim(const Tensor& out, const Tensor& in, int64_t rows) {
         const int64_t w = std::min(kBlock, cols - j0);
         for (int64_t j = 0; j < w; ++j) acc[j] = 0;
         for (int64_t i = 0; i < rows; ++i) {
-          const T* row = src + i * cols + j0;
+          const T* row = src + i * row_stride + j0;
           for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
         }
         for (int64_t j = 0; j < w; ++j) dst[j0 + j] = static_cast<T>(acc[j]);

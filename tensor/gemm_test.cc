@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -117,6 +118,27 @@ TEST(GemmTest, AlphaAndBetaScaleTheProductAndC) {
       }
     }
   }
+}
+
+// Products whose packing buffers are past Eigen's 128 KiB stack limit run
+// over buffers each thread keeps (Note [Kept packing buffers] in
+// tensor/cpu/gemm_impl.inc): sizes that grow them, use them partly and grow
+// them again on one thread, and a fresh thread's own.
+TEST(GemmTest, ProductsThatGrowAndReuseTheKeptPackingBuffersMatchTheReference) {
+  const std::vector<std::vector<int64_t>> sizes{
+      {200, 300, 600}, {40, 50, 60}, {150, 700, 900}, {200, 300, 600}, {3, 900, 700}};
+  auto run = [](const std::vector<int64_t>& s, bool a_row_major, bool b_row_major) {
+    Product p(s[0], s[1], s[2], a_row_major, b_row_major, static_cast<uint32_t>(s[0] + s[1]));
+    const std::vector<double> want = p.reference(1.5, 0);
+    gemm_serial(p.args(1.5, 0), false);
+    expect_matches(p, want, 0.25f);
+  };
+  for (const auto& s : sizes) {
+    run(s, true, false);
+    run(s, false, true);
+  }
+  std::thread other([&] { run(sizes[2], true, true); });
+  other.join();
 }
 
 TEST(GemmTest, Float64MatchesTheReference) {

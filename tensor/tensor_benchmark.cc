@@ -47,6 +47,7 @@ BENCHMARK(BM_GemmLinear)
     ->Args({128, 512, 512, 2})
     ->Args({128, 512, 784, 0})
     ->Args({128, 512, 784, 2})
+    ->Args({1024, 512, 512, 0})
     ->UseRealTime();
 
 // Two virtual CPU devices each multiplying N x N float32 matrices at once on

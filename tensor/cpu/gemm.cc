@@ -31,8 +31,10 @@ Kernels select_kernels() {
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kParallelFlops = 1 << 18;
 
-// Rows of C each thread must get for a split by rows (see gemm()).
+// Rows (columns) of C each thread must get for a split by rows (columns)
+// (see gemm()).
 constexpr int64_t kMinRowsPerThread = 32;
+constexpr int64_t kMinColsPerThread = 64;
 
 const Kernels& kernels() {
   static const Kernels k = select_kernels();
@@ -56,12 +58,14 @@ void gemm(const GemmArgs& g, bool dtype_is_double) {
     return;
   }
   // One block of C per thread: blocks of rows wherever each thread gets at
-  // least kMinRowsPerThread of them, else of the larger dimension. Two
-  // threads each taking half the columns of a [128, 512] product ran at 125
-  // GFLOP/s together, each taking half the rows at 200: a row block packs
-  // only its own rows of A, and both threads share the packed panels of B
-  // in the last-level cache.
-  const bool split_rows = g.m >= g.n || g.m >= kMinRowsPerThread * threads;
+  // least kMinRowsPerThread of them, else of the larger dimension; except
+  // that a column-major B (a Linear layer's weight, transposed) is split by
+  // columns while A is not much taller than B is wide: each thread then packs
+  // only its half of B, whose packing transposes it, the costlier one.
+  const bool transposed_b = g.b_col_stride != 1 && g.n >= kMinColsPerThread * threads &&
+                            g.m <= 2 * g.n;
+  const bool split_rows =
+      !transposed_b && (g.m >= g.n || g.m >= kMinRowsPerThread * threads);
   const int64_t extent = split_rows ? g.m : g.n;
   const int64_t grain = std::max<int64_t>(16, (extent + threads - 1) / threads);
   const size_t esize = dtype_is_double ? sizeof(double) : sizeof(float);

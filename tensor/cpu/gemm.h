@@ -31,6 +31,11 @@ TORCHLET_DECLARE_GEMM(avx2)
 TORCHLET_DECLARE_GEMM(avx512)
 #undef TORCHLET_DECLARE_GEMM
 
+/// float32 on AVX-512 with torchlet's own packing and register kernel
+/// (sgemm_avx512.cc); gemm_f32_avx512 calls it for products large enough to
+/// block. Only callable on a CPU with AVX-512F.
+void sgemm_avx512(const GemmArgs& g);
+
 /// Multiplies on the current device's intra-op threads, with the fastest
 /// kernel this CPU supports. `dtype_is_double` selects f64.
 void gemm(const GemmArgs& g, bool dtype_is_double);

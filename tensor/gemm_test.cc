@@ -149,7 +149,8 @@ TEST(GemmTest, Avx512KernelMatchesTheReferenceAcrossPanelAndBlockEdges) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
   const std::vector<std::vector<int64_t>> sizes{
       {1, 16, 3},    {11, 31, 16},  {12, 32, 17},  {13, 33, 1},   {25, 95, 129},
-      {24, 64, 513}, {37, 47, 1100}, {14, 1100, 40}, {30, 300, 700}};
+      {24, 64, 513}, {37, 47, 1100}, {14, 1100, 40}, {30, 300, 700}, {16, 40, 20},
+      {20, 33, 300}};
   for (const auto& s : sizes) {
     for (bool a_row_major : {true, false}) {
       for (bool b_row_major : {true, false}) {

@@ -175,14 +175,16 @@ void pack(float* dst, int width, const float* src, int64_t q_stride, int64_t p_s
 
 enum class Store { kOverwrite, kScale, kAdd };
 
-// C[rows x cols] (rows <= 12, cols <= 32) = alpha * Ap @ Bp, plus beta * C
-// (kScale) or plus C (kAdd).
-template <Store kStore>
+// C[rows x cols] (rows <= kRows <= 12, cols <= 32) = alpha * Ap @ Bp, plus
+// beta * C (kScale) or plus C (kAdd). A panel's last rows (m % 12) take a
+// kernel of 4 or 8 rows rather than multiply zeros: a thread's 64 rows are
+// five panels and 4 rows, not six panels.
+template <int kRows, Store kStore>
 void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
             int64_t ldc, int rows, int cols, float alpha, float beta) {
-  __m512 acc[kMr][kNv];
+  __m512 acc[kRows][kNv];
 #pragma GCC unroll 12
-  for (int r = 0; r < kMr; ++r) {
+  for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
   }
@@ -194,7 +196,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
     _mm_prefetch(reinterpret_cast<const char*>(b + 24 * kNr), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b + 24 * kNr + 16), _MM_HINT_T0);
 #pragma GCC unroll 12
-    for (int r = 0; r < kMr; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       const __m512 ar = _mm512_set1_ps(a[r]);
 #pragma GCC unroll 2
       for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
@@ -207,7 +209,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
   const __m512 va = _mm512_set1_ps(alpha);
   const __m512 vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 12
-  for (int r = 0; r < kMr; ++r) {
+  for (int r = 0; r < kRows; ++r) {
     if (r >= rows) break;
     float* cr = c + r * ldc;
 #pragma GCC unroll 2
@@ -220,6 +222,20 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
       }
       _mm512_mask_storeu_ps(cr + 16 * v, mask[v], x);
     }
+  }
+}
+
+// The first pass over k writes C (scaling what it held by beta, or ignoring
+// it when beta is 0); later passes add to it.
+template <int kRows>
+void run_kernel(bool first, int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                int rows, int cols, float alpha, float beta) {
+  if (!first || beta == 1) {
+    kernel<kRows, Store::kAdd>(kc, a, b, c, ldc, rows, cols, alpha, 1.f);
+  } else if (beta == 0) {
+    kernel<kRows, Store::kOverwrite>(kc, a, b, c, ldc, rows, cols, alpha, 0.f);
+  } else {
+    kernel<kRows, Store::kScale>(kc, a, b, c, ldc, rows, cols, alpha, beta);
   }
 }
 
@@ -270,12 +286,12 @@ void sgemm_avx512(const GemmArgs& g) {
           for (int64_t j = 0; j < nc; j += kNr) {
             const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - j));
             const float* bj = bp + j * kc;
-            if (!first || beta == 1) {
-              kernel<Store::kAdd>(kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, 1.f);
-            } else if (beta == 0) {
-              kernel<Store::kOverwrite>(kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, 0.f);
+            if (rows > 8) {
+              run_kernel<12>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
+            } else if (rows > 4) {
+              run_kernel<8>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
             } else {
-              kernel<Store::kScale>(kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
+              run_kernel<4>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
             }
           }
         }

@@ -51,8 +51,10 @@ compile() {
   fi
   local extra=()
   case "$rel" in
-    tensor/cpu/gemm_avx2.cc) extra=(-mavx2 -mfma) ;;
-    tensor/cpu/gemm_avx512.cc) extra=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;;
+    # Kernels built for one instruction set (tensor/BUILD.bazel's gemm_<isa>
+    # targets) carry it in their file name and get that target's flags.
+    tensor/cpu/*avx2*.cc) extra=(-mavx2 -mfma) ;;
+    tensor/cpu/*avx512*.cc) extra=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;;
     nn/serialize/*) extra=(-fsanitize=fuzzer-no-link) ;;  # coverage for the loader only
   esac
   "$cxx" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" -MF "$dep" >&2

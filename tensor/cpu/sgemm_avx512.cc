@@ -91,24 +91,30 @@ inline __mmask16 lanes(int64_t count) {
 }
 
 // r[i] holds row i of a 16x16 block; afterwards r[i] holds its column i.
-inline void transpose16(__m512 r[16]) {
+// Unrolled and inlined, so that the 32 vectors stay in registers (spilled to
+// the stack, packing a transposed operand took twice as long).
+__attribute__((always_inline)) inline void transpose16(__m512 r[16]) {
   __m512 t[16];
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     r[4 * i + 0] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0x44);
     r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0xEE);
     r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
     r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     t[i + 0] = _mm512_shuffle_f32x4(r[i + 0], r[i + 4], 0x88);
     t[i + 4] = _mm512_shuffle_f32x4(r[i + 0], r[i + 4], 0xDD);
     t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
     t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     r[i + 0] = _mm512_shuffle_f32x4(t[i + 0], t[i + 8], 0x88);
     r[i + 8] = _mm512_shuffle_f32x4(t[i + 0], t[i + 8], 0xDD);
@@ -117,15 +123,49 @@ inline void transpose16(__m512 r[16]) {
   }
 }
 
+// One whole 16-deep block of pack_transposed: kIn lines (the rest zero),
+// kOut lanes of each packed row stored. Known at compile time, the loads
+// and stores need no masks and the block stays in registers.
+template <int kIn, int kOut>
+__attribute__((always_inline)) inline void transpose_block(float* dst, int width, const float* src,
+                                                           int64_t q_stride) {
+  __m512 r[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = i < kIn ? _mm512_loadu_ps(src + i * q_stride) : _mm512_setzero_ps();
+  transpose16(r);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) {
+    if constexpr (kOut == 16) {
+      _mm512_storeu_ps(dst + i * width, r[i]);
+    } else {
+      _mm512_mask_storeu_ps(dst + i * width, __mmask16((1u << kOut) - 1), r[i]);
+    }
+  }
+}
+
 // dst[p * width + q] = src[q * q_stride + p] for p < depth, q < count
 // (zeros for count <= q < width): `count` vectors contiguous along p,
-// written interleaved, 16 of each at a time. width is 12 or 32.
+// written interleaved, 16 of each at a time. width is 12 or 32. Whole
+// blocks of a 32-wide panel's 16 lines, or of a 12-wide panel's 12, take
+// transpose_block; the edges take masked loads and stores.
 void pack_transposed(float* dst, int width, const float* src, int64_t q_stride, int count,
                      int64_t depth) {
   for (int q0 = 0; q0 < width; q0 += 16) {
     const int in_block = std::clamp(count - q0, 0, 16);
     const int out_lanes = std::min(16, width - q0);
-    for (int64_t p0 = 0; p0 < depth; p0 += 16) {
+    const bool whole16 = in_block == 16 && out_lanes == 16;
+    const bool whole12 = in_block == 12 && out_lanes == 12;
+    const int64_t whole_depth = whole16 || whole12 ? depth / 16 * 16 : 0;
+    for (int64_t p0 = 0; p0 < whole_depth; p0 += 16) {
+      float* d = dst + p0 * width + q0;
+      const float* s = src + q0 * q_stride + p0;
+      if (whole16) {
+        transpose_block<16, 16>(d, width, s, q_stride);
+      } else {
+        transpose_block<12, 12>(d, width, s, q_stride);
+      }
+    }
+    for (int64_t p0 = whole_depth; p0 < depth; p0 += 16) {
       const __mmask16 along_p = lanes(depth - p0);
       __m512 r[16];
       for (int i = 0; i < 16; ++i) {

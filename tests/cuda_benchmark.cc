@@ -127,7 +127,8 @@ void BM_LenetStepCudnn(benchmark::State& state) {
 BENCHMARK(BM_LenetStepCudnn)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32), forward and
-// both gradients, through im2col + cuBLAS (0) and cuDNN (1).
+// both gradients, through im2col + cuBLAS (0) and cuDNN (1) with TF32 off
+// (tools/bench_pytorch_cuda.py's BM_Conv2dFwdBwd/1 is PyTorch's cuDNN path).
 void BM_Conv2dFwdBwd(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
   const bool cudnn = state.range(0) == 1;
@@ -136,6 +137,8 @@ void BM_Conv2dFwdBwd(benchmark::State& state) {
     return;
   }
   cuda::set_cudnn_enabled(cudnn);
+  const bool tf32 = cuda::cudnn_allow_tf32();
+  cuda::set_cudnn_allow_tf32(false);
   manual_seed(0);
   ConvParams p;
   p.stride = {1, 1};
@@ -153,6 +156,7 @@ void BM_Conv2dFwdBwd(benchmark::State& state) {
     benchmark::DoNotOptimize(convolution(g, w, Tensor(), t).data_ptr());
   });
   cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_allow_tf32(tf32);
 }
 BENCHMARK(BM_Conv2dFwdBwd)->Arg(0)->Arg(1)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -44,14 +44,17 @@ void run_clamp(const Tensor& out, const Tensor& in, const Scalar* lo, const Scal
 // device (it is made on the other operand's) and is exempt from the
 // same-device check.
 //
-// A number as a 0-dim tensor on `device`, kept exact (float64 or int64) and
-// marked so that promotion treats it as a Python number.
-Tensor wrap(Scalar value, Device device, std::optional<DType> as = std::nullopt) {
+// A number as a 0-dim tensor, kept exact (float64 or int64) and marked so
+// that promotion treats it as a Python number. It stays in host memory
+// whatever the other operand's device: a GPU kernel takes it among its
+// arguments (tensor/cuda/kernels.cc), so a number is never copied to a GPU
+// (which would wait for the GPU's queued work).
+Tensor wrap(Scalar value, std::optional<DType> as = std::nullopt) {
   const DType dtype = as ? *as
                          : value.is_floating_point() ? kFloat64
                          : value.is_integral()       ? kInt64
                                                      : kBool;
-  Tensor t = scalar_tensor(value, TensorOptions(dtype).device(device));
+  Tensor t = scalar_tensor(value, TensorOptions(dtype));
   t.impl()->set_wrapped_number(true);
   return t;
 }
@@ -61,8 +64,7 @@ Tensor wrap(Scalar value, Device device, std::optional<DType> as = std::nullopt)
 // the op needs no conversion.
 Tensor wrap(Scalar value, const Tensor& other) {
   const DType dtype = other.dtype();
-  return wrap(value, other.device(),
-              is_floating_point(dtype) ? std::optional<DType>(dtype) : std::nullopt);
+  return wrap(value, is_floating_point(dtype) ? std::optional<DType>(dtype) : std::nullopt);
 }
 
 // `t` if it has `dtype`, else a converted copy kept in `storage` (no
@@ -316,7 +318,7 @@ DType clamp_dtype(const Tensor& t, const std::optional<Scalar>& lo,
   ResultTypeState state;
   state.add(t);
   for (const auto* bound : {&lo, &hi}) {
-    if (*bound) state.add(wrap(**bound, t.device()));
+    if (*bound) state.add(wrap(**bound));
   }
   return state.result();
 }
@@ -358,7 +360,10 @@ Tensor& masked_fill_impl(Tensor& t, const Tensor& mask, const Tensor& value) {
   TORCHLET_CHECK(IntArrayRef(shape) == t.sizes(), "masked_fill_: output with shape ",
                  shape_str(t.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
   check_no_internal_overlap("masked_fill_", t);
-  run_where(t, mask, value.to(t.device(), t.dtype()), t);
+  // A value in host memory (a number, or a 0-dim CPU tensor beside a GPU
+  // tensor, as PyTorch allows) is read into the kernel's arguments.
+  run_where(t, mask, value.device().is_cpu() ? value.to(t.dtype()) : value.to(t.device(), t.dtype()),
+            t);
   t.bump_version();
   return t;
 }
@@ -367,7 +372,7 @@ Tensor& masked_fill_impl(Tensor& t, const Tensor& mask, const Tensor& value) {
 
 DType result_type(const Tensor& a, const Tensor& b) { return result_type_of({&a, &b}); }
 DType result_type(const Tensor& a, Scalar b) {
-  const Tensor w = wrap(b, a.device());
+  const Tensor w = wrap(b);
   return result_type_of({&a, &w});
 }
 
@@ -558,10 +563,10 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   return where_impl(condition, a, b);
 }
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
-  return where_impl(condition, a, wrap(b, condition.device()));
+  return where_impl(condition, a, wrap(b));
 }
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
-  return where_impl(condition, wrap(a, condition.device()), b);
+  return where_impl(condition, wrap(a), b);
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
@@ -667,7 +672,7 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
-  return masked_fill(mask, wrap(value, device()));
+  return masked_fill(mask, wrap(value));
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   check_defined("masked_fill", *this);
@@ -677,7 +682,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   return masked_fill_impl(out, mask, value);
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
-  return masked_fill_impl(*this, mask, wrap(value, device()));
+  return masked_fill_impl(*this, mask, wrap(value));
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   return masked_fill_impl(*this, mask, value);

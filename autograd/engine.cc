@@ -39,6 +39,7 @@
 #include "absl/hash/hash.h"
 
 #include "autograd/internal/graph.h"
+#include "tensor/cuda/stream.h"
 #include "tensor/executor.h"
 #include "tensor/spin_wait.h"
 #include "tensor/storage.h"
@@ -47,9 +48,16 @@
 namespace torchlet::autograd {
 namespace {
 
+// Events a node waits for before it runs: one per gradient on a GPU that a
+// node of another device made, on another thread and stream (Note
+// [Streams] in tensor/cuda/stream.h). Empty unless a GPU gradient crossed
+// devices.
+using StreamWaits = std::vector<std::shared_ptr<cuda::Event>>;
+
 struct NodeTask {
   std::shared_ptr<Node> node;
   variable_list grads;  // one per output of the node
+  StreamWaits waits;
 };
 
 struct LaterFirst {
@@ -94,6 +102,7 @@ struct DeviceQueue {
 struct NodeState {
   int dependencies = 0;
   variable_list grads;
+  StreamWaits waits;
 };
 
 class GraphTask : public std::enable_shared_from_this<GraphTask> {
@@ -150,8 +159,11 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
   }
 
   // Delivers `grad` to input `edge.input_nr` of `edge.fn`; queues the node
-  // when it has all its gradients. Call with mutex_ held.
-  void deliver_locked(const Edge& edge, Variable grad) {
+  // when it has all its gradients. `made`: an event after the work that
+  // made `grad` on its GPU, when another device's node made it. Call with
+  // mutex_ held.
+  void deliver_locked(const Edge& edge, Variable grad,
+                      const std::shared_ptr<cuda::Event>& made = nullptr) {
     Node* target = edge.fn.get();
     NodeState& state = nodes_[target];
     if (state.grads.empty()) {
@@ -162,10 +174,16 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       state.grads.resize(target->num_outputs());
     }
     Variable& slot = state.grads.at(edge.input_nr);
+    if (grad.defined() && slot.defined() && !state.waits.empty()) {
+      // Summed here, on this thread's stream: after the earlier gradients'.
+      wait_for(state.waits, grad.device());
+    }
+    if (made != nullptr) state.waits.push_back(made);
     if (grad.defined()) slot = slot.defined() ? slot + grad : std::move(grad);
     if (--state.dependencies > 0) return;
-    NodeTask task{edge.fn, std::move(state.grads)};
+    NodeTask task{edge.fn, std::move(state.grads), std::move(state.waits)};
     state.grads = variable_list();
+    state.waits.clear();
     if (!captures_.empty() && !needed_.count(target)) return;
     if (running_serial_ && target->sequence_nr() == std::numeric_limits<uint64_t>::max()) {
       // A leaf's AccumulateGrad would be the next node popped anyway (the
@@ -216,6 +234,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       if ((outstanding_ == 0 || error_ != nullptr) && active_workers_ == 0) break;
       wait(lock);
     }
+    join_gpu_streams_locked();
     if (error_ != nullptr) std::rethrow_exception(error_);
   }
 
@@ -339,7 +358,34 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     state.device = task.node->device();
     state.grad_enabled = create_graph_;
     ThreadLocalStateGuard state_guard(state);
+    wait_for(task.waits, state.device);
     run_node_here(task);
+  }
+
+  // Makes this thread's work on `at` (a GPU: its current stream; the CPU:
+  // the host) wait for `waits`.
+  static void wait_for(const StreamWaits& waits, Device at) {
+    for (const std::shared_ptr<cuda::Event>& made : waits) {
+      if (at.is_cuda()) {
+        made->wait(cuda::current_stream(at.index));
+      } else {
+        made->synchronize();  // a CPU node reads a GPU gradient from the host
+      }
+    }
+  }
+
+  // Note [Streams]: once every node ran, the caller's work on each GPU
+  // whose nodes ran on its executor waits for what they queued there. Call
+  // with mutex_ held, after the last worker finished.
+  void join_gpu_streams_locked() {
+    for (const DeviceQueue& q : devices_) {
+      if (q.runs_inline || !q.device.is_cuda()) continue;
+      try {
+        device_executor(q.device).join_stream();
+      } catch (...) {
+        if (error_ == nullptr) error_ = std::current_exception();
+      }
+    }
   }
 
   void run_node_here(NodeTask& task) {
@@ -365,6 +411,21 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     const std::vector<Edge>& edges = node.next_edges();
     TORCHLET_CHECK(outputs.size() == edges.size(), node.name(),
                    " returned ", outputs.size(), " gradients but has ", edges.size(), " inputs");
+    // A gradient on a GPU handed to another device's node (so to another
+    // thread, and stream): that node waits for an event after the work
+    // this thread queued on that GPU (Note [Streams]).
+    absl::InlinedVector<std::shared_ptr<cuda::Event>, 2> made;
+    if (!serial_) {
+      made.resize(outputs.size());
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        const Edge& e = edges[i];
+        if (!e.valid() || !outputs[i].defined() || e.fn->device() == node.device()) continue;
+        const Device at = outputs[i].device();
+        if (!at.is_cuda()) continue;
+        made[i] = std::make_shared<cuda::Event>();
+        made[i]->record(cuda::current_stream(at.index));
+      }
+    }
     TaskLock lock(*this);
     // A node that left its gradients' vector in place gives it to the next
     // node that gathers gradients: one allocation fewer a node.
@@ -373,7 +434,9 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       spare_grads_.push_back(std::move(task.grads));
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (edges[i].valid()) deliver_locked(edges[i], std::move(outputs[i]));
+      if (edges[i].valid()) {
+        deliver_locked(edges[i], std::move(outputs[i]), made.empty() ? nullptr : made[i]);
+      }
     }
   }
 

@@ -5,8 +5,10 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "tensor/cuda/stream.h"
 #include "tensor/spin_wait.h"
 #include "tensor/thread_local_state.h"
 
@@ -24,11 +26,16 @@ thread_local Executor* tls_current_executor = nullptr;
 // lets a waiting worker process its device's ready queue the same way).
 class ThreadExecutor final : public Executor {
  public:
-  explicit ThreadExecutor(Device device) : device_(device), thread_([this] { run(); }) {}
+  explicit ThreadExecutor(Device device)
+      : device_(device),
+        stream_(device.is_cuda() ? cuda::detail::create_executor_stream(device.index)
+                                 : cuda::Stream()),
+        thread_([this] { run(); }) {}
 
   std::future<void> submit(std::function<void()> fn) override {
     ThreadLocalState state = thread_local_state();
     state.device = device_;
+    if (device_.is_cuda()) fn = ordered_on_streams(std::move(fn));
     std::packaged_task<void()> task([state, fn = std::move(fn)] {
       ThreadLocalStateGuard guard(state);
       fn();
@@ -69,7 +76,41 @@ class ThreadExecutor final : public Executor {
     ready_.notify_all();
   }
 
+  void join_stream() override {
+    if (!device_.is_cuda()) return;
+    cuda::current_stream(device_.index).wait_stream(stream());
+  }
+
  private:
+  const cuda::Stream& stream() const { return stream_; }
+
+  // Note [Streams] (tensor/cuda/stream.h): `fn` runs on this executor's
+  // stream after the work the submitting thread queued on this GPU so far,
+  // and the submitter's stream waits for what `fn` queued before the
+  // task's future is ready.
+  std::function<void()> ordered_on_streams(std::function<void()> fn) {
+    const cuda::Stream caller = cuda::current_stream(device_.index);
+    auto queued = std::make_shared<cuda::Event>();
+    queued->record(caller);
+    return [this, caller, queued, fn = std::move(fn)] {
+      const cuda::Stream& mine = stream();
+      queued->wait(mine);
+      struct Join {
+        const cuda::Stream& mine;
+        const cuda::Stream& caller;
+        ~Join() {
+          try {
+            caller.wait_stream(mine);
+          } catch (...) {
+            // A GPU fault makes this fail as well; the task's own error
+            // (or the next synchronizing call) reports it.
+          }
+        }
+      } join{mine, caller};
+      fn();
+    };
+  }
+
   std::packaged_task<void()> pop_locked() {
     std::packaged_task<void()> task = std::move(queue_.front());
     queue_.pop_front();
@@ -80,6 +121,8 @@ class ThreadExecutor final : public Executor {
   void run() {
     tls_current_executor = this;
     DeviceGuard guard(device_);
+    std::optional<cuda::StreamGuard> stream_guard;
+    if (device_.is_cuda()) stream_guard.emplace(stream_);
     while (true) {
       std::packaged_task<void()> task;
       // Note [Spin before sleeping]: the next task of a training step (the
@@ -100,6 +143,8 @@ class ThreadExecutor final : public Executor {
   std::condition_variable ready_;
   std::deque<std::packaged_task<void()>> queue_;
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
+  // A GPU executor's own stream, current on its thread (Note [Streams]).
+  const cuda::Stream stream_;
   std::thread thread_;  // last: starts after the queue exists
 };
 

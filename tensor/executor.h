@@ -18,7 +18,9 @@ class Executor {
   /// Queues `fn`; the future becomes ready when it has run and carries any
   /// exception it threw. `fn` runs with the submitting thread's
   /// ThreadLocalState (grad mode, ...), its current device set to this
-  /// executor's device.
+  /// executor's device. On a GPU, `fn`'s work goes to the executor's own
+  /// stream, ordered after the submitter's work on that GPU, and the
+  /// submitter's later work is ordered after `fn`'s (Note [Streams]).
   virtual std::future<void> submit(std::function<void()> fn) = 0;
   /// True on this executor's own thread.
   virtual bool is_current_thread() const = 0;
@@ -31,6 +33,12 @@ class Executor {
   virtual void help_until(const std::function<bool()>& done) = 0;
   /// Wakes a help_until() so it re-evaluates its condition.
   virtual void wake() = 0;
+  /// For a GPU's executor: makes the work the calling thread queues on
+  /// that GPU from now on wait for the GPU work this executor's tasks have
+  /// queued so far (an event on its stream, Note [Streams] in
+  /// tensor/cuda/stream.h). Nothing for a CPU device, whose work is done
+  /// when its task is.
+  virtual void join_stream() = 0;
 };
 
 /// The executor of `device` (created on first use, kept for the process).

@@ -23,9 +23,11 @@ void copy_with_gpu(const Tensor& dst, const Tensor& src, bool non_blocking) {
   const int index = dst.is_cuda() ? dst.device().index : src.device().index;
   const bool host_pinned = (dst.is_cuda() || dst.is_pinned()) && (src.is_cuda() || src.is_pinned());
   if (non_blocking && host_pinned) {
-    cuda::copy_async(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+    cuda::copy_async(dst.data_ptr(), src.data_ptr(), nbytes, kind, index,
+                     src.is_cuda() ? src.device().index : -1);
   } else {
-    cuda::copy(dst.data_ptr(), src.data_ptr(), nbytes, kind, index);
+    cuda::copy(dst.data_ptr(), src.data_ptr(), nbytes, kind, index,
+               src.is_cuda() ? src.device().index : -1);
   }
 }
 

@@ -113,22 +113,26 @@ void BM_LenetStep(benchmark::State& state) {
 }
 BENCHMARK(BM_LenetStep)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The same step with its convolutions through cuDNN (cuda::set_cudnn_enabled).
+// The same step with every convolution through cuDNN (by default LeNet's are
+// too small for it: cuda::cudnn_min_macs).
 void BM_LenetStepCudnn(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
   if (!cuda::cudnn_is_available()) {
     state.SkipWithError("libcudnn.so.9 not found");
     return;
   }
-  cuda::set_cudnn_enabled(true);
+  const int64_t min_macs = cuda::cudnn_min_macs();
+  cuda::set_cudnn_min_macs(0);
   lenet_steps(state);
-  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_min_macs(min_macs);
 }
 BENCHMARK(BM_LenetStepCudnn)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32), forward and
-// both gradients, through im2col + cuBLAS (0) and cuDNN (1) with TF32 off
-// (tools/bench_pytorch_cuda.py's BM_Conv2dFwdBwd/1 is PyTorch's cuDNN path).
+// A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32, 4 or 1:
+// 3.7G, 462M or 116M multiply-adds a pass), forward and both gradients, through
+// im2col + cuBLAS (0) and cuDNN (1) with TF32 off
+// (tools/bench_pytorch_cuda.py's BM_Conv2dFwdBwd/1/N is PyTorch's cuDNN
+// path).
 void BM_Conv2dFwdBwd(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
   const bool cudnn = state.range(0) == 1;
@@ -136,7 +140,10 @@ void BM_Conv2dFwdBwd(benchmark::State& state) {
     state.SkipWithError("libcudnn.so.9 not found");
     return;
   }
+  const int64_t batch = state.range(1);
   cuda::set_cudnn_enabled(cudnn);
+  const int64_t min_macs = cuda::cudnn_min_macs();
+  cuda::set_cudnn_min_macs(0);
   const bool tf32 = cuda::cudnn_allow_tf32();
   cuda::set_cudnn_allow_tf32(false);
   manual_seed(0);
@@ -145,9 +152,9 @@ void BM_Conv2dFwdBwd(benchmark::State& state) {
   p.padding = {1, 1};
   p.dilation = {1, 1};
   p.output_padding = {0, 0};
-  const Tensor x = randn({32, 64, 56, 56}).to(kGpu);
+  const Tensor x = randn({batch, 64, 56, 56}).to(kGpu);
   const Tensor w = randn({64, 64, 3, 3}).to(kGpu);
-  const Tensor g = randn({32, 64, 56, 56}).to(kGpu);
+  const Tensor g = randn({batch, 64, 56, 56}).to(kGpu);
   ConvParams t = p;
   t.transposed = true;
   time_batches(state, [&] {
@@ -155,10 +162,11 @@ void BM_Conv2dFwdBwd(benchmark::State& state) {
     benchmark::DoNotOptimize(convolution_backward_weight(x, g, w.sizes(), p).data_ptr());
     benchmark::DoNotOptimize(convolution(g, w, Tensor(), t).data_ptr());
   });
-  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_min_macs(min_macs);
   cuda::set_cudnn_allow_tf32(tf32);
 }
-BENCHMARK(BM_Conv2dFwdBwd)->Arg(0)->Arg(1)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Conv2dFwdBwd)->ArgsProduct({{0, 1}, {32, 4, 1}})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace torchlet

@@ -93,18 +93,19 @@ def main():
         loss.item()
 
     results["BM_LenetStep"] = (timed(step), "")
-    # A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32), forward
-    # and both gradients, through cuDNN with TF32 off.
-    cx = torch.randn(32, 64, 56, 56, device=DEVICE)
-    cw = torch.randn(64, 64, 3, 3, device=DEVICE)
-    cg = torch.randn(32, 64, 56, 56, device=DEVICE)
+    # A dense 3x3 convolution (64 to 64 channels, 56x56, batch 32, 4 or 1),
+    # forward and both gradients, through cuDNN with TF32 off.
+    for batch in (32, 4, 1):
+        cx = torch.randn(batch, 64, 56, 56, device=DEVICE)
+        cw = torch.randn(64, 64, 3, 3, device=DEVICE)
+        cg = torch.randn(batch, 64, 56, 56, device=DEVICE)
 
-    def conv():
-        F.conv2d(cx, cw, padding=1)
-        torch.nn.grad.conv2d_weight(cx, cw.shape, cg, padding=1)
-        F.conv_transpose2d(cg, cw, padding=1)
+        def conv():
+            F.conv2d(cx, cw, padding=1)
+            torch.nn.grad.conv2d_weight(cx, cw.shape, cg, padding=1)
+            F.conv_transpose2d(cg, cw, padding=1)
 
-    results["BM_Conv2dFwdBwd/1"] = (timed(conv), "")
+        results[f"BM_Conv2dFwdBwd/1/{batch}"] = (timed(conv), "")
     name = torch.cuda.get_device_name(0) if DEVICE.type == "cuda" else "cpu"
     print(f"PyTorch {torch.__version__} on {name}")
     for name, (seconds, extra) in results.items():

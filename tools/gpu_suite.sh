@@ -98,13 +98,15 @@ if want example; then
   popd >/dev/null
 fi
 if want sanitize && command -v compute-sanitizer >/dev/null; then
-  # Every kernel test; racecheck leaves out the sorting test, whose CUB
-  # radix sorts it did not finish checking in 150 s on an H200.
+  # Every kernel test and the stream tests; racecheck leaves out the
+  # sorting test, whose CUB radix sorts it did not finish checking in 150 s
+  # on an H200.
   part memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    "$here/cuda_suite" --gtest_brief=1 --gtest_filter='CudaOpsTest.*'
+    "$here/cuda_suite" --gtest_brief=1 \
+    --gtest_filter='CudaOpsTest.*:CudaStreamTest.*:CudaEngineTest.*'
   part racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 1 \
     "$here/cuda_suite" --gtest_brief=1 \
-    --gtest_filter='CudaOpsTest.*:-CudaOpsTest.SortingMatchesTheCpuExactly'
+    --gtest_filter='CudaOpsTest.*:CudaStreamTest.*:CudaEngineTest.*:-CudaOpsTest.SortingMatchesTheCpuExactly'
 fi
 exit $status
 RUN

@@ -16,9 +16,13 @@
 //   fits. A block larger than asked for is split when what is left is
 //   worth keeping (at least 512 bytes in the small pool, over 1 MiB in the
 //   large one); a freed block merges with free neighbours of its segment.
-// - A block freed on a stream is reused only by requests on that stream:
-//   work queued on the stream that still reads it runs first. (Handing a
-//   block to another stream needs an event; no caller does that yet.)
+// - A block goes back to the pool of the stream that allocated it, and is
+//   reused only by requests on that stream: work queued there that still
+//   reads it runs first. Work another stream queued on it is ordered
+//   before that stream's later work by the events at torchlet's hand-offs
+//   between threads (Note [Streams] in tensor/cuda/stream.h); a tensor
+//   handed to another stream by hand (StreamGuard) must be ordered the same
+//   way, with events, before it is freed, as in PyTorch.
 // - When the device has no memory left, every free whole segment is given
 //   back and the request retried once; if it still fails the request
 //   throws torchlet::Error "CUDA out of memory. Tried to allocate ..." with

@@ -6,6 +6,7 @@
 
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -246,7 +247,7 @@ cudaError_t launch_im2col(DType dtype, void* columns, const void* input, const C
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    im2col_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(columns),
+    im2col_kernel<T><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(columns),
                                                   static_cast<const T*>(input), g);
     return cudaGetLastError();
   });
@@ -257,7 +258,7 @@ cudaError_t launch_col2im(DType dtype, void* input, const void* columns, const C
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    col2im_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(input),
+    col2im_kernel<T><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(input),
                                                   static_cast<const T*>(columns), g);
     return cudaGetLastError();
   });
@@ -269,7 +270,7 @@ cudaError_t launch_max_pool(DType dtype, void* out, int64_t* indices, const void
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_kernel<T, false><<<blocks_for(n), kThreads>>>(static_cast<T*>(out), indices,
+    max_pool_kernel<T, false><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(out), indices,
                                                     static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -281,7 +282,7 @@ cudaError_t launch_max_pool_backward(DType dtype, void* grad_input, const void* 
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_backward_kernel<T><<<blocks_for(n), kThreads>>>(
+    max_pool_backward_kernel<T><<<blocks_for(n), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), indices, w);
     return cudaGetLastError();
   });
@@ -293,7 +294,7 @@ cudaError_t launch_adaptive_avg_pool(DType dtype, void* out, const void* input,
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_kernel<T, true><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
+    avg_pool_kernel<T, true><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(out),
                                                              static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -305,7 +306,7 @@ cudaError_t launch_adaptive_max_pool(DType dtype, void* out, int64_t* indices, c
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_kernel<T, true><<<blocks_for(n), kThreads>>>(
+    max_pool_kernel<T, true><<<blocks_for(n), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(out), indices, static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -317,7 +318,7 @@ cudaError_t launch_adaptive_avg_pool_backward(DType dtype, void* grad_input, con
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_backward_kernel<T, true><<<blocks_for(n), kThreads>>>(
+    avg_pool_backward_kernel<T, true><<<blocks_for(n), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), w);
     return cudaGetLastError();
   });
@@ -328,7 +329,7 @@ cudaError_t launch_avg_pool(DType dtype, void* out, const void* input, const Poo
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_kernel<T, false><<<blocks_for(n), kThreads>>>(static_cast<T*>(out),
+    avg_pool_kernel<T, false><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(out),
                                                     static_cast<const T*>(input), w);
     return cudaGetLastError();
   });
@@ -340,7 +341,7 @@ cudaError_t launch_avg_pool_backward(DType dtype, void* grad_input, const void* 
   if (n == 0) return cudaSuccess;
   return floating(dtype, [&](auto tag) {
     using T = decltype(tag);
-    avg_pool_backward_kernel<T, false><<<blocks_for(n), kThreads>>>(
+    avg_pool_backward_kernel<T, false><<<blocks_for(n), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_out), w);
     return cudaGetLastError();
   });

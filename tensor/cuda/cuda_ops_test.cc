@@ -877,8 +877,9 @@ void expect_convolutions_match_the_cpu() {
 
 TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
   REQUIRE_GPU();
-  ASSERT_FALSE(cuda::cudnn_enabled());  // im2col + cuBLAS
+  cuda::set_cudnn_enabled(false);  // im2col + cuBLAS
   expect_convolutions_match_the_cpu();
+  cuda::set_cudnn_enabled(true);
 }
 
 // The same through cuDNN, with float32 kept exact (no TF32), then with only
@@ -886,14 +887,43 @@ TEST(CudaOpsTest, ConvolutionsAndTheirGradientsMatchTheCpu) {
 TEST(CudaOpsTest, CudnnConvolutionsAndTheirGradientsMatchTheCpu) {
   REQUIRE_GPU();
   if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
-  cuda::set_cudnn_enabled(true);
+  const int64_t min_macs = cuda::cudnn_min_macs();
+  cuda::set_cudnn_min_macs(0);  // every convolution, however small
   cuda::set_cudnn_allow_tf32(false);
+  const int64_t before = cuda::cudnn_passes_run();
   expect_convolutions_match_the_cpu();
+  EXPECT_GT(cuda::cudnn_passes_run(), before);
   cuda::set_cudnn_deterministic(true);
   expect_convolutions_match_the_cpu();
   cuda::set_cudnn_deterministic(false);
   cuda::set_cudnn_allow_tf32(true);
+  cuda::set_cudnn_min_macs(min_macs);
+}
+
+// By default cuDNN takes a convolution of at least 2^27 multiply-adds a
+// pass, and smaller ones stay on im2col + cuBLAS.
+TEST(CudaOpsTest, CudnnTakesConvolutionsOfEnoughWork) {
+  REQUIRE_GPU();
+  if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
+  ConvParams p;
+  p.stride = {1, 1};
+  p.padding = {1, 1};
+  p.dilation = {1, 1};
+  p.output_padding = {0, 0};
+  const Tensor w = gpu(sample({64, 64, 3, 3}, kFloat32, 42));
+  // 64 x 56 x 56 x 64 x 9 = 115.6M multiply-adds a sample.
+  const Tensor one = gpu(sample({1, 64, 56, 56}, kFloat32, 43));  // 116M
+  const Tensor two = gpu(sample({2, 64, 56, 56}, kFloat32, 44));  // 231M
+  int64_t before = cuda::cudnn_passes_run();
+  convolution(one, w, Tensor(), p);
+  EXPECT_EQ(cuda::cudnn_passes_run(), before);
+  convolution(two, w, Tensor(), p);
+  EXPECT_EQ(cuda::cudnn_passes_run(), before + 1);
   cuda::set_cudnn_enabled(false);
+  before = cuda::cudnn_passes_run();
+  convolution(two, w, Tensor(), p);
+  EXPECT_EQ(cuda::cudnn_passes_run(), before);
+  cuda::set_cudnn_enabled(true);
 }
 
 // Without a GPU: the descriptors made for a geometry describe it (cuDNN
@@ -951,7 +981,8 @@ TEST(CudaOpsTest, CudnnDescriptorsDescribeTheGeometry) {
 TEST(CudaOpsTest, CudnnConvolutionRepeatsItsResult) {
   REQUIRE_GPU();
   if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
-  cuda::set_cudnn_enabled(true);
+  const int64_t min_macs = cuda::cudnn_min_macs();
+  cuda::set_cudnn_min_macs(0);
   cuda::set_cudnn_allow_tf32(false);
   ConvParams p;
   p.stride = {1, 1};
@@ -963,7 +994,7 @@ TEST(CudaOpsTest, CudnnConvolutionRepeatsItsResult) {
   const Tensor first = host(convolution(x, w, Tensor(), p));
   const Tensor second = host(convolution(x, w, Tensor(), p));
   cuda::set_cudnn_allow_tf32(true);
-  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_min_macs(min_macs);
   EXPECT_EQ(testing::values(first), testing::values(second));
 }
 

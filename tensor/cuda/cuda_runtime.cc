@@ -8,6 +8,9 @@
 
 #include "tensor/cuda/caching_allocator.h"
 #include "tensor/cuda/fill_kernel.h"
+#include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream.h"
+#include "tensor/cuda/stream_state.h"
 #include "tensor/error.h"
 
 namespace torchlet::cuda {
@@ -108,7 +111,9 @@ CachingAllocator& caching_allocator(int index, const char* op) {
 }  // namespace
 
 void* allocate(size_t nbytes, int index) {
-  return caching_allocator(index, "CUDA allocator").allocate(nbytes);
+  // Blocks are kept apart by the stream that asked for them (Note [Streams]).
+  return caching_allocator(index, "CUDA allocator")
+      .allocate(nbytes, reinterpret_cast<StreamId>(current_stream_handle(index)));
 }
 
 void deallocate(void* ptr, int index) {
@@ -154,16 +159,36 @@ cudaMemcpyKind memcpy_kind(CopyKind kind) {
 }
 }  // namespace
 
-void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index) {
-  if (nbytes == 0) return;
-  DeviceSwitch guard(device_index);
-  check(cudaMemcpy(dst, src, nbytes, memcpy_kind(kind)), "cudaMemcpy");
+namespace {
+
+// A copy from another GPU runs after the work queued there on this thread's
+// current stream, which may still be writing the source.
+void wait_for_source(CopyKind kind, int device_index, int src_device) {
+  if (kind != CopyKind::kDeviceToDevice || src_device < 0 || src_device == device_index) return;
+  Event ready;
+  ready.record(current_stream(src_device));
+  ready.wait(current_stream(device_index));
 }
 
-void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int index) {
+}  // namespace
+
+void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index,
+          int src_device) {
+  if (nbytes == 0) return;
+  DeviceSwitch guard(device_index);
+  const cudaStream_t stream = current_stream_handle(device_index);
+  wait_for_source(kind, device_index, src_device);
+  check(cudaMemcpyAsync(dst, src, nbytes, memcpy_kind(kind), stream), "cudaMemcpy");
+  check(cudaStreamSynchronize(stream), "cudaMemcpy");
+}
+
+void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int index,
+                int src_device) {
   if (nbytes == 0) return;
   DeviceSwitch guard(index);
-  check(cudaMemcpyAsync(dst, src, nbytes, memcpy_kind(kind), nullptr), "cudaMemcpyAsync");
+  wait_for_source(kind, index, src_device);
+  check(cudaMemcpyAsync(dst, src, nbytes, memcpy_kind(kind), current_stream_handle(index)),
+        "cudaMemcpyAsync");
 }
 
 void* host_allocate(size_t nbytes) {
@@ -183,7 +208,164 @@ void fill(void* dst, size_t count, size_t element_size, const void* value, int i
   if (count == 0) return;
   DeviceSwitch guard(index);
   check(launch_fill(dst, count, element_size, value), "CUDA fill");
-  check(cudaDeviceSynchronize(), "CUDA fill");
 }
+
+// ---- streams and events (Note [Streams] in tensor/cuda/stream.h) ----------------------
+
+namespace {
+
+void check_stream_device(int device, const char* op) {
+  TORCHLET_CHECK(device >= 0 && device < device_count(), op, ": device cuda:", device,
+                 " does not exist (", device_count(), " CUDA devices available)");
+}
+
+cudaStream_t raw(const Stream& s) { return static_cast<cudaStream_t>(s.handle()); }
+
+}  // namespace
+
+Stream Stream::create(int device) {
+  check_stream_device(device, "cuda::Stream::create");
+  TORCHLET_CHECK(device < detail::kMaxStreamDevices, "cuda::Stream::create: streams are kept for "
+                 "the first ", detail::kMaxStreamDevices, " GPUs only, not cuda:", device);
+  DeviceSwitch guard(device);
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cuda::Stream::create");
+  return Stream::from_handle(device, s);
+}
+
+bool Stream::query() const {
+  const cudaError_t status = cudaStreamQuery(raw(*this));
+  if (status == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(status, "cuda::Stream::query");
+  return true;
+}
+
+void Stream::synchronize() const {
+  DeviceSwitch guard(device_);
+  check(cudaStreamSynchronize(raw(*this)), "cuda::Stream::synchronize");
+}
+
+void Stream::wait_stream(const Stream& other) const {
+  if (other == *this) return;
+  Event e;
+  e.record(other);
+  e.wait(*this);
+}
+
+Stream default_stream(int device) {
+  check_stream_device(device, "cuda::default_stream");
+  return Stream::from_handle(device, nullptr);
+}
+
+Stream current_stream(int device) {
+  check_stream_device(device, "cuda::current_stream");
+  return Stream::from_handle(device, current_stream_handle(device));
+}
+
+StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device_index())) {
+  TORCHLET_CHECK(stream.device_index() < detail::kMaxStreamDevices,
+                 "cuda::StreamGuard: streams are kept for the first ", detail::kMaxStreamDevices,
+                 " GPUs only, not cuda:", stream.device_index());
+  detail::tls_current_streams[stream.device_index()] = raw(stream);
+}
+
+StreamGuard::~StreamGuard() {
+  detail::tls_current_streams[previous_.device_index()] = raw(previous_);
+}
+
+Event::~Event() {
+  if (handle_ != nullptr) (void)cudaEventDestroy(static_cast<cudaEvent_t>(handle_));
+}
+
+Event::Event(Event&& other) noexcept
+    : timing_(other.timing_), device_(other.device_), handle_(other.handle_) {
+  other.handle_ = nullptr;
+  other.device_ = -1;
+}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) (void)cudaEventDestroy(static_cast<cudaEvent_t>(handle_));
+    timing_ = other.timing_;
+    device_ = other.device_;
+    handle_ = other.handle_;
+    other.handle_ = nullptr;
+    other.device_ = -1;
+  }
+  return *this;
+}
+
+void Event::record(const Stream& stream) {
+  DeviceSwitch guard(stream.device_index());
+  if (handle_ == nullptr) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, timing_ ? cudaEventDefault : cudaEventDisableTiming),
+          "cuda::Event::record");
+    handle_ = e;
+    device_ = stream.device_index();
+  }
+  TORCHLET_CHECK(device_ == stream.device_index(), "cuda::Event::record: the event was recorded "
+                 "on cuda:", device_, " and cannot be recorded on a stream of cuda:",
+                 stream.device_index());
+  check(cudaEventRecord(static_cast<cudaEvent_t>(handle_), raw(stream)), "cuda::Event::record");
+}
+
+void Event::wait(const Stream& stream) const {
+  if (handle_ == nullptr) return;
+  DeviceSwitch guard(stream.device_index());
+  check(cudaStreamWaitEvent(raw(stream), static_cast<cudaEvent_t>(handle_), 0),
+        "cuda::Event::wait");
+}
+
+bool Event::query() const {
+  if (handle_ == nullptr) return true;
+  const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(handle_));
+  if (status == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(status, "cuda::Event::query");
+  return true;
+}
+
+void Event::synchronize() const {
+  if (handle_ == nullptr) return;
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(handle_)), "cuda::Event::synchronize");
+}
+
+float Event::elapsed_time(const Event& end) const {
+  TORCHLET_CHECK(timing_ && end.timing_, "cuda::Event::elapsed_time: both events must be made "
+                 "with enable_timing=true");
+  TORCHLET_CHECK(handle_ != nullptr && end.handle_ != nullptr,
+                 "cuda::Event::elapsed_time: both events must be recorded before");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(handle_),
+                             static_cast<cudaEvent_t>(end.handle_)),
+        "cuda::Event::elapsed_time");
+  return ms;
+}
+
+void sleep_cycles(int device, int64_t cycles) {
+  check_stream_device(device, "cuda::sleep_cycles");
+  DeviceSwitch guard(device);
+  check(launch_sleep(cycles), "cuda::sleep_cycles");
+}
+
+namespace detail {
+
+Stream create_executor_stream(int device) {
+  check_stream_device(device, "device_executor");
+  DeviceSwitch guard(device);
+  cudaStream_t s = nullptr;
+  // Blocking (cudaStreamDefault): besides the events at every hand-off, it
+  // stays ordered with the legacy default stream the caller uses.
+  check(cudaStreamCreateWithFlags(&s, cudaStreamDefault), "device_executor: cudaStreamCreate");
+  return Stream::from_handle(device, s);
+}
+
+}  // namespace detail
 
 }  // namespace torchlet::cuda

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 // The CUDA runtime as torchlet uses it. Under --config=cuda these call the
@@ -61,12 +62,22 @@ bool matmul_allow_fp16_reduced_precision_reduction();
 void set_matmul_allow_bf16_reduced_precision_reduction(bool allow);
 bool matmul_allow_bf16_reduced_precision_reduction();
 
-/// Whether convolutions on GPUs go through cuDNN where its library
-/// (libcudnn.so.9) can be loaded (torch.backends.cudnn.enabled); otherwise,
-/// and for shapes no cuDNN algorithm takes, they run as im2col + cuBLAS.
-/// Off by default in this version: the im2col path is the measured one.
+/// Whether convolutions on GPUs may go through cuDNN where its library
+/// (libcudnn.so.9) can be loaded (torch.backends.cudnn.enabled): on by
+/// default, as in PyTorch. Off, and for shapes no cuDNN algorithm takes,
+/// they run as im2col + cuBLAS.
 void set_cudnn_enabled(bool enabled);
 bool cudnn_enabled();
+/// torchlet's own switch, no PyTorch counterpart: a convolution pass with
+/// fewer multiply-adds than this (batch x out_channels x output plane x
+/// in_channels / groups x kernel) skips cuDNN even where it is enabled. A
+/// cuDNN 9 call costs tens of microseconds of host time, more than im2col
+/// + cuBLAS take for a small convolution: on an H200, LeNet-5's layers
+/// (7.5M and 15M a pass) train faster without cuDNN, a 64-channel 3x3 layer
+/// at 56x56 (116M a pass a sample) faster with it from batch 2 or so.
+/// Default 2^27 (134M); 0 sends every convolution to cuDNN.
+void set_cudnn_min_macs(int64_t macs);
+int64_t cudnn_min_macs();
 /// Whether cuDNN may use TF32 tensor cores for float32 convolutions
 /// (torch.backends.cudnn.allow_tf32): on by default, as in PyTorch.
 void set_cudnn_allow_tf32(bool allow);
@@ -85,13 +96,20 @@ int cudnn_version();
 void synchronize(int index);
 
 enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
-/// Copies `nbytes` and waits for the copy to finish.
-void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index);
-/// Queues the copy on GPU `device_index`'s stream and returns at once
+/// Copies `nbytes` on the calling thread's current stream of GPU
+/// `device_index` (the destination's, or the source's when copying to the
+/// host) and waits for the copy to finish. Between two GPUs, `src_device`
+/// names the source's, whose current stream's queued work the copy waits
+/// for.
+void copy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index,
+          int src_device = -1);
+/// Queues the copy on the calling thread's current stream of GPU
+/// `device_index` and returns at once
 /// (non_blocking): its host side must be page-locked (host_allocate), and
 /// stay untouched until the GPU is synchronized; kernels queued after it
 /// on that GPU see its result.
-void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index);
+void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int device_index,
+                int src_device = -1);
 
 /// Page-locked host memory (cudaHostAlloc, for pin_memory): GPUs copy to
 /// and from it directly, and asynchronously. Freeing waits for the GPUs'
@@ -99,8 +117,9 @@ void copy_async(void* dst, const void* src, size_t nbytes, CopyKind kind, int de
 void* host_allocate(size_t nbytes);
 void host_deallocate(void* ptr);
 
-/// Fills `count` elements of `element_size` bytes (1, 4 or 8) with the bit
-/// pattern at `value`, on GPU `index`.
+/// Queues a fill of `count` elements of `element_size` bytes (1, 2, 4 or
+/// 8) with the bit pattern at `value` on the calling thread's current
+/// stream of GPU `index`.
 void fill(void* dst, size_t count, size_t element_size, const void* value, int index);
 
 }  // namespace torchlet::cuda

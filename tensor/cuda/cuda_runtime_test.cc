@@ -58,16 +58,20 @@ TEST(CudaRuntimeTest, Tf32IsOffUntilAllowed) {
 }
 
 TEST(CudaRuntimeTest, CudnnSwitchesStartAsDocumentedAndKeepWhatIsSet) {
-  EXPECT_FALSE(cuda::cudnn_enabled());
+  EXPECT_TRUE(cuda::cudnn_enabled());
+  EXPECT_EQ(cuda::cudnn_min_macs(), int64_t{1} << 27);
   EXPECT_TRUE(cuda::cudnn_allow_tf32());
   EXPECT_FALSE(cuda::cudnn_deterministic());
-  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_min_macs(0);
   cuda::set_cudnn_allow_tf32(false);
   cuda::set_cudnn_deterministic(true);
-  EXPECT_TRUE(cuda::cudnn_enabled());
+  EXPECT_FALSE(cuda::cudnn_enabled());
+  EXPECT_EQ(cuda::cudnn_min_macs(), 0);
   EXPECT_FALSE(cuda::cudnn_allow_tf32());
   EXPECT_TRUE(cuda::cudnn_deterministic());
-  cuda::set_cudnn_enabled(false);
+  cuda::set_cudnn_enabled(true);
+  cuda::set_cudnn_min_macs(int64_t{1} << 27);
   cuda::set_cudnn_allow_tf32(true);
   cuda::set_cudnn_deterministic(false);
 }

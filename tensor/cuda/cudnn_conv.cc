@@ -5,6 +5,7 @@
 #include <cudnn.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <limits>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/cuda/device_scope.h"
+#include "tensor/cuda/stream_state.h"
 #include "tensor/error.h"
 
 #define TORCHLET_STRINGIFY_(x) #x
@@ -27,8 +29,9 @@ namespace {
 // Note [cuDNN convolutions]
 // libcudnn is loaded at run time (dlopen of libcudnn.so.<the headers' major
 // version>), so no binary needs it to start. Where it was found and
-// cuda::set_cudnn_enabled(true), float32 and float64 convolutions on GPUs
-// and their two gradients run as cuDNN's legacy convolution calls
+// cuda::set_cudnn_enabled (on by default), float32 and float64 convolutions
+// on GPUs of at least cuda::cudnn_min_macs() multiply-adds a pass and their
+// two gradients run as cuDNN's legacy convolution calls
 // (cudnnConvolutionForward, ...BackwardData, ...BackwardFilter), as
 // PyTorch's own do, instead of im2col + strided-batched cuBLAS, which holds
 // a column matrix of the whole batch (in_channels x kernel x output plane
@@ -43,8 +46,8 @@ namespace {
 // allocated; the choice is remembered per geometry, dtype and settings.
 // Workspaces come from the caching allocator and go back to it after the
 // call (the next user of the block is ordered after it on the same stream).
-// Every call runs on the device's legacy default stream, as the other
-// kernels do.
+// Every call runs on the calling thread's current stream of the GPU (Note
+// [Streams] in tensor/cuda/stream.h), as the other kernels do.
 
 // The cuDNN functions used here, resolved from libcudnn at run time: cuDNN
 // is optional (convolutions fall back to im2col + cuBLAS without it), so
@@ -53,6 +56,7 @@ namespace {
   X(cudnnGetVersion)                                \
   X(cudnnGetErrorString)                            \
   X(cudnnCreate)                                    \
+  X(cudnnSetStream)                                 \
   X(cudnnCreateTensorDescriptor)                    \
   X(cudnnDestroyTensorDescriptor)                   \
   X(cudnnSetTensorNdDescriptor)                     \
@@ -109,12 +113,24 @@ void check(cudnnStatus_t status, const char* what) {
 }
 
 // One handle per thread and GPU, kept for the process (as the cuBLAS
-// handles in kernels.cc, for the same reasons).
+// handles in kernels.cc, for the same reasons), queueing on the thread's
+// current stream of the GPU (Note [Streams]). Workspaces come from the
+// caching allocator on that stream, so a handle needs none of its own.
 cudnnHandle_t handle(int device) {
-  thread_local std::vector<cudnnHandle_t> handles;
-  if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1, nullptr);
-  if (handles[device] == nullptr) check(cudnn().cudnnCreate(&handles[device]), "cudnnCreate");
-  return handles[device];
+  struct Handle {
+    cudnnHandle_t handle = nullptr;
+    cudaStream_t stream = nullptr;
+  };
+  thread_local std::vector<Handle> handles;
+  if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1);
+  Handle& h = handles[device];
+  if (h.handle == nullptr) check(cudnn().cudnnCreate(&h.handle), "cudnnCreate");
+  const cudaStream_t stream = current_stream_handle(device);
+  if (h.stream != stream) {
+    check(cudnn().cudnnSetStream(h.handle, stream), "cudnnSetStream");
+    h.stream = stream;
+  }
+  return h.handle;
 }
 
 template <typename T, auto Api::*kCreate, auto Api::*kDestroy>
@@ -138,20 +154,20 @@ using ConvDesc = Descriptor<cudnnConvolutionDescriptor_t, &Api::cudnnCreateConvo
 
 enum class Pass { kForward, kBackwardData, kBackwardFilter };
 
-// The descriptors of one convolution and what identifies its algorithm.
-struct Problem {
-  Problem(const cpu::ConvGeometry& g, DType dtype) {
-    data_type = dtype == kFloat64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+// One convolution's sizes as cuDNN takes them (2 spatial dims where the
+// first is trivial, else 3), and what identifies its algorithm: those and
+// the settings that choose it.
+struct Shape {
+  Shape(const cpu::ConvGeometry& g, DType dtype) {
     const int first = g.input[0] == 1 && g.output[0] == 1 && g.kernel[0] == 1 &&
                               g.padding[0] == 0 && g.stride[0] == 1 && g.dilation[0] == 1
                           ? 1
                           : 0;
     spatial = 3 - first;
-    std::vector<int> in{static_cast<int>(g.batch), static_cast<int>(g.in_channels)};
-    std::vector<int> out{static_cast<int>(g.batch), static_cast<int>(g.out_channels)};
-    std::vector<int> w{static_cast<int>(g.out_channels),
-                       static_cast<int>(g.in_channels / g.groups)};
-    std::vector<int> pad, stride, dilation;
+    groups = g.groups;
+    in = {static_cast<int>(g.batch), static_cast<int>(g.in_channels)};
+    out = {static_cast<int>(g.batch), static_cast<int>(g.out_channels)};
+    w = {static_cast<int>(g.out_channels), static_cast<int>(g.in_channels / g.groups)};
     for (int d = first; d < 3; ++d) {
       in.push_back(static_cast<int>(g.input[d]));
       out.push_back(static_cast<int>(g.output[d]));
@@ -160,27 +176,45 @@ struct Problem {
       stride.push_back(static_cast<int>(g.stride[d]));
       dilation.push_back(static_cast<int>(g.dilation[d]));
     }
-    set_contiguous(input.get(), data_type, in);
-    set_contiguous(output.get(), data_type, out);
-    check(cudnn().cudnnSetFilterNdDescriptor(weight.get(), data_type, CUDNN_TENSOR_NCHW,
-                                             static_cast<int>(w.size()), w.data()),
-          "cudnnSetFilterNdDescriptor");
-    check(cudnn().cudnnSetConvolutionNdDescriptor(conv.get(), spatial, pad.data(), stride.data(),
-                                                  dilation.data(), CUDNN_CROSS_CORRELATION,
-                                                  data_type),
-          "cudnnSetConvolutionNdDescriptor");
-    check(cudnn().cudnnSetConvolutionGroupCount(conv.get(), static_cast<int>(g.groups)),
-          "cudnnSetConvolutionGroupCount");
+    data_type = dtype == kFloat64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     allow_tensor_cores = dtype == kFloat32 && cudnn_allow_tf32();
     deterministic = cudnn_deterministic();
-    check(cudnn().cudnnSetConvolutionMathType(
-              conv.get(), allow_tensor_cores ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
-          "cudnnSetConvolutionMathType");
     key = {static_cast<int64_t>(dtype), allow_tensor_cores, deterministic, g.groups};
     for (const auto* dims : {&in, &out, &w, &pad, &stride, &dilation}) {
       key.push_back(static_cast<int64_t>(dims->size()));
       key.insert(key.end(), dims->begin(), dims->end());
     }
+  }
+
+  int spatial = 2;
+  int64_t groups = 1;
+  std::vector<int> in, out, w, pad, stride, dilation;
+  cudnnDataType_t data_type;
+  bool allow_tensor_cores = false;
+  bool deterministic = false;
+  std::vector<int64_t> key;
+};
+
+// The descriptors of one convolution.
+struct Problem {
+  explicit Problem(const Shape& sh)
+      : data_type(sh.data_type),
+        allow_tensor_cores(sh.allow_tensor_cores),
+        deterministic(sh.deterministic) {
+    set_contiguous(input.get(), sh.data_type, sh.in);
+    set_contiguous(output.get(), sh.data_type, sh.out);
+    check(cudnn().cudnnSetFilterNdDescriptor(weight.get(), sh.data_type, CUDNN_TENSOR_NCHW,
+                                             static_cast<int>(sh.w.size()), sh.w.data()),
+          "cudnnSetFilterNdDescriptor");
+    check(cudnn().cudnnSetConvolutionNdDescriptor(conv.get(), sh.spatial, sh.pad.data(),
+                                                  sh.stride.data(), sh.dilation.data(),
+                                                  CUDNN_CROSS_CORRELATION, sh.data_type),
+          "cudnnSetConvolutionNdDescriptor");
+    check(cudnn().cudnnSetConvolutionGroupCount(conv.get(), static_cast<int>(sh.groups)),
+          "cudnnSetConvolutionGroupCount");
+    check(cudnn().cudnnSetConvolutionMathType(
+              conv.get(), allow_tensor_cores ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+          "cudnnSetConvolutionMathType");
   }
 
   static void set_contiguous(cudnnTensorDescriptor_t desc, cudnnDataType_t type,
@@ -195,20 +229,25 @@ struct Problem {
   }
 
   cudnnDataType_t data_type;
-  int spatial = 2;
   TensorDesc input, output;
   FilterDesc weight;
   ConvDesc conv;
   bool allow_tensor_cores = false;
   bool deterministic = false;
-  std::vector<int64_t> key;
 };
 
-// The chosen algorithm (as an int) of each problem, per pass and device.
+// What was chosen for a problem, pass and device: its algorithm, the
+// descriptors set for it and its workspace size. A call that finds it
+// makes no descriptor and asks cuDNN nothing before running (each cuDNN 9
+// query costs host time comparable to a small convolution's).
+struct Plan {
+  int algo = 0;
+  std::shared_ptr<const Problem> problem;  // math type set for algo
+  size_t workspace = 0;
+};
 struct AlgorithmCache {
   std::mutex mu;
-  std::map<std::pair<std::vector<int64_t>, std::pair<int, int>>, std::pair<int, cudnnMathType_t>>
-      chosen;
+  std::map<std::pair<std::vector<int64_t>, std::pair<int, int>>, Plan> chosen;
 };
 AlgorithmCache& algorithm_cache() {
   static auto* cache = new AlgorithmCache;  // never destroyed: used until exit
@@ -347,11 +386,21 @@ const char* pass_name(Pass pass) {
   return "convolution";
 }
 
+// The multiply-adds of one pass of g (each pass has the same count).
+int64_t multiply_adds(const cpu::ConvGeometry& g) {
+  int64_t n = g.batch * g.out_channels * (g.in_channels / g.groups);
+  for (int d = 0; d < 3; ++d) n *= g.output[d] * g.kernel[d];
+  return n;
+}
+
+std::atomic<int64_t> passes_run{0};
+
 // Runs one pass with the remembered algorithm, or chooses one first.
 // Returns false where no algorithm takes the problem.
 bool convolve(Pass pass, const Tensor& out, const Tensor& a, const Tensor& b,
               const cpu::ConvGeometry& g) {
   if (!cudnn_enabled() || api() == nullptr) return false;
+  if (multiply_adds(g) < cudnn_min_macs()) return false;
   const DType dtype = out.dtype();
   if (dtype != kFloat32 && dtype != kFloat64) return false;
   // cuDNN's descriptors count in int.
@@ -360,45 +409,52 @@ bool convolve(Pass pass, const Tensor& out, const Tensor& a, const Tensor& b,
   const int device = out.device().index;
   DeviceScope scope(device);
   const cudnnHandle_t h = handle(device);
-  Problem p(g, dtype);
+  const Shape shape(g, dtype);
   AlgorithmCache& cache = algorithm_cache();
-  const auto key = std::make_pair(p.key, std::make_pair(static_cast<int>(pass), device));
-  std::optional<std::pair<int, cudnnMathType_t>> remembered;
+  const auto key = std::make_pair(shape.key, std::make_pair(static_cast<int>(pass), device));
+  std::optional<Plan> remembered;
   {
     std::lock_guard<std::mutex> lock(cache.mu);
     const auto it = cache.chosen.find(key);
     if (it != cache.chosen.end()) remembered = it->second;
   }
   if (remembered) {
-    const auto [algo, math] = *remembered;
-    check(cudnn().cudnnSetConvolutionMathType(p.conv.get(), math), "cudnnSetConvolutionMathType");
-    Workspace ws(workspace_size(h, p, pass, algo), device);
-    check(run(h, p, pass, algo, ws, out.data_ptr(), a.data_ptr(), b.data_ptr()), pass_name(pass));
+    Workspace ws(remembered->workspace, device);
+    check(run(h, *remembered->problem, pass, remembered->algo, ws, out.data_ptr(), a.data_ptr(),
+              b.data_ptr()),
+          pass_name(pass));
+    passes_run.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  for (const Candidate& c : candidates(h, p, pass)) {
+  auto p = std::make_shared<Problem>(shape);
+  for (const Candidate& c : candidates(h, *p, pass)) {
     if (c.status != CUDNN_STATUS_SUCCESS) continue;
-    if (p.deterministic && c.determinism != CUDNN_DETERMINISTIC) continue;
-    if (!p.allow_tensor_cores && c.math != CUDNN_FMA_MATH) continue;
-    check(cudnn().cudnnSetConvolutionMathType(p.conv.get(), c.math), "cudnnSetConvolutionMathType");
+    if (p->deterministic && c.determinism != CUDNN_DETERMINISTIC) continue;
+    if (!p->allow_tensor_cores && c.math != CUDNN_FMA_MATH) continue;
+    check(cudnn().cudnnSetConvolutionMathType(p->conv.get(), c.math), "cudnnSetConvolutionMathType");
     std::optional<Workspace> ws;
+    size_t bytes = 0;
     try {
-      ws.emplace(workspace_size(h, p, pass, c.algo), device);
+      bytes = workspace_size(h, *p, pass, c.algo);
+      ws.emplace(bytes, device);
     } catch (const Error&) {
       continue;  // its workspace does not fit: the next candidate
     }
     const cudnnStatus_t status =
-        run(h, p, pass, c.algo, *ws, out.data_ptr(), a.data_ptr(), b.data_ptr());
+        run(h, *p, pass, c.algo, *ws, out.data_ptr(), a.data_ptr(), b.data_ptr());
     if (status == CUDNN_STATUS_NOT_SUPPORTED) continue;
     check(status, pass_name(pass));
     std::lock_guard<std::mutex> lock(cache.mu);
-    cache.chosen.emplace(key, std::make_pair(c.algo, c.math));
+    cache.chosen.emplace(key, Plan{c.algo, std::move(p), bytes});
+    passes_run.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
   return false;
 }
 
 }  // namespace
+
+int64_t cudnn_passes_run() { return passes_run.load(std::memory_order_relaxed); }
 
 bool cudnn_conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
                         const cpu::ConvGeometry& g) {
@@ -417,9 +473,10 @@ bool cudnn_conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_ou
 
 std::vector<int64_t> cudnn_output_shape(const cpu::ConvGeometry& g, DType dtype) {
   if (api() == nullptr) return {};
-  Problem p(g, dtype);
+  const Shape shape(g, dtype);
+  const Problem p(shape);
   int dims[5] = {};
-  const int rank = p.spatial + 2;
+  const int rank = shape.spatial + 2;
   check(cudnn().cudnnGetConvolutionNdForwardOutputDim(p.conv.get(), p.input.get(), p.weight.get(),
                                                       rank, dims),
         "cudnnGetConvolutionNdForwardOutputDim");

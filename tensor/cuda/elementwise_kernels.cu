@@ -17,6 +17,7 @@
 #include "tensor/cuda/elementwise_ops.h"
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -169,7 +170,7 @@ bool launch_flat(const LoopArgs& loop, const F& f, cudaError_t& status) {
     }
   }
   a.packs = aligned ? a.n / V : 0;
-  flat_kernel<F><<<blocks_for(aligned ? (a.n + V - 1) / V : a.n), kThreads>>>(a, f);
+  flat_kernel<F><<<blocks_for(aligned ? (a.n + V - 1) / V : a.n), kThreads, 0, launch_stream()>>>(a, f);
   status = cudaGetLastError();
   return true;
 }
@@ -183,7 +184,7 @@ cudaError_t launch(const LoopArgs& loop, F f) {
   }
   const int64_t wanted = (loop.numel + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(wanted < (1 << 20) ? wanted : (1 << 20));
-  elementwise_kernel<<<blocks, kThreads>>>(loop, f);
+  elementwise_kernel<<<blocks, kThreads, 0, launch_stream()>>>(loop, f);
   return cudaGetLastError();
 }
 
@@ -568,7 +569,7 @@ cudaError_t launch_arange(DType dtype, void* out, int64_t n, ScalarArg start, Sc
   }
   return dispatch_with_reduced(dtype, [&](auto tag) -> cudaError_t {
     using T = decltype(tag);
-    arange_kernel<T><<<blocks_for(n), kThreads>>>(static_cast<T*>(out), n, start, step, integral);
+    arange_kernel<T><<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<T*>(out), n, start, step, integral);
     return cudaGetLastError();
   });
 }
@@ -578,7 +579,7 @@ cudaError_t launch_linspace(DType dtype, void* out, int64_t steps, double start,
   const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
   return dispatch_with_reduced(dtype, [&](auto tag) -> cudaError_t {
     using T = decltype(tag);
-    linspace_kernel<T><<<blocks_for(steps), kThreads>>>(static_cast<T*>(out), steps, start, end,
+    linspace_kernel<T><<<blocks_for(steps), kThreads, 0, launch_stream()>>>(static_cast<T*>(out), steps, start, end,
                                                          step);
     return cudaGetLastError();
   });

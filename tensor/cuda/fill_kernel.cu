@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "tensor/cuda/fill_kernel.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -21,7 +22,7 @@ cudaError_t launch(void* dst, size_t count, const void* value) {
   constexpr int kThreads = 256;
   const size_t wanted = (count + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);
-  fill_kernel<T><<<blocks, kThreads>>>(static_cast<T*>(dst), count, v);
+  fill_kernel<T><<<blocks, kThreads, 0, launch_stream()>>>(static_cast<T*>(dst), count, v);
   return cudaGetLastError();
 }
 

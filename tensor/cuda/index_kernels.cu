@@ -6,6 +6,7 @@
 
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -102,7 +103,7 @@ cudaError_t launch_offset_gather(size_t element_size, void* values, const void* 
   if (total == 0) return cudaSuccess;
   return by_size(element_size, [&](auto tag) {
     using T = decltype(tag);
-    offset_gather_kernel<T><<<blocks_for(total), kThreads>>>(static_cast<T*>(values),
+    offset_gather_kernel<T><<<blocks_for(total), kThreads, 0, launch_stream()>>>(static_cast<T*>(values),
                                                              static_cast<const T*>(view), ix,
                                                              total);
     return cudaGetLastError();
@@ -117,31 +118,31 @@ cudaError_t launch_offset_scatter(DType dtype, bool accumulate, void* view, cons
   if (!accumulate) {
     return by_size(element_size(dtype), [&](auto tag) {
       using T = decltype(tag);
-      offset_scatter_kernel<T, false><<<blocks, kThreads>>>(
+      offset_scatter_kernel<T, false><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<T*>(view), static_cast<const T*>(values), ix, total);
       return cudaGetLastError();
     });
   }
   switch (dtype) {
     case DType::kFloat32:
-      offset_scatter_kernel<float, true><<<blocks, kThreads>>>(
+      offset_scatter_kernel<float, true><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<float*>(view), static_cast<const float*>(values), ix, total);
       break;
     case DType::kFloat64:
-      offset_scatter_kernel<double, true><<<blocks, kThreads>>>(
+      offset_scatter_kernel<double, true><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<double*>(view), static_cast<const double*>(values), ix, total);
       break;
     case DType::kInt32:
-      offset_scatter_kernel<int, true><<<blocks, kThreads>>>(
+      offset_scatter_kernel<int, true><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<int*>(view), static_cast<const int*>(values), ix, total);
       break;
     case DType::kInt64:
-      offset_scatter_kernel<unsigned long long, true><<<blocks, kThreads>>>(
+      offset_scatter_kernel<unsigned long long, true><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<unsigned long long*>(view), static_cast<const unsigned long long*>(values),
           ix, total);
       break;
     case DType::kBool:
-      offset_scatter_kernel<bool, true><<<blocks, kThreads>>>(
+      offset_scatter_kernel<bool, true><<<blocks, kThreads, 0, launch_stream()>>>(
           static_cast<bool*>(view), static_cast<const bool*>(values), ix, total);
       break;
     default: return cudaErrorInvalidValue;
@@ -156,7 +157,7 @@ cudaError_t launch_index_select(size_t element_size, void* out, const void* src,
   if (total == 0) return cudaSuccess;
   return by_size(element_size, [&](auto tag) {
     using T = decltype(tag);
-    index_select_kernel<T><<<blocks_for(total), kThreads>>>(
+    index_select_kernel<T><<<blocks_for(total), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(out), static_cast<const T*>(src), index, src_size, n_index, inner, total);
     return cudaGetLastError();
   });
@@ -166,7 +167,7 @@ cudaError_t launch_gather(size_t element_size, const LoopArgs& loop, int64_t dim
   if (loop.numel == 0) return cudaSuccess;
   return by_size(element_size, [&](auto tag) {
     using T = decltype(tag);
-    gather_kernel<T><<<blocks_for(loop.numel), kThreads>>>(loop, dim_stride);
+    gather_kernel<T><<<blocks_for(loop.numel), kThreads, 0, launch_stream()>>>(loop, dim_stride);
     return cudaGetLastError();
   });
 }
@@ -177,16 +178,16 @@ cudaError_t launch_scatter(DType dtype, bool add, const LoopArgs& loop, int64_t 
   if (!add) {
     return by_size(element_size(dtype), [&](auto tag) {
       using T = decltype(tag);
-      scatter_kernel<T, false><<<blocks, kThreads>>>(loop, dim_stride);
+      scatter_kernel<T, false><<<blocks, kThreads, 0, launch_stream()>>>(loop, dim_stride);
       return cudaGetLastError();
     });
   }
   switch (dtype) {
-    case DType::kFloat32: scatter_kernel<float, true><<<blocks, kThreads>>>(loop, dim_stride); break;
-    case DType::kFloat64: scatter_kernel<double, true><<<blocks, kThreads>>>(loop, dim_stride); break;
-    case DType::kInt32: scatter_kernel<int, true><<<blocks, kThreads>>>(loop, dim_stride); break;
+    case DType::kFloat32: scatter_kernel<float, true><<<blocks, kThreads, 0, launch_stream()>>>(loop, dim_stride); break;
+    case DType::kFloat64: scatter_kernel<double, true><<<blocks, kThreads, 0, launch_stream()>>>(loop, dim_stride); break;
+    case DType::kInt32: scatter_kernel<int, true><<<blocks, kThreads, 0, launch_stream()>>>(loop, dim_stride); break;
     case DType::kInt64:
-      scatter_kernel<unsigned long long, true><<<blocks, kThreads>>>(loop, dim_stride);  // two's complement
+      scatter_kernel<unsigned long long, true><<<blocks, kThreads, 0, launch_stream()>>>(loop, dim_stride);  // two's complement
       break;
     default: return cudaErrorInvalidValue;
   }

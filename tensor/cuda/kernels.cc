@@ -19,6 +19,7 @@
 #include "tensor/cuda/cudnn_conv.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
+#include "tensor/cuda/stream_state.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
 #include "tensor/half.h"
@@ -91,7 +92,7 @@ void copy(const Tensor& dst, const Tensor& src) {
       src.is_contiguous()) {
     // Bytes, for every dtype (float16 and bfloat16 included).
     check_launch(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.numel() * dst.element_size(),
-                                 cudaMemcpyDeviceToDevice, nullptr),
+                                 cudaMemcpyDeviceToDevice, launch_stream()),
                  "copy_");
     return;
   }
@@ -411,33 +412,49 @@ void check_cublas(cublasStatus_t s, const char* what) {
   TORCHLET_CHECK(s == CUBLAS_STATUS_SUCCESS, what, ": CUDA error: ", cublas_status_name(s));
 }
 
-// One handle per thread and GPU (a handle must not be used by two threads
-// at once), created on first use and kept for the process: destroying it
-// at thread exit could run after the driver has shut down. Each has its own
-// workspace of kCublasWorkspace bytes (PyTorch gives Hopper's cuBLAS 32 MiB;
-// without one, cuBLAS leaves out kernels that need it). The math mode is
-// set for each product's dtype: full float32 products unless TF32 is
-// allowed, reduced-precision split-K sums only where allowed.
+// One handle per thread, GPU and stream (a handle must not be used by two
+// threads at once, and its workspace must not be used by two streams at
+// once), created on first use and kept for the process: destroying it at
+// thread exit could run after the driver has shut down. A thread uses one
+// stream per GPU unless a StreamGuard picks others, so a thread has one or
+// two. Each has its own workspace of kCublasWorkspace bytes (PyTorch gives
+// Hopper's cuBLAS 32 MiB; without one, cuBLAS leaves out kernels that need
+// it). The math mode is set for each product's dtype: full float32
+// products unless TF32 is allowed, reduced-precision split-K sums only
+// where allowed.
 constexpr size_t kCublasWorkspace = size_t{32} << 20;
 
 cublasHandle_t cublas_handle(int device, DType dtype) {
   struct Handle {
+    int device = -1;
+    cudaStream_t stream = nullptr;
     cublasHandle_t handle = nullptr;
     int mode = -1;
   };
   thread_local std::vector<Handle> handles;
-  if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1);
-  Handle& h = handles[device];
-  if (h.handle == nullptr) {
-    check_cublas(cublasCreate(&h.handle), "cublasCreate");
+  const cudaStream_t stream = current_stream_handle(device);
+  Handle* found = nullptr;
+  for (Handle& h : handles) {
+    if (h.device == device && h.stream == stream) found = &h;
+  }
+  if (found == nullptr) {
+    Handle made;
+    made.device = device;
+    made.stream = stream;
+    check_cublas(cublasCreate(&made.handle), "cublasCreate");
+    // cublasSetStream resets the workspace, so the workspace comes after.
+    check_cublas(cublasSetStream(made.handle, stream), "cublasSetStream");
     void* workspace = nullptr;
     if (cudaMalloc(&workspace, kCublasWorkspace) == cudaSuccess) {
-      check_cublas(cublasSetWorkspace(h.handle, workspace, kCublasWorkspace),
+      check_cublas(cublasSetWorkspace(made.handle, workspace, kCublasWorkspace),
                    "cublasSetWorkspace");
     } else {
       (void)cudaGetLastError();  // no workspace: cuBLAS picks kernels without one
     }
+    handles.push_back(made);
+    found = &handles.back();
   }
+  Handle& h = *found;
   int mode = CUBLAS_DEFAULT_MATH;
   if (dtype == kFloat32 && matmul_allow_tf32()) mode = CUBLAS_TF32_TENSOR_OP_MATH;
   const bool reduced_sums =

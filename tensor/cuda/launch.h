@@ -272,4 +272,7 @@ struct RandomArgs {
 cudaError_t launch_random(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t offset,
                           const RandomArgs& args);
 
+/// A kernel that spins for about `cycles` clock cycles (cuda::sleep_cycles).
+cudaError_t launch_sleep(int64_t cycles);
+
 }  // namespace torchlet::cuda

@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 
+#include "tensor/cuda/stream_state.h"
+
 namespace torchlet::cuda::nccl {
 namespace {
 
@@ -119,7 +121,8 @@ void broadcast(const std::vector<Tensor>& tensors, int root) {
     check_nccl(ncclBroadcast(tensors[root].device() == tensors[i].device()
                                  ? tensors[i].data_ptr()
                                  : nullptr,
-                             tensors[i].data_ptr(), count, type, root, c.comms[i], nullptr),
+                             tensors[i].data_ptr(), count, type, root, c.comms[i],
+                             current_stream_handle(tensors[i].device().index)),
                "ncclBroadcast");
   }
   check_nccl(ncclGroupEnd(), "ncclGroupEnd");
@@ -145,7 +148,8 @@ void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) {
     (void)cudaSetDevice(inputs[i].device().index);
     check_nccl(ncclReduce(inputs[i].data_ptr(),
                           static_cast<int>(i) == root ? output.data_ptr() : nullptr, count, type,
-                          ncclSum, root, c.comms[i], nullptr),
+                          ncclSum, root, c.comms[i],
+                          current_stream_handle(inputs[i].device().index)),
                "ncclReduce");
   }
   check_nccl(ncclGroupEnd(), "ncclGroupEnd");

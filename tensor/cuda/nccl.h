@@ -3,7 +3,8 @@
 // NCCL collectives over one process's GPUs, for parallel::comm's CUDA paths
 // (torch.cuda.nccl): a communicator per ordered set of GPUs, created on
 // first use and kept; every call queues one collective per GPU in one NCCL
-// group on each GPU's stream, after the work already queued there.
+// group on each GPU's current stream (Note [Streams] in tensor/cuda/
+// stream.h), after the work already queued there.
 
 #include <vector>
 

@@ -7,6 +7,7 @@
 
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -120,7 +121,7 @@ cudaError_t launch_cross_entropy(DType dtype, void* loss, void* probs, const voi
   if (rows == 0) return cudaSuccess;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    cross_entropy_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+    cross_entropy_kernel<T><<<static_cast<unsigned>(rows), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(loss), static_cast<T*>(probs), static_cast<const T*>(input), target,
         static_cast<const T*>(weight), classes, ignore_index, smoothing);
     return cudaGetLastError();
@@ -138,7 +139,7 @@ cudaError_t launch_cross_entropy_backward(DType dtype, void* grad_input, const v
   if (rows == 0) return cudaSuccess;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    cross_entropy_backward_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+    cross_entropy_backward_kernel<T><<<static_cast<unsigned>(rows), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(grad_input), static_cast<const T*>(grad_loss), broadcast, scale,
         static_cast<const T*>(probs), target, static_cast<const T*>(weight), weight_sum, classes,
         ignore_index, smoothing);

@@ -17,6 +17,7 @@ namespace {
 }  // namespace
 
 bool cudnn_is_available() { return false; }
+int64_t cudnn_passes_run() { return 0; }
 int cudnn_version() { return 0; }
 bool cudnn_conv_forward(const Tensor&, const Tensor&, const Tensor&, const cpu::ConvGeometry&) {
   return false;

@@ -5,6 +5,7 @@
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/optim_ops.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -56,21 +57,21 @@ cudaError_t run(OptimizerKind kind, int64_t n, void* param, const void* grad, vo
   const T* g = static_cast<const T*>(grad);
   switch (kind) {
     case OptimizerKind::kSgd:
-      sgd_kernel<T><<<blocks, kThreads>>>(n, p, g, static_cast<T*>(s0),
+      sgd_kernel<T><<<blocks, kThreads, 0, launch_stream()>>>(n, p, g, static_cast<T*>(s0),
                                           *static_cast<const ops::SgdStep<T>*>(step));
       break;
     case OptimizerKind::kAdam:
-      adam_kernel<T><<<blocks, kThreads>>>(n, p, g, static_cast<T*>(s0), static_cast<T*>(s1),
+      adam_kernel<T><<<blocks, kThreads, 0, launch_stream()>>>(n, p, g, static_cast<T*>(s0), static_cast<T*>(s1),
                                            static_cast<T*>(s2),
                                            *static_cast<const ops::AdamStep<T>*>(step));
       break;
     case OptimizerKind::kRmsprop:
-      rmsprop_kernel<T><<<blocks, kThreads>>>(n, p, g, static_cast<T*>(s0), static_cast<T*>(s1),
+      rmsprop_kernel<T><<<blocks, kThreads, 0, launch_stream()>>>(n, p, g, static_cast<T*>(s0), static_cast<T*>(s1),
                                               static_cast<T*>(s2),
                                               *static_cast<const ops::RmspropStep<T>*>(step));
       break;
     case OptimizerKind::kAdagrad:
-      adagrad_kernel<T><<<blocks, kThreads>>>(n, p, g, static_cast<T*>(s0),
+      adagrad_kernel<T><<<blocks, kThreads, 0, launch_stream()>>>(n, p, g, static_cast<T*>(s0),
                                               *static_cast<const ops::AdagradStep<T>*>(step));
       break;
   }

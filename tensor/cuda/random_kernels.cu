@@ -12,6 +12,7 @@
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/philox.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -82,7 +83,7 @@ template <typename T>
 cudaError_t run(void* out, int64_t n, uint64_t seed, uint64_t offset, const RandomArgs& args,
                 uint64_t blocks) {
   const uint64_t wanted = (blocks + kThreads - 1) / kThreads;
-  random_kernel<T><<<static_cast<unsigned>(wanted < (1u << 20) ? wanted : (1u << 20)), kThreads>>>(
+  random_kernel<T><<<static_cast<unsigned>(wanted < (1u << 20) ? wanted : (1u << 20)), kThreads, 0, launch_stream()>>>(
       static_cast<T*>(out), n, seed, offset, args);
   return cudaGetLastError();
 }

@@ -11,6 +11,7 @@
 #include "tensor/cuda/elementwise_ops.h"
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -234,12 +235,12 @@ cudaError_t run(const ReduceArgs& r, Op op, int splits, void* workspace) {
   Acc* partial = splits > 1 ? static_cast<Acc*>(workspace) : nullptr;
   // Outputs beyond the grid's 2^31 - 1 blocks do not occur: a tensor that
   // large would not fit in any GPU's memory.
-  reduce_kernel<T, Op><<<dim3(static_cast<unsigned>(outputs), splits), kThreads>>>(r, op, chunk,
+  reduce_kernel<T, Op><<<dim3(static_cast<unsigned>(outputs), splits), kThreads, 0, launch_stream()>>>(r, op, chunk,
                                                                                    partial);
   if (splits > 1) {
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) return status;
-    combine_kernel<T, Op><<<static_cast<unsigned>(outputs), kThreads>>>(r, op, partial, splits);
+    combine_kernel<T, Op><<<static_cast<unsigned>(outputs), kThreads, 0, launch_stream()>>>(r, op, partial, splits);
   }
   return cudaGetLastError();
 }
@@ -339,7 +340,7 @@ cudaError_t launch_cumulative(DType dtype, void* out, const void* in, int64_t ro
   return dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     const int64_t wanted = (rows + kThreads - 1) / kThreads;
-    cumulative_kernel<T><<<static_cast<unsigned>(wanted < 65535 ? wanted : 65535), kThreads>>>(
+    cumulative_kernel<T><<<static_cast<unsigned>(wanted < 65535 ? wanted : 65535), kThreads, 0, launch_stream()>>>(
         static_cast<SumOut<T>*>(out), static_cast<const T*>(in), rows, n, prod);
     return cudaGetLastError();
   });
@@ -350,7 +351,7 @@ cudaError_t launch_softmax(DType dtype, void* out, const void* in, int64_t rows,
   if (rows == 0 || n == 0) return cudaSuccess;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    softmax_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+    softmax_kernel<T><<<static_cast<unsigned>(rows), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(out), static_cast<const T*>(in), n, log);
     return cudaGetLastError();
   };
@@ -364,7 +365,7 @@ cudaError_t launch_softmax_backward(DType dtype, void* out, const void* grad,
   if (rows == 0 || n == 0) return cudaSuccess;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    softmax_backward_kernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+    softmax_backward_kernel<T><<<static_cast<unsigned>(rows), kThreads, 0, launch_stream()>>>(
         static_cast<T*>(out), static_cast<const T*>(grad), static_cast<const T*>(output), n, log);
     return cudaGetLastError();
   };

@@ -11,6 +11,7 @@
 
 #include "tensor/cuda/grid.h"
 #include "tensor/cuda/launch.h"
+#include "tensor/cuda/stream_state.h"
 
 namespace torchlet::cuda {
 namespace {
@@ -39,21 +40,25 @@ cudaError_t sort_pairs(const SortArgs& a, size_t& bytes) {
   T* keys_out = static_cast<T*>(a.keys_out);
   const int items = static_cast<int>(a.rows * a.n);
   const int segments = static_cast<int>(a.rows);
+  constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+  const cudaStream_t stream = launch_stream();
   if (a.rows == 1) {
     // One lane: the device-wide sort (the segmented one gives a segment a
     // single block).
     return a.descending
                ? cub::DeviceRadixSort::SortPairsDescending(a.temp, bytes, keys_in, keys_out,
-                                                           a.positions_in, a.positions_out, items)
+                                                           a.positions_in, a.positions_out, items, 0,
+                                                           kBits, stream)
                : cub::DeviceRadixSort::SortPairs(a.temp, bytes, keys_in, keys_out,
-                                                 a.positions_in, a.positions_out, items);
+                                                 a.positions_in, a.positions_out, items, 0, kBits,
+                                                 stream);
   }
   return a.descending ? cub::DeviceSegmentedRadixSort::SortPairsDescending(
                             a.temp, bytes, keys_in, keys_out, a.positions_in, a.positions_out,
-                            items, segments, a.offsets, a.offsets + 1)
+                            items, segments, a.offsets, a.offsets + 1, 0, kBits, stream)
                       : cub::DeviceSegmentedRadixSort::SortPairs(
                             a.temp, bytes, keys_in, keys_out, a.positions_in, a.positions_out,
-                            items, segments, a.offsets, a.offsets + 1);
+                            items, segments, a.offsets, a.offsets + 1, 0, kBits, stream);
 }
 
 template <typename F>
@@ -73,10 +78,10 @@ cudaError_t dispatch_keys(DType dtype, F&& f) {
 cudaError_t launch_canonical_keys(DType dtype, void* out, const void* in, int64_t n) {
   if (n == 0) return cudaSuccess;
   if (dtype == DType::kFloat32) {
-    canonical_keys_kernel<<<blocks_for(n), kThreads>>>(static_cast<float*>(out),
+    canonical_keys_kernel<<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<float*>(out),
                                                         static_cast<const float*>(in), n);
   } else if (dtype == DType::kFloat64) {
-    canonical_keys_kernel<<<blocks_for(n), kThreads>>>(static_cast<double*>(out),
+    canonical_keys_kernel<<<blocks_for(n), kThreads, 0, launch_stream()>>>(static_cast<double*>(out),
                                                         static_cast<const double*>(in), n);
   } else {
     return cudaErrorInvalidValue;
@@ -86,7 +91,7 @@ cudaError_t launch_canonical_keys(DType dtype, void* out, const void* in, int64_
 
 cudaError_t launch_lane_positions(int64_t* positions, int* offsets, int64_t rows, int64_t n) {
   if (rows * n == 0) return cudaSuccess;
-  lane_positions_kernel<<<blocks_for(rows * n), kThreads>>>(positions, rows, n, offsets);
+  lane_positions_kernel<<<blocks_for(rows * n), kThreads, 0, launch_stream()>>>(positions, rows, n, offsets);
   return cudaGetLastError();
 }
 

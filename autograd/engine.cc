@@ -414,14 +414,14 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     // A gradient on a GPU handed to another device's node (so to another
     // thread, and stream): that node waits for an event after the work
     // this thread queued on that GPU (Note [Streams]).
-    absl::InlinedVector<std::shared_ptr<cuda::Event>, 2> made;
+    absl::InlinedVector<std::shared_ptr<cuda::Event>, 2> made;  // empty: none crossed
     if (!serial_) {
-      made.resize(outputs.size());
       for (size_t i = 0; i < outputs.size(); ++i) {
         const Edge& e = edges[i];
         if (!e.valid() || !outputs[i].defined() || e.fn->device() == node.device()) continue;
         const Device at = outputs[i].device();
         if (!at.is_cuda()) continue;
+        if (made.empty()) made.resize(outputs.size());
         made[i] = std::make_shared<cuda::Event>();
         made[i]->record(cuda::current_stream(at.index));
       }

@@ -221,6 +221,17 @@ void check_stream_device(int device, const char* op) {
 
 cudaStream_t raw(const Stream& s) { return static_cast<cudaStream_t>(s.handle()); }
 
+// A query's answer: done (cudaSuccess) or not yet (cudaErrorNotReady, which
+// is cleared); any other status is an error.
+bool finished(cudaError_t status, const char* what) {
+  if (status == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(status, what);
+  return true;
+}
+
 }  // namespace
 
 Stream Stream::create(int device) {
@@ -234,13 +245,7 @@ Stream Stream::create(int device) {
 }
 
 bool Stream::query() const {
-  const cudaError_t status = cudaStreamQuery(raw(*this));
-  if (status == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  check(status, "cuda::Stream::query");
-  return true;
+  return finished(cudaStreamQuery(raw(*this)), "cuda::Stream::query");
 }
 
 void Stream::synchronize() const {
@@ -322,13 +327,7 @@ void Event::wait(const Stream& stream) const {
 
 bool Event::query() const {
   if (handle_ == nullptr) return true;
-  const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(handle_));
-  if (status == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  check(status, "cuda::Event::query");
-  return true;
+  return finished(cudaEventQuery(static_cast<cudaEvent_t>(handle_)), "cuda::Event::query");
 }
 
 void Event::synchronize() const {

@@ -431,7 +431,8 @@ bool convolve(Pass pass, const Tensor& out, const Tensor& a, const Tensor& b,
     if (c.status != CUDNN_STATUS_SUCCESS) continue;
     if (p->deterministic && c.determinism != CUDNN_DETERMINISTIC) continue;
     if (!p->allow_tensor_cores && c.math != CUDNN_FMA_MATH) continue;
-    check(cudnn().cudnnSetConvolutionMathType(p->conv.get(), c.math), "cudnnSetConvolutionMathType");
+    check(cudnn().cudnnSetConvolutionMathType(p->conv.get(), c.math),
+          "cudnnSetConvolutionMathType");
     std::optional<Workspace> ws;
     size_t bytes = 0;
     try {

@@ -270,7 +270,10 @@ Stream current_stream(int device) {
   return Stream::from_handle(device, current_stream_handle(device));
 }
 
+// Past kMaxStreamDevices a GPU's current stream is always its default one,
+// so a guard of the default stream there has nothing to do.
 StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device_index())) {
+  if (stream.device_index() >= detail::kMaxStreamDevices && stream.is_default()) return;
   TORCHLET_CHECK(stream.device_index() < detail::kMaxStreamDevices,
                  "cuda::StreamGuard: streams are kept for the first ", detail::kMaxStreamDevices,
                  " GPUs only, not cuda:", stream.device_index());
@@ -278,6 +281,7 @@ StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream
 }
 
 StreamGuard::~StreamGuard() {
+  if (previous_.device_index() >= detail::kMaxStreamDevices) return;
   detail::tls_current_streams[previous_.device_index()] = raw(previous_);
 }
 
@@ -357,6 +361,8 @@ namespace detail {
 
 Stream create_executor_stream(int device) {
   check_stream_device(device, "device_executor");
+  // Past kMaxStreamDevices, the executor queues on the default stream.
+  if (device >= detail::kMaxStreamDevices) return default_stream(device);
   DeviceSwitch guard(device);
   cudaStream_t s = nullptr;
   // Blocking (cudaStreamDefault): besides the events at every hand-off, it

@@ -31,6 +31,17 @@ const Device kGpu("cuda:0");
 const Device kCpu("cpu:0");
 
 Tensor gpu(const Tensor& t) { return t.to(kGpu); }
+
+// A 2-d convolution's parameters: stride and dilation 1, `padding` on both
+// sides of both dims.
+ConvParams conv2d_params(int64_t padding) {
+  ConvParams p;
+  p.stride = {1, 1};
+  p.padding = {padding, padding};
+  p.dilation = {1, 1};
+  p.output_padding = {0, 0};
+  return p;
+}
 Tensor host(const Tensor& t) { return t.to(kCpu); }
 
 double rtol_for(DType dtype) { return dtype == kFloat32 ? 1e-5 : 1e-12; }
@@ -684,11 +695,7 @@ TEST(CudaOpsTest, Float16AndBfloat16ComputeInFloat32AndRoundOnceAsTheCpu) {
 
 TEST(CudaOpsTest, Float16ConvolutionIsRefusedAsOnTheCpu) {
   REQUIRE_GPU();
-  ConvParams p;
-  p.stride = {1, 1};
-  p.padding = {0, 0};
-  p.dilation = {1, 1};
-  p.output_padding = {0, 0};
+  const ConvParams p = conv2d_params(0);
   const TensorOptions half = TensorOptions(kFloat16).device(kGpu);
   EXPECT_THROW_MSG(convolution(zeros({1, 1, 4, 4}, half), zeros({1, 1, 3, 3}, half), Tensor(), p),
                    "\"convolution\" not implemented for 'Half'");
@@ -905,11 +912,7 @@ TEST(CudaOpsTest, CudnnConvolutionsAndTheirGradientsMatchTheCpu) {
 TEST(CudaOpsTest, CudnnTakesConvolutionsOfEnoughWork) {
   REQUIRE_GPU();
   if (!cuda::cudnn_is_available()) GTEST_SKIP() << "libcudnn.so.9 not found";
-  ConvParams p;
-  p.stride = {1, 1};
-  p.padding = {1, 1};
-  p.dilation = {1, 1};
-  p.output_padding = {0, 0};
+  const ConvParams p = conv2d_params(1);
   const Tensor w = gpu(sample({64, 64, 3, 3}, kFloat32, 42));
   // 64 x 56 x 56 x 64 x 9 = 115.6M multiply-adds a sample.
   const Tensor one = gpu(sample({1, 64, 56, 56}, kFloat32, 43));  // 116M
@@ -984,11 +987,7 @@ TEST(CudaOpsTest, CudnnConvolutionRepeatsItsResult) {
   const int64_t min_macs = cuda::cudnn_min_macs();
   cuda::set_cudnn_min_macs(0);
   cuda::set_cudnn_allow_tf32(false);
-  ConvParams p;
-  p.stride = {1, 1};
-  p.padding = {2, 2};
-  p.dilation = {1, 1};
-  p.output_padding = {0, 0};
+  const ConvParams p = conv2d_params(2);
   const Tensor x = gpu(sample({64, 1, 28, 28}, kFloat32, 40));
   const Tensor w = gpu(sample({6, 1, 5, 5}, kFloat32, 41));
   const Tensor first = host(convolution(x, w, Tensor(), p));

@@ -128,6 +128,9 @@ void train() {
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
   TORCHLET_CHECK(absl::GetFlag(FLAGS_epochs) >= 1, "--epochs must be at least 1, got ",
                  absl::GetFlag(FLAGS_epochs));
+  TORCHLET_CHECK(absl::GetFlag(FLAGS_train_limit) >= 0,
+                 "--train_limit must be 0 (every example) or more, got ",
+                 absl::GetFlag(FLAGS_train_limit));
 
   const std::vector<Device> devices = training_devices();
   manual_seed(absl::GetFlag(FLAGS_seed));

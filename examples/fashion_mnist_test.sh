@@ -37,6 +37,9 @@ cmp straight.state resumed.state || fail "the resumed run's state differs from t
 if "$bin" --data="$data" --epochs=0 2>error.txt; then fail "--epochs=0 accepted"; fi
 grep -q '^fashion_mnist: --epochs must be at least 1, got 0$' error.txt ||
   fail "epochs message: $(cat error.txt)"
+if "$bin" --data="$data" --train_limit=-5 2>error.txt; then fail "--train_limit=-5 accepted"; fi
+grep -q '^fashion_mnist: --train_limit must be 0 (every example) or more, got -5$' error.txt ||
+  fail "train_limit message: $(cat error.txt)"
 if "$bin" --data="$data" --model=vgg 2>error.txt; then fail "--model=vgg accepted"; fi
 grep -q '^fashion_mnist: --model must be lenet or mlp, got "vgg"$' error.txt ||
   fail "model message: $(cat error.txt)"

@@ -1,6 +1,7 @@
 #include "tensor/factories.h"
 
 #include "gtest/gtest.h"
+#include "tensor/device.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -38,6 +39,20 @@ TEST(FactoriesTest, CpuMemoryIs64ByteAligned) {
 TEST(FactoriesTest, FreedSmallCpuBlockIsReusedBySameThread) {
   void* first = empty({100}).data_ptr();  // freed at the end of the statement
   EXPECT_EQ(empty({120}).data_ptr(), first);  // same 512-byte size class
+}
+
+// Blocks over 64 KiB go back to their CPU device's own cache, so a device's
+// worker thread keeps writing memory its core already holds (Note [CPU
+// block caches]).
+TEST(FactoriesTest, FreedLargeCpuBlockIsReusedOnItsOwnDeviceOnly) {
+  set_cpu_device_count(2);
+  const TensorOptions on0 = TensorOptions().device(Device(kCPU, 0));
+  const TensorOptions on1 = TensorOptions().device(Device(kCPU, 1));
+  void* first = empty({1 << 16}, on1).data_ptr();  // 256 KiB, freed at once
+  const Tensor elsewhere = empty({1 << 16}, on0);
+  EXPECT_NE(elsewhere.data_ptr(), first);
+  EXPECT_EQ(empty({1 << 16}, on1).data_ptr(), first);
+  set_cpu_device_count(1);
 }
 
 TEST(FactoriesTest, ReusedBlockIsStillAlignedAndZeroedByZeros) {

@@ -10,8 +10,10 @@
 
 namespace torchlet {
 
-/// CPU memory from the per-thread cache of recycled blocks (storage.cc): for
-/// tensor data and for the small objects every tensor op creates.
+/// CPU memory from the per-thread cache of recycled blocks (storage.cc; a
+/// block over 64 KiB from cpu:0's cache): for the small objects every
+/// tensor op creates. Tensor data goes through Storage::allocate, which
+/// keeps large blocks with their device.
 void* cached_allocate(size_t nbytes);
 void cached_deallocate(void* p, size_t nbytes);
 

@@ -250,7 +250,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       // within microseconds. news_ is only set under the lock, so checking
       // it again under the lock before sleeping misses no notification.
       lock.unlock();
-      spin_until([this] { return news_.load(std::memory_order_acquire); });
+      spin_until([this] { return news_.load(std::memory_order_acquire); }, kSpinBetweenTasks);
       lock.lock();
       if (!news_.load(std::memory_order_relaxed)) done_.wait(lock);
       return;

@@ -31,8 +31,8 @@ void wait_for(Pending& pending) {
     return;
   }
   // Note [Spin before sleeping]: the other replicas usually finish within
-  // microseconds of the caller's own.
-  if (spin_until(finished)) return;
+  // microseconds of the caller's own, at worst a replica's imbalance later.
+  if (spin_until(finished, kSpinBetweenTasks)) return;
   std::unique_lock<std::mutex> lock(pending.mutex);
   pending.done.wait(lock, finished);
 }

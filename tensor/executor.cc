@@ -59,7 +59,8 @@ class ThreadExecutor final : public Executor {
         // Note [Spin before sleeping]: what we wait for, or a task, usually
         // comes within microseconds.
         lock.unlock();
-        spin_until([&] { return done() || queued_.load(std::memory_order_acquire) > 0; });
+        spin_until([&] { return done() || queued_.load(std::memory_order_acquire) > 0; },
+                   kSpinBetweenTasks);
         lock.lock();
         if (queue_.empty() && !done()) ready_.wait(lock);
         continue;
@@ -127,8 +128,9 @@ class ThreadExecutor final : public Executor {
       std::packaged_task<void()> task;
       // Note [Spin before sleeping]: the next task of a training step (the
       // next replica forward, the backward after it) usually arrives within
-      // microseconds of the last one.
-      spin_until([this] { return queued_.load(std::memory_order_acquire) > 0; });
+      // microseconds of the last one, or after the step's serial part.
+      spin_until([this] { return queued_.load(std::memory_order_acquire) > 0; },
+                 kSpinBetweenTasks);
       {
         std::unique_lock<std::mutex> lock(mu_);
         ready_.wait(lock, [this] { return !queue_.empty(); });

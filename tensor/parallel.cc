@@ -97,17 +97,19 @@ class IntraOpPool {
   }
 
   // Note [Pool threads spin before they sleep]: a worker that finished its
-  // chunk polls for the next range for a short while before it sleeps, and
-  // the caller polls for the workers' chunks before it sleeps, so
-  // back-to-back ops (a backward pass) hand over without a system call
-  // (Note [Spin before sleeping] in tensor/spin_wait.h).
+  // chunk polls for the next range for up to kSpinBetweenTasks (through a
+  // step's serial part) before it sleeps, and the caller polls for the
+  // workers' chunks for kSpinBeforeSleep, so back-to-back ops (a backward
+  // pass) hand over without a system call (Note [Spin before sleeping] in
+  // tensor/spin_wait.h).
   void work(int index) {
     uint64_t seen = 0;
     while (true) {
-      spin_until([&] {
+      const auto woken = [&] {
         return stop_.load(std::memory_order_relaxed) ||
                generation_.load(std::memory_order_acquire) != seen;
-      });
+      };
+      spin_until(woken, kSpinBetweenTasks);
       {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return stop_ || generation_ != seen; });

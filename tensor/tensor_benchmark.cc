@@ -163,6 +163,18 @@ void BM_ToReduced(benchmark::State& state) {
 }
 BENCHMARK(BM_ToReduced)->Arg(1)->Arg(2)->UseRealTime();
 
+// A batch of 64 Fashion-MNIST images, uint8 to float32: the conversion a
+// data loader makes every step.
+void BM_ToFloatFromUint8(benchmark::State& state) {
+  Tensor a = randint(0, 256, {64, 1, 28, 28}).to(kUInt8);
+  for (auto _ : state) {
+    Tensor f = a.to(kFloat32);
+    benchmark::DoNotOptimize(f.data_ptr());
+  }
+  state.SetItemsProcessed(state.iterations() * a.numel());
+}
+BENCHMARK(BM_ToFloatFromUint8)->UseRealTime();
+
 // 256x256 GEMM per dtype as above.
 void BM_GemmReduced(benchmark::State& state) {
   const DType d = bench_dtype(state.range(0));

@@ -25,6 +25,12 @@ using Loader = data::DataLoader<data::Example>;
 constexpr double kFashionMNISTMean = 0.2860;
 constexpr double kFashionMNISTStd = 0.3530;
 
+/// uint8 images as float32, scaled to [0, 1] and normalized with the mean
+/// and standard deviation above: the same values as
+/// `images.to(kFloat).div_(255).sub_(kFashionMNISTMean).div_(kFashionMNISTStd)`,
+/// in one pass (Note [Fashion-MNIST stays uint8]).
+Tensor normalize_fashion_mnist(const Tensor& images);
+
 /// A split of Fashion-MNIST whose examples are [1, 28, 28] float images
 /// scaled to [0, 1] and normalized, with int64 targets. `limit` > 0 keeps the
 /// first `limit` examples. See Note [Fashion-MNIST stays uint8].

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "tensor/factories.h"
+#include "tensor/random.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -54,6 +55,46 @@ TEST(OptimKernels, UpdatesBumpTheVersionOfEveryTensorWritten) {
   EXPECT_GT(p.version(), pv);
   EXPECT_GT(m.version(), mv);
   EXPECT_GT(v.version(), vv);
+}
+
+// One element of PyTorch's float32 SGD, one rounding per op, in its order.
+float reference_sgd(float& p, float g, float& buf, const SgdUpdate& o) {
+  const float lr = static_cast<float>(o.lr), momentum = static_cast<float>(o.momentum);
+  const float damp = static_cast<float>(1 - o.dampening);
+  const float wd = static_cast<float>(o.weight_decay);
+  float d = (o.maximize ? -1.0f : 1.0f) * g;
+  if (o.weight_decay != 0) d = d + wd * p;
+  if (o.momentum != 0) {
+    buf = o.first_step ? d : buf * momentum + damp * d;
+    d = o.nesterov ? d + momentum * buf : buf;
+  }
+  p = p + (-lr) * d;
+  return p;
+}
+
+// Every combination of options, at lengths with and without a tail after
+// whole vectors (Note [AVX2 SGD]): the same bits as the reference.
+TEST(OptimKernels, FloatSgdMatchesTheReferenceBitForBit) {
+  manual_seed(5);
+  for (int64_t n : {1, 7, 8, 9, 31, 1000, 40000}) {
+    for (int flags = 0; flags < 32; ++flags) {
+      SgdUpdate o;
+      o.lr = 0.0137;
+      o.momentum = (flags & 1) ? 0.9 : 0;
+      o.dampening = (flags & 2) ? 0.1 : 0;
+      o.weight_decay = (flags & 4) ? 1e-3 : 0;
+      o.nesterov = (flags & 8) && o.momentum != 0 && o.dampening == 0;
+      o.maximize = (flags & 16) != 0;
+      o.first_step = n % 2 == 1;
+      Tensor p = randn({n}), g = randn({n}), buf = randn({n});
+      std::vector<float> ep = p.to_vector<float>(), eb = buf.to_vector<float>();
+      const std::vector<float> eg = g.to_vector<float>();
+      for (int64_t i = 0; i < n; ++i) reference_sgd(ep[i], eg[i], eb[i], o);
+      sgd_update_(p, g, o.momentum != 0 ? buf : Tensor(), o);
+      ASSERT_EQ(p.to_vector<float>(), ep) << "n " << n << " flags " << flags;
+      if (o.momentum != 0) ASSERT_EQ(buf.to_vector<float>(), eb) << "n " << n << " flags " << flags;
+    }
+  }
 }
 
 TEST(OptimKernelErrors, GradOfAnotherShape) {

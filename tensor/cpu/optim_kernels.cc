@@ -79,10 +79,82 @@ void effective_grad(Scratch<T>& d, const ConstSpan<T>& g, const Span<T>& p, T si
   if (decay) d = d + weight_decay * p;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// Note [AVX2 SGD]
+// The default build targets baseline x86-64, where Eigen's packets are four
+// floats wide, and SGD over LeNet-5's 62k parameters took 24 us, limited by
+// the SSE loads and stores of five streams. Float SGD takes eight lanes at a
+// time where the CPU has AVX2 (checked once at run time). It computes the
+// Eigen path's values bit for bit: the same multiplies and adds in the same
+// order, each rounded, and no fused multiply-add (the function's target is
+// AVX2 without FMA, so the compiler cannot contract a * b + c either).
+bool has_avx2() {
+  static const bool supported = __builtin_cpu_supports("avx2");
+  return supported;
+}
+
+struct SgdFloat {
+  float lr, momentum, damp, wd, sign;
+  bool decay, use_momentum, first_step, nesterov;
+};
+
+__attribute__((target("avx2"))) void sgd_float_avx2(float* p, const float* g, float* buf,
+                                                     int64_t n, const SgdFloat& c) {
+  const __m256 neg_lr = _mm256_set1_ps(-c.lr), momentum = _mm256_set1_ps(c.momentum);
+  const __m256 damp = _mm256_set1_ps(c.damp), wd = _mm256_set1_ps(c.wd);
+  const __m256 sign = _mm256_set1_ps(c.sign);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 param = _mm256_loadu_ps(p + i);
+    __m256 d = _mm256_mul_ps(sign, _mm256_loadu_ps(g + i));
+    if (c.decay) d = _mm256_add_ps(d, _mm256_mul_ps(wd, param));
+    if (c.use_momentum) {
+      const __m256 b =
+          c.first_step ? d
+                       : _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(buf + i), momentum),
+                                       _mm256_mul_ps(damp, d));
+      _mm256_storeu_ps(buf + i, b);
+      d = c.nesterov ? _mm256_add_ps(d, _mm256_mul_ps(momentum, b)) : b;
+    }
+    _mm256_storeu_ps(p + i, _mm256_add_ps(param, _mm256_mul_ps(neg_lr, d)));
+  }
+  for (; i < n; ++i) {
+    float d = c.sign * g[i];
+    if (c.decay) d = d + c.wd * p[i];
+    if (c.use_momentum) {
+      const float b = c.first_step ? d : buf[i] * c.momentum + c.damp * d;
+      buf[i] = b;
+      d = c.nesterov ? d + c.momentum * b : b;
+    }
+    p[i] = p[i] + (-c.lr) * d;
+  }
+}
+#endif
+
 }  // namespace
 
 void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                 const SgdUpdate& o) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (param.dtype() == kFloat32 && has_avx2()) {  // Note [AVX2 SGD]
+    const SgdFloat c{static_cast<float>(o.lr),
+                     static_cast<float>(o.momentum),
+                     static_cast<float>(1 - o.dampening),
+                     static_cast<float>(o.weight_decay),
+                     o.maximize ? -1.0f : 1.0f,
+                     o.weight_decay != 0,
+                     o.momentum != 0,
+                     o.first_step,
+                     o.nesterov};
+    float* p = ptr<float>(param);
+    const float* g = ptr<float>(grad);
+    float* buf = c.use_momentum ? ptr<float>(momentum_buffer) : nullptr;
+    parallel_for(0, param.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      sgd_float_avx2(p + b, g + b, buf != nullptr ? buf + b : nullptr, e - b, c);
+    });
+    return;
+  }
+#endif
   dispatch_floating(param.dtype(), "sgd_update_", [&](auto tag) {
     using T = decltype(tag);
     const T lr = o.lr, momentum = o.momentum, damp = T(1 - o.dampening), wd = o.weight_decay;

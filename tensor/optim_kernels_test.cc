@@ -3,6 +3,8 @@
 
 #include "tensor/optim_kernels.h"
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -93,6 +95,75 @@ TEST(OptimKernels, FloatSgdMatchesTheReferenceBitForBit) {
       sgd_update_(p, g, o.momentum != 0 ? buf : Tensor(), o);
       ASSERT_EQ(p.to_vector<float>(), ep) << "n " << n << " flags " << flags;
       if (o.momentum != 0) ASSERT_EQ(buf.to_vector<float>(), eb) << "n " << n << " flags " << flags;
+    }
+  }
+}
+
+// One element of PyTorch's float32 Adam (Adam._single_tensor_adam's order).
+void reference_adam(float& p, float g, float& m, float& v, float& v_max, const AdamUpdate& o) {
+  const double step = static_cast<double>(o.step);
+  const float neg_step_size = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
+  const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(o.beta2, step)));
+  if (o.decoupled_weight_decay) p = p * static_cast<float>(1 - o.lr * o.weight_decay);
+  float d = (o.maximize ? -1.0f : 1.0f) * g;
+  if (o.weight_decay != 0 && !o.decoupled_weight_decay) {
+    d = d + static_cast<float>(o.weight_decay) * p;
+  }
+  m = m * static_cast<float>(o.beta1) + static_cast<float>(1 - o.beta1) * d;
+  v = v * static_cast<float>(o.beta2) + (static_cast<float>(1 - o.beta2) * d) * d;
+  float second = v;
+  if (o.amsgrad) {
+    if (v_max < v || v != v) v_max = v;
+    second = v_max;
+  }
+  p = p + (neg_step_size * m) / (std::sqrt(second) / bias_correction2_sqrt +
+                                 static_cast<float>(o.eps));
+}
+
+// The same bits, or NaN where the reference has NaN.
+::testing::AssertionResult same_floats(const std::vector<float>& a, const std::vector<float>& e) {
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (!(a[i] == e[i] || (a[i] != a[i] && e[i] != e[i]))) {
+      return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs " << e[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Every combination of options, at lengths with and without a tail after
+// whole vectors, with an infinite and a NaN gradient among the elements.
+TEST(OptimKernels, FloatAdamMatchesTheReferenceBitForBit) {
+  manual_seed(6);
+  for (int64_t n : {1, 7, 8, 9, 31, 1000, 40000}) {
+    for (int flags = 0; flags < 16; ++flags) {
+      AdamUpdate o;
+      o.lr = 0.003;
+      o.beta1 = 0.9;
+      o.beta2 = 0.999;
+      o.eps = 1e-8;
+      o.amsgrad = (flags & 1) != 0;
+      o.decoupled_weight_decay = (flags & 2) != 0;
+      o.weight_decay = (flags & 4) ? 0.01 : 0;
+      o.maximize = (flags & 8) != 0;
+      o.step = 3;
+      Tensor p = randn({n}), g = randn({n}), m = randn({n}) * 0.1;
+      Tensor v = rand({n}) * 0.01, v_max = rand({n}) * 0.01;
+      std::vector<float> eg = g.to_vector<float>();
+      if (n > 9) {
+        eg[3] = std::numeric_limits<float>::infinity();
+        eg[5] = std::numeric_limits<float>::quiet_NaN();
+        g = from_vector(eg);
+      }
+      std::vector<float> ep = p.to_vector<float>(), em = m.to_vector<float>();
+      std::vector<float> ev = v.to_vector<float>(), emax = v_max.to_vector<float>();
+      for (int64_t i = 0; i < n; ++i) reference_adam(ep[i], eg[i], em[i], ev[i], emax[i], o);
+      adam_update_(p, g, m, v, o.amsgrad ? v_max : Tensor(), o);
+      ASSERT_TRUE(same_floats(p.to_vector<float>(), ep)) << "n " << n << " flags " << flags;
+      ASSERT_TRUE(same_floats(m.to_vector<float>(), em)) << "n " << n << " flags " << flags;
+      ASSERT_TRUE(same_floats(v.to_vector<float>(), ev)) << "n " << n << " flags " << flags;
+      if (o.amsgrad) {
+        ASSERT_TRUE(same_floats(v_max.to_vector<float>(), emax)) << "n " << n << " flags " << flags;
+      }
     }
   }
 }

@@ -82,12 +82,13 @@ void effective_grad(Scratch<T>& d, const ConstSpan<T>& g, const Span<T>& p, T si
 #if defined(__x86_64__) || defined(__i386__)
 // Note [AVX2 SGD]
 // The default build targets baseline x86-64, where Eigen's packets are four
-// floats wide, and SGD over LeNet-5's 62k parameters took 24 us, limited by
-// the SSE loads and stores of five streams. Float SGD takes eight lanes at a
-// time where the CPU has AVX2 (checked once at run time). It computes the
-// Eigen path's values bit for bit: the same multiplies and adds in the same
-// order, each rounded, and no fused multiply-add (the function's target is
-// AVX2 without FMA, so the compiler cannot contract a * b + c either).
+// floats wide: SGD over the MLP's 670k parameters took 313 us on one thread
+// with its state in cache. Float SGD and Adam take eight lanes at a time
+// where the CPU has AVX2 (checked once at run time). They compute the Eigen
+// path's values bit for bit: the same multiplies, adds, divisions and exact
+// square roots in the same order, each rounded, and no fused multiply-add
+// (the functions' target is AVX2 without FMA, so the compiler cannot
+// contract a * b + c either).
 bool has_avx2() {
   static const bool supported = __builtin_cpu_supports("avx2");
   return supported;
@@ -127,6 +128,63 @@ __attribute__((target("avx2"))) void sgd_float_avx2(float* p, const float* g, fl
       d = c.nesterov ? d + c.momentum * b : b;
     }
     p[i] = p[i] + (-c.lr) * d;
+  }
+}
+
+struct AdamFloat {
+  float neg_step_size, bias_correction2_sqrt, beta1, one_minus_beta1, beta2, one_minus_beta2;
+  float eps, wd, param_decay, sign;
+  bool decoupled, decay, amsgrad;
+};
+
+// Adam's update as the Eigen path computes it (Note [AVX2 SGD]).
+__attribute__((target("avx2"))) void adam_float_avx2(float* p, const float* g, float* m, float* v,
+                                                     float* v_max, int64_t n, const AdamFloat& c) {
+  const __m256 neg_step_size = _mm256_set1_ps(c.neg_step_size);
+  const __m256 bias_correction2_sqrt = _mm256_set1_ps(c.bias_correction2_sqrt);
+  const __m256 beta1 = _mm256_set1_ps(c.beta1), one_minus_beta1 = _mm256_set1_ps(c.one_minus_beta1);
+  const __m256 beta2 = _mm256_set1_ps(c.beta2), one_minus_beta2 = _mm256_set1_ps(c.one_minus_beta2);
+  const __m256 eps = _mm256_set1_ps(c.eps), wd = _mm256_set1_ps(c.wd);
+  const __m256 param_decay = _mm256_set1_ps(c.param_decay), sign = _mm256_set1_ps(c.sign);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 param = _mm256_loadu_ps(p + i);
+    if (c.decoupled) param = _mm256_mul_ps(param, param_decay);
+    __m256 d = _mm256_mul_ps(sign, _mm256_loadu_ps(g + i));
+    if (c.decay) d = _mm256_add_ps(d, _mm256_mul_ps(wd, param));
+    const __m256 mi = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(m + i), beta1),
+                                    _mm256_mul_ps(one_minus_beta1, d));
+    _mm256_storeu_ps(m + i, mi);
+    __m256 vi = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(v + i), beta2),
+                              _mm256_mul_ps(_mm256_mul_ps(one_minus_beta2, d), d));
+    _mm256_storeu_ps(v + i, vi);
+    if (c.amsgrad) {
+      const __m256 old = _mm256_loadu_ps(v_max + i);
+      // torch.maximum: the larger, and NaN wins.
+      const __m256 take = _mm256_or_ps(_mm256_cmp_ps(old, vi, _CMP_LT_OQ),
+                                       _mm256_cmp_ps(vi, vi, _CMP_UNORD_Q));
+      vi = _mm256_blendv_ps(old, vi, take);
+      _mm256_storeu_ps(v_max + i, vi);
+    }
+    const __m256 denom =
+        _mm256_add_ps(_mm256_div_ps(_mm256_sqrt_ps(vi), bias_correction2_sqrt), eps);
+    _mm256_storeu_ps(
+        p + i, _mm256_add_ps(param, _mm256_div_ps(_mm256_mul_ps(neg_step_size, mi), denom)));
+  }
+  for (; i < n; ++i) {
+    float param = p[i];
+    if (c.decoupled) param = param * c.param_decay;
+    float d = c.sign * g[i];
+    if (c.decay) d = d + c.wd * param;
+    const float mi = m[i] * c.beta1 + c.one_minus_beta1 * d;
+    m[i] = mi;
+    float vi = v[i] * c.beta2 + (c.one_minus_beta2 * d) * d;
+    v[i] = vi;
+    if (c.amsgrad) {
+      if (v_max[i] < vi || vi != vi) v_max[i] = vi;
+      vi = v_max[i];
+    }
+    p[i] = param + (c.neg_step_size * mi) / (std::sqrt(vi) / c.bias_correction2_sqrt + c.eps);
   }
 }
 #endif
@@ -185,6 +243,35 @@ void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_
 
 void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                  const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamUpdate& o) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (param.dtype() == kFloat32 && has_avx2()) {  // Note [AVX2 SGD]
+    const double step = static_cast<double>(o.step);
+    AdamFloat c;
+    c.neg_step_size = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
+    c.bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(o.beta2, step)));
+    c.beta1 = static_cast<float>(o.beta1);
+    c.one_minus_beta1 = static_cast<float>(1 - o.beta1);
+    c.beta2 = static_cast<float>(o.beta2);
+    c.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+    c.eps = static_cast<float>(o.eps);
+    c.wd = static_cast<float>(o.weight_decay);
+    c.param_decay = static_cast<float>(1 - o.lr * o.weight_decay);
+    c.sign = o.maximize ? -1.0f : 1.0f;
+    c.decoupled = o.decoupled_weight_decay;
+    c.decay = o.weight_decay != 0 && !c.decoupled;
+    c.amsgrad = o.amsgrad;
+    float* p = ptr<float>(param);
+    const float* g = ptr<float>(grad);
+    float* m = ptr<float>(exp_avg);
+    float* v = ptr<float>(exp_avg_sq);
+    float* v_max = o.amsgrad ? ptr<float>(max_exp_avg_sq) : nullptr;
+    parallel_for(0, param.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      adam_float_avx2(p + b, g + b, m + b, v + b, v_max != nullptr ? v_max + b : nullptr, e - b,
+                      c);
+    });
+    return;
+  }
+#endif
   dispatch_floating(param.dtype(), "adam_update_", [&](auto tag) {
     using T = decltype(tag);
     const double step = static_cast<double>(o.step);

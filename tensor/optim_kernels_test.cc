@@ -59,6 +59,10 @@ TEST(OptimKernels, UpdatesBumpTheVersionOfEveryTensorWritten) {
   EXPECT_GT(v.version(), vv);
 }
 
+// Lengths with and without a tail after whole vectors (Note [AVX2 SGD]),
+// and long enough to split across threads.
+constexpr int64_t kLengths[] = {1, 7, 8, 9, 31, 1000, 40000};
+
 // One element of PyTorch's float32 SGD, one rounding per op, in its order.
 float reference_sgd(float& p, float g, float& buf, const SgdUpdate& o) {
   const float lr = static_cast<float>(o.lr), momentum = static_cast<float>(o.momentum);
@@ -74,11 +78,11 @@ float reference_sgd(float& p, float g, float& buf, const SgdUpdate& o) {
   return p;
 }
 
-// Every combination of options, at lengths with and without a tail after
-// whole vectors (Note [AVX2 SGD]): the same bits as the reference.
+// Every combination of options at every length: the same bits as the
+// reference.
 TEST(OptimKernels, FloatSgdMatchesTheReferenceBitForBit) {
   manual_seed(5);
-  for (int64_t n : {1, 7, 8, 9, 31, 1000, 40000}) {
+  for (int64_t n : kLengths) {
     for (int flags = 0; flags < 32; ++flags) {
       SgdUpdate o;
       o.lr = 0.0137;
@@ -130,11 +134,11 @@ void reference_adam(float& p, float g, float& m, float& v, float& v_max, const A
   return ::testing::AssertionSuccess();
 }
 
-// Every combination of options, at lengths with and without a tail after
-// whole vectors, with an infinite and a NaN gradient among the elements.
+// Every combination of options at every length, with an infinite and a NaN
+// gradient among the elements.
 TEST(OptimKernels, FloatAdamMatchesTheReferenceBitForBit) {
   manual_seed(6);
-  for (int64_t n : {1, 7, 8, 9, 31, 1000, 40000}) {
+  for (int64_t n : kLengths) {
     for (int flags = 0; flags < 16; ++flags) {
       AdamUpdate o;
       o.lr = 0.003;

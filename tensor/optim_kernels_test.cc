@@ -98,7 +98,9 @@ TEST(OptimKernels, FloatSgdMatchesTheReferenceBitForBit) {
       for (int64_t i = 0; i < n; ++i) reference_sgd(ep[i], eg[i], eb[i], o);
       sgd_update_(p, g, o.momentum != 0 ? buf : Tensor(), o);
       ASSERT_EQ(p.to_vector<float>(), ep) << "n " << n << " flags " << flags;
-      if (o.momentum != 0) ASSERT_EQ(buf.to_vector<float>(), eb) << "n " << n << " flags " << flags;
+      if (o.momentum != 0) {
+        ASSERT_EQ(buf.to_vector<float>(), eb) << "n " << n << " flags " << flags;
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 // CPU loops of convolution: direct loops for depthwise-like convolutions,
 // im2col + GEMM for the rest. See Note [Convolution algorithms].
 #include "tensor/cpu/conv_kernels.h"
+#include "tensor/cpu/cpu_features.h"
 
 #include <immintrin.h>
 
@@ -153,11 +154,9 @@ RowMove row_move(const ConvGeometry& g, const RowTable& t, int64_t k) {
           valid_span(offset, g.stride[2], g.input[2], g.output[2]), g.output[2], g.stride[2]};
 }
 
-bool has_avx2();
-
 // Whether a row move can take the AVX2 loops, whose lane indices are 32-bit.
 bool avx2_rows(const RowMove& m) {
-  return m.stride == 1 && m.width < (int64_t{1} << 30) && has_avx2();
+  return m.stride == 1 && m.width < (int64_t{1} << 30) && cpu_has_avx2_fma();
 }
 
 // Lanes i + [0, 8) that lie in [begin, end).
@@ -601,7 +600,7 @@ void dot_gemm(int64_t m, int64_t n, Runs l, const float* a, int64_t lda, Rows b,
 // Whether a product whose small side is `side` takes the kernels above.
 template <typename T>
 bool small_gemm(int64_t side) {
-  return std::is_same_v<T, float> && side <= kSmallGemmSide && has_avx2() &&
+  return std::is_same_v<T, float> && side <= kSmallGemmSide && cpu_has_avx2_fma() &&
          (detail::in_parallel_region() || get_num_threads() == 1);
 }
 
@@ -948,16 +947,11 @@ __attribute__((target("avx2,fma"))) void depthwise3x3_avx2(float* out, const flo
   }
 }
 
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return supported;
-}
-
 template <typename T>
 void row_taps(T* out, const T* const* srcs, int64_t rows, const T* w, const ConvGeometry& g) {
   const int64_t taps = g.kernel[2], dil = g.dilation[2], s = g.stride[2], n = g.output[2];
   if constexpr (std::is_same_v<T, float>) {
-    if (s == 1 && has_avx2()) return row_taps_avx2(out, srcs, rows, w, taps, dil, n);
+    if (s == 1 && cpu_has_avx2_fma()) return row_taps_avx2(out, srcs, rows, w, taps, dil, n);
   }
   ArrayMap<T> o(out, n);
   for (int64_t r = 0; r < rows; ++r) {
@@ -995,7 +989,7 @@ void direct_forward(T* out, const T* in, const T* w, const T* bias, const ConvGe
   const std::array<int64_t, 3> ones{1, 1, 1};
   const bool depthwise3x3 = g.kernel == std::array<int64_t, 3>{1, 3, 3} && g.stride == ones &&
                             g.dilation == ones && g.input[0] == 1 && g.padding[0] == 0 &&
-                            has_avx2();
+                            cpu_has_avx2_fma();
   parallel_for(0, g.batch * g.out_channels, plane_grain(lvol * kvol), [&](int64_t b, int64_t e) {
     std::vector<T> padded(static_cast<size_t>(p.volume()), T(0));
     std::vector<const T*> srcs(static_cast<size_t>(rows));
@@ -1139,7 +1133,7 @@ bool implicit_rows(const ConvGeometry& g, int64_t lanes) {
                           detail::in_parallel_region();
   return g.stride[2] == 1 && g.out_channels / g.groups <= kSmallGemmSide &&
          8 * ow >= 5 * lanes * tiles && conv_algorithm(g) == ConvAlgorithm::kIm2colGemm &&
-         one_thread && has_avx2();
+         one_thread && cpu_has_avx2_fma();
 }
 
 bool implicit_columns(const ConvGeometry& g) { return implicit_rows(g, 16); }

@@ -1,6 +1,7 @@
 // Winograd's minimal filtering F(2x2, 3x3) for dense 3x3 convolutions with
 // stride 1. See Note [Winograd convolution].
 #include "tensor/cpu/conv_winograd.h"
+#include "tensor/cpu/cpu_features.h"
 
 #include <immintrin.h>
 
@@ -46,14 +47,6 @@ namespace {
 constexpr int64_t kMinChannels = 16;
 // About this many tiles a block: V and M of 64 channels then take 2 x 512 KB.
 constexpr int64_t kBlockTiles = 128;
-
-bool cpu_has_avx2_fma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
 
 // U[ξ][o][c] = (G g Gᵀ)[ξ] for each 3x3 kernel g = w[o][c], with
 // G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].

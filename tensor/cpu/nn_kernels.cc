@@ -1,6 +1,7 @@
 // CPU loops of the fused nn kernels: rows in parallel, each row a few
 // vectorized Eigen passes.
 #include "tensor/cpu/nn_kernels.h"
+#include "tensor/cpu/cpu_features.h"
 
 #include <immintrin.h>
 
@@ -87,16 +88,11 @@ __attribute__((target("avx2,fma"))) float exp_sum_avx2(const float* x, float shi
   return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
 }
 
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return supported;
-}
-
 // out = exp(x - shift) over a row; returns the sum.
 template <typename T>
 T shifted_exp(const T* x, T shift, T* out, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    if (has_avx2()) return exp_sum_avx2(x, shift, out, n);
+    if (cpu_has_avx2_fma()) return exp_sum_avx2(x, shift, out, n);
   }
   Row<T> row(out, n);
   row = (ConstRow<T>(x, n) - shift).exp();

@@ -4,6 +4,7 @@
 // float32 step matches PyTorch's float32 step.
 
 #include "tensor/cpu/optim_kernels.h"
+#include "tensor/cpu/cpu_features.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,11 +90,6 @@ void effective_grad(Scratch<T>& d, const ConstSpan<T>& g, const Span<T>& p, T si
 // square roots in the same order, each rounded, and no fused multiply-add
 // (the functions' target is AVX2 without FMA, so the compiler cannot
 // contract a * b + c either).
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
-}
-
 struct SgdFloat {
   float lr, momentum, damp, wd, sign;
   bool decay, use_momentum, first_step, nesterov;
@@ -194,7 +190,7 @@ __attribute__((target("avx2"))) void adam_float_avx2(float* p, const float* g, f
 void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                 const SgdUpdate& o) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (param.dtype() == kFloat32 && has_avx2()) {  // Note [AVX2 SGD]
+  if (param.dtype() == kFloat32 && cpu_has_avx2()) {  // Note [AVX2 SGD]
     const SgdFloat c{static_cast<float>(o.lr),
                      static_cast<float>(o.momentum),
                      static_cast<float>(1 - o.dampening),
@@ -244,7 +240,7 @@ void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_
 void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                  const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamUpdate& o) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (param.dtype() == kFloat32 && has_avx2()) {  // Note [AVX2 SGD]
+  if (param.dtype() == kFloat32 && cpu_has_avx2()) {  // Note [AVX2 SGD]
     const double step = static_cast<double>(o.step);
     AdamFloat c;
     c.neg_step_size = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));

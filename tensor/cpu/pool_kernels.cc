@@ -1,6 +1,7 @@
 // CPU loops of the pooling kernels: planes (batch x channel) in parallel,
 // each plane a loop over its output elements and their windows.
 #include "tensor/cpu/pool_kernels.h"
+#include "tensor/cpu/cpu_features.h"
 
 #include <immintrin.h>
 
@@ -127,11 +128,7 @@ void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
 // take() (greater, or NaN) on the values and on each window's offset
 // (0, 1, in_w, in_w + 1). A row's last windows (fewer than 8) use masked
 // loads and stores, whose masked-off lanes are neither read nor written.
-// Checked once at run time: the default build targets baseline x86-64.
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
-}
+// Taken where cpu_has_avx2() (tensor/cpu/cpu_features.h).
 
 // Lanes [0, 8) below n, as a mask.
 __attribute__((target("avx2"))) inline __m256i lanes_below(int64_t n) {
@@ -224,7 +221,7 @@ __attribute__((target("avx2"))) void max_pool_2x2_plane_avx2(const float* in, fl
 // Whether a plain 2x2 pool over T takes the AVX2 loop (32-bit row offsets).
 template <typename T>
 bool avx2_2x2(const PoolWindow& w) {
-  return std::is_same_v<T, float> && w.in[2] < (int64_t{1} << 30) && has_avx2();
+  return std::is_same_v<T, float> && w.in[2] < (int64_t{1} << 30) && cpu_has_avx2();
 }
 
 template <typename T, bool kIndices>

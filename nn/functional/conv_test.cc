@@ -2,6 +2,8 @@
 // and second order, their shapes and their checks with PyTorch's messages.
 #include "nn/functional/conv.h"
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -207,7 +209,9 @@ TEST(ConvTest, Float32AgreesWithFloat64) {
 // Eigen), and where output rows fill 5/8 of their tiles the forward and
 // the weight gradient read the input in place (Note [Implicit columns]:
 // the forward for widths 10 and more here, the weight gradient of at most 8
-// channels for widths 6 and more; width 4 and stride 2 take im2col).
+// channels for widths 6 and more; width 4 and stride 2 take im2col), and
+// with 9 to 16 channels both read it through tables at any width and
+// stride (Notes [Transposed forward tiles], [Implicit weight gradient]).
 // Output rows narrower than 8, of exactly 8, wider and not a multiple of 8,
 // with and without padding, strided and dilated, partial tiles, a row
 // stride other than the width's, on one thread and on all: the forward and
@@ -273,6 +277,121 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
           << cout << " channels, tensor " << i;
     }
   }
+}
+
+// With 9 to 16 output channels per group, the float forward and weight
+// gradient read the input through tables of tap and window offsets instead
+// of im2col's matrix (Notes [Transposed forward tiles] and [Implicit weight
+// gradient]), and col2im sums the input gradient's columns by input row
+// (Note [Column sums by input row]). Each result is a chain of fused
+// multiply-adds in a fixed order: the forward from the bias over (c, kh,
+// kw); the weight gradient from 0 over the samples and then the output
+// positions; the input gradient's columns from 0 over the output channels,
+// summed over (kh, kw). On one thread that is exactly these loops, bit for
+// bit: LeNet's second layer, and a strided, padded, dilated, grouped case
+// with partial tiles.
+TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
+  manual_seed(8);
+  struct Case {
+    int64_t batch, cin, cout, size, kernel, stride, padding, dilation, groups;
+  };
+  set_num_threads(1);
+  for (const Case& c : {Case{3, 6, 16, 14, 5, 1, 0, 1, 1}, Case{2, 4, 24, 9, 3, 2, 2, 2, 2}}) {
+    const int64_t out = (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+    const int64_t cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
+    const Tensor x = randn({c.batch, c.cin, c.size, c.size});
+    const Tensor w = randn({c.cout, cin_g, c.kernel, c.kernel}), b = randn({c.cout});
+    const Tensor gy = randn({c.batch, c.cout, out, out});
+    const Variable xv(x, true), wv(w, true);
+    const Variable y =
+        F::conv2d(xv, wv, Variable(b), {c.stride}, c.padding, {c.dilation}, c.groups);
+    y.backward(Variable(gy));
+    const float* xs = static_cast<const float*>(x.data_ptr());
+    const float* ws = static_cast<const float*>(w.data_ptr());
+    const float* bs = static_cast<const float*>(b.data_ptr());
+    const float* gs = static_cast<const float*>(gy.data_ptr());
+    // The input position a tap of an output position reads, or -1 in the padding.
+    auto input_at = [&](int64_t o, int64_t k) {
+      const int64_t i = o * c.stride - c.padding + k * c.dilation;
+      return i >= 0 && i < c.size ? i : -1;
+    };
+    auto x_at = [&](int64_t n, int64_t ch, int64_t ih, int64_t iw) {
+      return ih < 0 || iw < 0 ? 0.0f : xs[((n * c.cin + ch) * c.size + ih) * c.size + iw];
+    };
+    std::vector<float> want_y(static_cast<size_t>(y.numel()));
+    std::vector<float> want_gw(static_cast<size_t>(w.numel()));
+    std::vector<float> want_gx(static_cast<size_t>(x.numel()), 0.0f);
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t oc = 0; oc < c.cout; ++oc) {
+        const int64_t first = oc / cout_g * cin_g;
+        for (int64_t oh = 0; oh < out; ++oh) {
+          for (int64_t ow = 0; ow < out; ++ow) {
+            float acc = bs[oc];
+            for (int64_t ci = 0; ci < cin_g; ++ci) {
+              for (int64_t kh = 0; kh < c.kernel; ++kh) {
+                for (int64_t kw = 0; kw < c.kernel; ++kw) {
+                  acc = std::fma(x_at(n, first + ci, input_at(oh, kh), input_at(ow, kw)),
+                                 ws[((oc * cin_g + ci) * c.kernel + kh) * c.kernel + kw], acc);
+                }
+              }
+            }
+            want_y[static_cast<size_t>(((n * c.cout + oc) * out + oh) * out + ow)] = acc;
+          }
+        }
+      }
+    }
+    for (int64_t oc = 0; oc < c.cout; ++oc) {
+      const int64_t first = oc / cout_g * cin_g;
+      for (int64_t ci = 0; ci < cin_g; ++ci) {
+        for (int64_t kh = 0; kh < c.kernel; ++kh) {
+          for (int64_t kw = 0; kw < c.kernel; ++kw) {
+            float acc = 0.0f;
+            for (int64_t n = 0; n < c.batch; ++n) {
+              for (int64_t oh = 0; oh < out; ++oh) {
+                for (int64_t ow = 0; ow < out; ++ow) {
+                  acc = std::fma(x_at(n, first + ci, input_at(oh, kh), input_at(ow, kw)),
+                                 gs[((n * c.cout + oc) * out + oh) * out + ow], acc);
+                }
+              }
+            }
+            want_gw[static_cast<size_t>(((oc * cin_g + ci) * c.kernel + kh) * c.kernel + kw)] =
+                0.0f + acc;
+          }
+        }
+      }
+    }
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t ch = 0; ch < c.cin; ++ch) {
+        const int64_t grp = ch / cin_g, ci = ch % cin_g;
+        for (int64_t kh = 0; kh < c.kernel; ++kh) {
+          for (int64_t kw = 0; kw < c.kernel; ++kw) {
+            for (int64_t oh = 0; oh < out; ++oh) {
+              for (int64_t ow = 0; ow < out; ++ow) {
+                const int64_t ih = input_at(oh, kh), iw = input_at(ow, kw);
+                if (ih < 0 || iw < 0) continue;
+                float column = 0.0f;
+                for (int64_t o = 0; o < cout_g; ++o) {
+                  const int64_t oc = grp * cout_g + o;
+                  column = std::fma(ws[((oc * cin_g + ci) * c.kernel + kh) * c.kernel + kw],
+                                    gs[((n * c.cout + oc) * out + oh) * out + ow], column);
+                }
+                want_gx[static_cast<size_t>(((n * c.cin + ch) * c.size + ih) * c.size + iw)] +=
+                    column;
+              }
+            }
+          }
+        }
+      }
+    }
+    auto mismatches = [](const Tensor& got, const std::vector<float>& want) {
+      const Tensor dense = got.contiguous();
+      return std::memcmp(dense.data_ptr(), want.data(), want.size() * sizeof(float)) != 0;
+    };
+    EXPECT_FALSE(mismatches(y.data(), want_y)) << c.cin << "->" << c.cout << " forward";
+    EXPECT_FALSE(mismatches(wv.grad().data(), want_gw)) << c.cin << "->" << c.cout << " weight";
+    EXPECT_FALSE(mismatches(xv.grad().data(), want_gx)) << c.cin << "->" << c.cout << " input";
+  }
+  set_num_threads(0);
 }
 
 // A float 3x3 convolution with stride 1, one group and at least 16

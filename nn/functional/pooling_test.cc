@@ -332,11 +332,12 @@ TEST(MaxPool, NonContiguousInputMatchesContiguous) {
 // Float 2x2 pools take a vectorized loop (Note [AVX2 2x2 max pooling]),
 // float64 the scalar one. Small integers make ties common and some NaNs
 // propagate: values and indices must be the same, for rows of exactly 8
-// windows, more than 8 (a partial last group), fewer than 8, and an odd
-// width whose last column no window reads.
+// windows, more than 8 (the last 8 overlapping the group before, after one
+// and after two whole groups), fewer than 8, and an odd width whose last
+// column no window reads.
 TEST(MaxPool, VectorizedTwoByTwoMatchesScalarTiesAndNans) {
   manual_seed(4);
-  for (const int64_t width : {16, 28, 10, 11, 2}) {
+  for (const int64_t width : {16, 28, 40, 10, 11, 2}) {
     Tensor x = randint(0, 3, {2, 3, 6, width}).to(kFloat32);
     x.view({-1}).index_put_({randint(0, x.numel(), {7})},
                             std::numeric_limits<float>::quiet_NaN());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -126,8 +127,10 @@ void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
 // Float 2x2 windows, 8 at a time: two loads per input row (16 elements),
 // split into even and odd columns by shuffles, then the same four selects as
 // take() (greater, or NaN) on the values and on each window's offset
-// (0, 1, in_w, in_w + 1). A row's last windows (fewer than 8) use masked
-// loads and stores, whose masked-off lanes are neither read nor written.
+// (0, 1, in_w, in_w + 1). A row at least 8 windows wide ends with 8
+// windows overlapping those before; a narrower one uses masked loads, whose
+// masked-off lanes are not read, and stores its n windows through the
+// stack (masked stores are slow on AMD's CPUs).
 // Taken where cpu_has_avx2() (tensor/cpu/cpu_features.h).
 
 // Lanes [0, 8) below n, as a mask.
@@ -183,11 +186,12 @@ __attribute__((target("avx2"))) inline void store_indices(int64_t* indices, int6
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(indices + 4), hi);
     return;
   }
-  const __m256i mask = lanes_below(n);
-  _mm256_maskstore_epi64(reinterpret_cast<long long*>(indices),
-                         _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask)), lo);
-  _mm256_maskstore_epi64(reinterpret_cast<long long*>(indices + 4),
-                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1)), hi);
+  // Masked stores are slow on some CPUs (AMD's): a whole store to the
+  // stack, then the n that are wanted.
+  alignas(32) int64_t part[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(part), lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(part + 4), hi);
+  std::memcpy(indices, part, static_cast<size_t>(n) * sizeof(int64_t));
 }
 
 template <bool kIndices>
@@ -198,8 +202,12 @@ __attribute__((target("avx2"))) void max_pool_2x2_plane_avx2(const float* in, fl
   const int row_offset = static_cast<int>(in_w);
   for (int64_t oh = 0; oh < out_h; ++oh) {
     const float* top = in + 2 * oh * in_w;
-    for (int64_t ow = 0; ow < out_w; ow += 8) {
+    for (int64_t next = 0; next < out_w;) {
+      // The last 8 windows of a row at least 8 wide overlap the 8 before
+      // (they store the same values there), so that every store is whole.
+      const int64_t ow = out_w >= 8 ? std::min(next, out_w - 8) : 0;
       const int64_t n = std::min<int64_t>(8, out_w - ow);
+      next = ow + 8;
       const EvenOdd t = split_pairs(top + 2 * ow, n);
       const EvenOdd b = split_pairs(top + in_w + 2 * ow, n);
       __m256 max = t.even;
@@ -211,7 +219,9 @@ __attribute__((target("avx2"))) void max_pool_2x2_plane_avx2(const float* in, fl
       if (n == 8) {
         _mm256_storeu_ps(dst, max);
       } else {
-        _mm256_maskstore_ps(dst, lanes_below(n), max);
+        alignas(32) float part[8];
+        _mm256_store_ps(part, max);
+        std::memcpy(dst, part, static_cast<size_t>(n) * sizeof(float));
       }
       if constexpr (kIndices) store_indices(indices + oh * out_w + ow, 2 * (oh * in_w + ow), at, n);
     }

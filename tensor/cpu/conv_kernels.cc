@@ -180,11 +180,16 @@ __attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t
   return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
 }
 
+// Stores v[0, n) at p (all 8 if full). A partial store goes through the
+// stack: masked stores are slow on AMD's CPUs (Zen 4 takes about as long
+// for one as for LeNet's whole 4-lane tail of products).
 __attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
   if (full) {
     _mm256_storeu_ps(p, v);
-  } else {
-    _mm256_maskstore_ps(p, lanes_below(n), v);
+  } else if (n > 0) {
+    alignas(32) float part[8];
+    _mm256_store_ps(part, v);
+    std::memcpy(p, part, static_cast<size_t>(std::min<int64_t>(n, 8)) * sizeof(float));
   }
 }
 
@@ -205,7 +210,7 @@ __attribute__((target("avx2"))) void gather_row_avx2(float* dst, const float* sr
   const RowSpan valid = src != nullptr ? span : RowSpan{0, 0};
   const float* from = src != nullptr ? src : dst;
   if (width < 8) {
-    _mm256_maskstore_ps(dst, lanes_in(0, 0, width), load_span(from, offset, 0, valid));
+    store_lanes(dst, load_span(from, offset, 0, valid), width, false);
     return;
   }
   for (int64_t i = 0; i + 8 <= width; i += 8) {

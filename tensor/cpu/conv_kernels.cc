@@ -860,6 +860,56 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
   });
 }
 
+// dst[c * ld_dst + r] = src[r * ld_src + c] for r < rows, c < cols: 8 x 8
+// blocks in registers where AVX2 is there (the transposed tiles' operands
+// and results, Notes [Weight gradient tiles], [Transposed forward tiles]),
+// the edges one element at a time.
+__attribute__((target("avx2"))) void transpose_blocks_avx2(const float* src, int64_t ld_src,
+                                                           float* dst, int64_t ld_dst,
+                                                           int64_t rows, int64_t cols) {
+  int64_t r0 = 0;
+  for (; r0 + 8 <= rows; r0 += 8) {
+    int64_t c0 = 0;
+    for (; c0 + 8 <= cols; c0 += 8) {
+      const float* s = src + r0 * ld_src + c0;
+      __m256 r[8], t[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld_src);
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+      }
+      float* d = dst + c0 * ld_dst + r0;
+      for (int i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(d + i * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+        _mm256_storeu_ps(d + (i + 4) * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+      }
+    }
+    for (int64_t r = r0; r < r0 + 8; ++r) {
+      for (int64_t c = c0; c < cols; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
+    }
+  }
+  for (int64_t r = r0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
+  }
+}
+
+template <typename T>
+void transpose_into(const T* src, int64_t ld_src, T* dst, int64_t ld_dst, int64_t rows,
+                    int64_t cols) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_has_avx2()) return transpose_blocks_avx2(src, ld_src, dst, ld_dst, rows, cols);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
+  }
+}
+
 // Note [Weight gradient tiles]
 // A thread's weight gradient sums grad_out [cout, L] @ columnsᵀ [L, K] over
 // its samples. dot_gemm sums each of its dot products across lanes once per
@@ -924,9 +974,7 @@ class WeightGradSum {
 
   // grad_out_t_ [width, cout_g] = gy [cout_g, width] (rows lvol apart)ᵀ.
   void transpose_grad_out(const T* gy, int64_t width) {
-    for (int64_t oc = 0; oc < s_.cout_g; ++oc) {
-      for (int64_t l = 0; l < width; ++l) grad_out_t_[l * s_.cout_g + oc] = gy[oc * s_.lvol + l];
-    }
+    transpose_into(gy, s_.lvol, grad_out_t_.data(), s_.cout_g, s_.cout_g, width);
   }
 
   GemmShape s_;
@@ -1465,10 +1513,8 @@ void implicit_forward_transposed(float* out, const float* in, const float* w, co
                        TableOperand{xg, position.data(), input.offsets.data()},
                        StridedRows{weight_t.data() + grp * s.cout_g * krows, s.cout_g},
                        out_t.data(), s.cout_g, bg != nullptr);
-        float* y = out + (n * g.out_channels + grp * s.cout_g) * s.lvol;
-        for (int64_t oc = 0; oc < s.cout_g; ++oc) {
-          for (int64_t l = 0; l < s.lvol; ++l) y[oc * s.lvol + l] = out_t[l * s.cout_g + oc];
-        }
+        transpose_into(out_t.data(), s.cout_g, out + (n * g.out_channels + grp * s.cout_g) * s.lvol,
+                       s.lvol, s.lvol, s.cout_g);
       }
     }
   });

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -255,6 +256,26 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
     }
   }
   set_num_threads(0);
+}
+
+// The weight gradient's dot tiles end a run of 28 with the 8 elements before
+// its end, zeroing in both operands the lanes already summed (Note [Small
+// GEMMs]): an infinite input there still gives the infinite gradient
+// float64 gives, not 0 x inf = NaN.
+TEST(ConvTest, Float32WeightGradientOfAnInfiniteInputIsInfiniteNotNan) {
+  manual_seed(9);
+  Tensor x = randn({2, 1, 28, 28});
+  x.select(0, 1).select(0, 0).select(0, 5).select(0, 22).fill_(
+      std::numeric_limits<float>::infinity());  // sample 1, row 5, column 22
+  const Tensor w = randn({6, 1, 5, 5}), grad = randn({2, 6, 28, 28});
+  auto weight_grad = [&](DType dtype) {
+    const Variable wv(w.to(dtype), true);
+    F::conv2d(Variable(x.to(dtype)), wv, Variable(), {1}, 2).backward(Variable(grad.to(dtype)));
+    return wv.grad().data();
+  };
+  const Tensor single = weight_grad(kFloat32), ref = weight_grad(kFloat64);
+  EXPECT_GT(isinf(ref).sum().item<int64_t>(), 0);
+  EXPECT_TRUE(testing::all_close(single, ref.to(kFloat32), 1e-4, 1e-3));
 }
 
 // Groups select their own weights, input planes and tap offsets in the

@@ -510,7 +510,9 @@ void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_
 // - dot_gemm, C += A @ Bᵀ with A's and B's rows contiguous: tiles of 3 x 4
 //   dot products along the rows in 12 registers, each summed across lanes
 //   at the end (the weight gradient).
-// A tile's columns past the end are masked (neither read nor written).
+// A tile's columns past the end are masked (neither read nor written); a
+// dot tile's run of 8 or more ends instead with the 8 elements before its
+// end, the lanes already summed zeroed in both operands.
 constexpr int64_t kSmallGemmSide = 16;
 
 // One strided matrix operand: element (i, j) at data[i * row + j * col].
@@ -674,6 +676,15 @@ __attribute__((target("avx2,fma"))) inline void fma_dots(DotAcc& s, __m256 x0, _
   s.d23 = _mm256_fmadd_ps(x2, y3, s.d23);
 }
 
+// One column of a dot tile: d0 += x0 * y, d1 += x1 * y, d2 += x2 * y.
+__attribute__((target("avx2,fma"))) inline void fma_column(__m256& d0, __m256& d1, __m256& d2,
+                                                           __m256 x0, __m256 x1, __m256 x2,
+                                                           __m256 y) {
+  d0 = _mm256_fmadd_ps(x0, y, d0);
+  d1 = _mm256_fmadd_ps(x1, y, d1);
+  d2 = _mm256_fmadd_ps(x2, y, d2);
+}
+
 // The shared dimension of a dot product: `count` runs of `length`
 // elements, the runs a_stride apart in A's rows and b_stride in B's.
 struct Runs {
@@ -693,6 +704,13 @@ __attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Ru
   const __m256 z = _mm256_setzero_ps();
   DotAcc s{z, z, z, z, z, z, z, z, z, z, z, z};
   const __m256i tail = lanes_below(l.length % 8);
+  // A run at least 8 long ends with the 8 elements before its end, the
+  // lanes already summed zeroed in both operands (0 x 0 adds nothing, and
+  // no element outside the run is multiplied): whole loads, where masked
+  // loads of all seven rows ran out of registers.
+  const int64_t rem = l.length % 8;
+  const bool overlap = rem != 0 && l.length >= 8;
+  const __m256 keep = _mm256_castsi256_ps(lanes_in(0, 8 - rem, 8));
   for (int64_t r = 0; r < l.count; ++r) {
     const int64_t ao = r * l.a_stride, bo = r * l.b_stride;
     int64_t p = 0;
@@ -702,7 +720,16 @@ __attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Ru
                _mm256_loadu_ps(y[1] + bo + p), _mm256_loadu_ps(y[2] + bo + p),
                _mm256_loadu_ps(y[3] + bo + p));
     }
-    if (p < l.length) {
+    if (overlap) {
+      const int64_t q = l.length - 8;
+      const __m256 x0 = _mm256_and_ps(_mm256_loadu_ps(x[0] + ao + q), keep);
+      const __m256 x1 = _mm256_and_ps(_mm256_loadu_ps(x[1] + ao + q), keep);
+      const __m256 x2 = _mm256_and_ps(_mm256_loadu_ps(x[2] + ao + q), keep);
+      fma_column(s.d00, s.d10, s.d20, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[0] + bo + q), keep));
+      fma_column(s.d01, s.d11, s.d21, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[1] + bo + q), keep));
+      fma_column(s.d02, s.d12, s.d22, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[2] + bo + q), keep));
+      fma_column(s.d03, s.d13, s.d23, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[3] + bo + q), keep));
+    } else if (p < l.length) {
       fma_dots(s, _mm256_maskload_ps(x[0] + ao + p, tail), _mm256_maskload_ps(x[1] + ao + p, tail),
                _mm256_maskload_ps(x[2] + ao + p, tail), _mm256_maskload_ps(y[0] + bo + p, tail),
                _mm256_maskload_ps(y[1] + bo + p, tail), _mm256_maskload_ps(y[2] + bo + p, tail),

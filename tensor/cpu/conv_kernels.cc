@@ -17,6 +17,7 @@
 #include "tensor/cpu/conv_winograd.h"
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/gemm.h"
+#include "tensor/cpu/partial_store.h"
 #include "tensor/parallel.h"
 
 namespace torchlet::cpu {
@@ -180,16 +181,13 @@ __attribute__((target("avx2"))) inline __m256 load_lanes(const float* p, int64_t
   return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes_below(n));
 }
 
-// Stores v[0, n) at p (all 8 if full). A partial store goes through the
-// stack: masked stores are slow on AMD's CPUs (Zen 4 takes about as long
-// for one as for LeNet's whole 4-lane tail of products).
+// Stores v[0, n) at p (all 8 if full), without masked stores, which are
+// slow on AMD's CPUs (tensor/cpu/partial_store.h).
 __attribute__((target("avx2"))) inline void store_lanes(float* p, __m256 v, int64_t n, bool full) {
   if (full) {
     _mm256_storeu_ps(p, v);
   } else if (n > 0) {
-    alignas(32) float part[8];
-    _mm256_store_ps(part, v);
-    std::memcpy(p, part, static_cast<size_t>(std::min<int64_t>(n, 8)) * sizeof(float));
+    store_first(p, v, std::min<int64_t>(n, 8));
   }
 }
 

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/partial_store.h"
 #include "tensor/parallel.h"
 
 namespace torchlet::cpu {
@@ -129,8 +129,8 @@ void max_pool_2x2_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
 // take() (greater, or NaN) on the values and on each window's offset
 // (0, 1, in_w, in_w + 1). A row at least 8 windows wide ends with 8
 // windows overlapping those before; a narrower one uses masked loads, whose
-// masked-off lanes are not read, and stores its n windows through the
-// stack (masked stores are slow on AMD's CPUs).
+// masked-off lanes are not read, and stores its n windows 4, 2 and 1 at a
+// time (masked stores are slow on AMD's CPUs; tensor/cpu/partial_store.h).
 // Taken where cpu_has_avx2() (tensor/cpu/cpu_features.h).
 
 // Lanes [0, 8) below n, as a mask.
@@ -186,12 +186,7 @@ __attribute__((target("avx2"))) inline void store_indices(int64_t* indices, int6
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(indices + 4), hi);
     return;
   }
-  // Masked stores are slow on some CPUs (AMD's): a whole store to the
-  // stack, then the n that are wanted.
-  alignas(32) int64_t part[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(part), lo);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(part + 4), hi);
-  std::memcpy(indices, part, static_cast<size_t>(n) * sizeof(int64_t));
+  store_first(indices, lo, hi, n);  // no masked stores (tensor/cpu/partial_store.h)
 }
 
 template <bool kIndices>
@@ -219,9 +214,7 @@ __attribute__((target("avx2"))) void max_pool_2x2_plane_avx2(const float* in, fl
       if (n == 8) {
         _mm256_storeu_ps(dst, max);
       } else {
-        alignas(32) float part[8];
-        _mm256_store_ps(part, max);
-        std::memcpy(dst, part, static_cast<size_t>(n) * sizeof(float));
+        store_first(dst, max, n);
       }
       if constexpr (kIndices) store_indices(indices + oh * out_w + ow, 2 * (oh * in_w + ow), at, n);
     }

@@ -219,6 +219,24 @@ void BM_DataParallelReplicate(benchmark::State& state) {
 }
 BENCHMARK(BM_DataParallelReplicate)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+// The reduction of LeNet-5's gradients from 2 devices onto the first, as
+// the backward of replicate's broadcast runs it each step.
+void BM_DataParallelReduceGradients(benchmark::State& state) {
+  manual_seed(0);
+  setup_devices(2);
+  nn::Sequential net = make_model();
+  std::vector<std::vector<Tensor>> grads(2);
+  for (const Variable& p : net->parameters()) {
+    grads[0].push_back(randn(p.sizes()));
+    grads[1].push_back(randn(p.sizes()).to(Device(kCPU, 1)));
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(comm::reduce_add_coalesced(grads, Device(kCPU, 0)).size());
+  }
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelReduceGradients)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 // scatter of the step's batch and targets and gather of its logits over 2
 // devices, with backward through them (what a step adds beside replicate).
 void BM_DataParallelScatterGather(benchmark::State& state) {

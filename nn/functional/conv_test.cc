@@ -258,6 +258,43 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
   set_num_threads(0);
 }
 
+// The table-read tiles of 9 to 16 channels (Notes [Implicit weight
+// gradient] and [Transposed forward tiles]) and col2im by input row (Note
+// [Column sums by input row]) in three dims (kernel depth 3, stride and
+// padding along it) and in one, on one thread and on all: float agrees
+// with float64, forward and both gradients.
+TEST(ConvTest, Float32TiledPathsAgreeWithFloat64In3dAnd1d) {
+  manual_seed(10);
+  for (const int threads : {1, 0}) {
+    set_num_threads(threads);
+    auto check = [](const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& grad,
+                    const auto& conv, const char* what) {
+      auto run = [&](DType dtype) {
+        const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+        const Variable out = conv(xv, wv, Variable(b.to(dtype)));
+        out.backward(Variable(grad.to(dtype)));
+        return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
+      };
+      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
+      for (size_t i = 0; i < single.size(); ++i) {
+        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+            << what << ", tensor " << i;
+      }
+    };
+    check(randn({2, 3, 6, 7, 9}), randn({12, 3, 3, 2, 3}), randn({12}), randn({2, 12, 3, 8, 9}),
+          [](const Variable& x, const Variable& w, const Variable& b) {
+            return F::conv3d(x, w, b, {2, 1, 1}, {1, 1, 1});
+          },
+          "conv3d");
+    check(randn({3, 5, 30}), randn({14, 5, 4}), randn({14}), randn({3, 14, 15}),
+          [](const Variable& x, const Variable& w, const Variable& b) {
+            return F::conv1d(x, w, b, {2}, 1);
+          },
+          "conv1d");
+  }
+  set_num_threads(0);
+}
+
 // The weight gradient's dot tiles end a run of 28 with the 8 elements before
 // its end, zeroing in both operands the lanes already summed (Note [Small
 // GEMMs]): an infinite input there still gives the infinite gradient

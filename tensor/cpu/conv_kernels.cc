@@ -226,38 +226,6 @@ __attribute__((target("avx2"))) void gather_rows_avx2(float* dst, const float* p
   }
 }
 
-// Note [Column sums by input row]
-// col2im adds the kernel[2] column rows of one (c, kd, kh) into the same
-// input rows, each shifted by its tap's offset. With AVX2 and stride 1
-// along the width (col2im_plane_avx2), each input row is loaded once, the
-// column elements of every (kd, kh, kw) that land on it added, 8 elements
-// at a time with one mask per chunk and kw computed once per block (masked
-// where a tap has none), and stored once: one read-modify-write per input
-// element instead of one per tap. The sums run in the same order as one
-// tap at a time. For LeNet's second layer at batch 32 this took the input
-// gradient from 431 to 325 us (one read-modify-write per (kd, kh) and
-// masks computed per load before).
-__attribute__((target("avx2"))) void scatter_add_taps_avx2(float* plane, const float* src,
-                                                           const RowMove* moves, int64_t taps,
-                                                           int64_t tap_stride,
-                                                           int64_t input_width) {
-  const RowMove& first = moves[0];
-  for (int64_t j = 0; j < first.count; ++j) {
-    if (first.rows[j] < 0) continue;
-    float* dst = plane + first.rows[j];
-    const float* row = src + j * first.width;
-    for (int64_t x = 0; x < input_width; x += 8) {
-      const bool full = x + 8 <= input_width;
-      __m256 acc = load_lanes(dst + x, input_width - x, full);
-      for (int64_t t = 0; t < taps; ++t) {
-        acc = _mm256_add_ps(acc, load_span(row + t * tap_stride, 0, x - moves[t].offset,
-                                           moves[t].span));
-      }
-      store_lanes(dst + x, acc, input_width - x, full);
-    }
-  }
-}
-
 template <typename T>
 void gather_row(T* dst, const T* src, const RowMove& m) {
   std::fill(dst, dst + m.span.begin, T(0));
@@ -311,15 +279,10 @@ std::vector<RowMove> row_moves(const ConvGeometry& g, const RowTable& t) {
 }
 
 // Adds the column rows of one (kd, kh)'s taps (tap_stride apart) into one
-// input plane (Note [Column sums by input row]).
+// input plane, one tap at a time (where col2im_plane_avx2 does not apply).
 template <typename T>
 void scatter_add_taps(T* plane, const T* src, const RowMove* moves, int64_t taps,
-                      int64_t tap_stride, int64_t input_width) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (avx2_rows(moves[0]) && input_width < (int64_t{1} << 30)) {
-      return scatter_add_taps_avx2(plane, src, moves, taps, tap_stride, input_width);
-    }
-  }
+                      int64_t tap_stride) {
   for (int64_t t = 0; t < taps; ++t) scatter_add_rows(plane, src + t * tap_stride, moves[t]);
 }
 
@@ -343,10 +306,22 @@ void im2col_block(T* col, const T* in, const ConvGeometry& g, int64_t first, int
 
 // Adds the column block of channels [first, last) and output rows [row0,
 // row1) (laid out as im2col_block's) into one sample's input.
-// Note [Column sums by input row], with every (kd, kh) at once: the column
-// rows (of one channel) that reach each input row, as the offset in the
-// channel's column rows of their kw = 0 tap's output row and the index of
-// their (kd, kh), in order of (kd, kh): rows [start[r], start[r + 1]).
+// Note [Column sums by input row]
+// col2im adds the kernel[2] column rows of one (c, kd, kh) into the same
+// input rows, each shifted by its tap's offset. With AVX2 and stride 1
+// along the width (col2im_plane_avx2), each input row is loaded once, the
+// column elements of every (kd, kh, kw) that land on it added, 8 elements
+// at a time with one mask per chunk and kw computed once per block (masked
+// where a tap has none), and stored once: one read-modify-write per input
+// element instead of one per tap. The sums run in the same order as one
+// tap at a time. For LeNet's second layer at batch 32 this took the input
+// gradient from 431 to 325 us (one read-modify-write per (kd, kh) and
+// masks computed per load before).
+
+// The column rows (of one channel) that reach each input row, as the
+// offset in the channel's column rows of their kw = 0 tap's output row and
+// the index of their (kd, kh), in order of (kd, kh): rows [start[r],
+// start[r + 1]).
 struct InputRowSources {
   std::vector<int64_t> start;   // [input rows + 1]
   std::vector<int64_t> offset;  // into the channel's column rows
@@ -458,7 +433,7 @@ void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int
   }
   for (int64_t c = first; c < last; ++c) {
     for (size_t q = 0; q < moves.size(); q += static_cast<size_t>(g.kernel[2])) {
-      scatter_add_taps(in + c * ivol, col, &moves[q], g.kernel[2], width, g.input[2]);
+      scatter_add_taps(in + c * ivol, col, &moves[q], g.kernel[2], width);
       col += g.kernel[2] * width;
     }
   }
@@ -1545,7 +1520,6 @@ void implicit_forward_transposed(float* out, const float* in, const float* w, co
   });
 }
 
-bool implicit_weight_grad_transposed(const ConvGeometry& g) { return transposed_tiles(g); }
 
 void implicit_backward_weight_transposed(float* grad_w, const float* grad_out, const float* in,
                                          const ConvGeometry& g) {
@@ -1655,7 +1629,7 @@ void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, con
     } else if constexpr (std::is_same_v<T, float>) {
       if (implicit_weight_grad(g)) {
         implicit_backward_weight(gw, gy, x, g);
-      } else if (implicit_weight_grad_transposed(g)) {
+      } else if (transposed_tiles(g)) {
         implicit_backward_weight_transposed(gw, gy, x, g);
       } else {
         gemm_backward_weight(gw, gy, x, g);

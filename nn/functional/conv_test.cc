@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -23,6 +26,31 @@ Variable leaf(std::vector<int64_t> shape) {
 }
 
 Variable float_input(std::vector<int64_t> shape) { return Variable(randn(shape)); }
+
+/// A convolution of (input, weight), for the float32-against-float64 tests.
+using ConvCall = std::function<Variable(const Variable&, const Variable&)>;
+
+/// conv's output, input gradient and weight gradient in `dtype`, with
+/// `grad` as the output's gradient.
+std::vector<Tensor> conv_and_grads(DType dtype, const Tensor& x, const Tensor& w,
+                                   const Tensor& grad, const ConvCall& conv) {
+  const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
+  const Variable out = conv(xv, wv);
+  out.backward(Variable(grad.to(dtype)));
+  return {out.data(), xv.grad().data(), wv.grad().data()};
+}
+
+/// Float32's output and gradients agree with float64's; `what` names the
+/// case in a failure.
+void expect_float32_agrees(const Tensor& x, const Tensor& w, const Tensor& grad,
+                           const ConvCall& conv, const std::string& what) {
+  const std::vector<Tensor> single = conv_and_grads(kFloat32, x, w, grad, conv);
+  const std::vector<Tensor> ref = conv_and_grads(kFloat64, x, w, grad, conv);
+  for (size_t i = 0; i < single.size(); ++i) {
+    EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
+        << what << ", tensor " << i;
+  }
+}
 
 class ConvGradTest : public ::testing::Test {
  protected:
@@ -239,20 +267,16 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
         return (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / stride + 1;
       };
       const Tensor grad = randn({2, c.cout, out_size(stride_h), out_size(c.stride)});
-      auto run = [&](DType dtype) {
-        const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
-        const Variable out =
-            F::conv2d(xv, wv, Variable(), {stride_h, c.stride}, c.padding, {c.dilation});
-        out.backward(Variable(grad.to(dtype)));
-        return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
-      };
-      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
-      for (size_t i = 0; i < single.size(); ++i) {
-        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
-            << "threads " << threads << ", case " << c.cin << "->" << c.cout << " " << c.size
-            << " k" << c.kernel << " s" << stride_h << "," << c.stride << " p" << c.padding
-            << " d" << c.dilation << ", tensor " << i;
-      }
+      std::ostringstream what;
+      what << "threads " << threads << ", case " << c.cin << "->" << c.cout << " " << c.size
+           << " k" << c.kernel << " s" << stride_h << "," << c.stride << " p" << c.padding
+           << " d" << c.dilation;
+      expect_float32_agrees(
+          x, w, grad,
+          [&](const Variable& xv, const Variable& wv) {
+            return F::conv2d(xv, wv, Variable(), {stride_h, c.stride}, c.padding, {c.dilation});
+          },
+          what.str());
     }
   }
   set_num_threads(0);
@@ -267,30 +291,19 @@ TEST(ConvTest, Float32TiledPathsAgreeWithFloat64In3dAnd1d) {
   manual_seed(10);
   for (const int threads : {1, 0}) {
     set_num_threads(threads);
-    auto check = [](const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& grad,
-                    const auto& conv, const char* what) {
-      auto run = [&](DType dtype) {
-        const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
-        const Variable out = conv(xv, wv, Variable(b.to(dtype)));
-        out.backward(Variable(grad.to(dtype)));
-        return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
-      };
-      const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
-      for (size_t i = 0; i < single.size(); ++i) {
-        EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
-            << what << ", tensor " << i;
-      }
-    };
-    check(randn({2, 3, 6, 7, 9}), randn({12, 3, 3, 2, 3}), randn({12}), randn({2, 12, 3, 8, 9}),
-          [](const Variable& x, const Variable& w, const Variable& b) {
-            return F::conv3d(x, w, b, {2, 1, 1}, {1, 1, 1});
-          },
-          "conv3d");
-    check(randn({3, 5, 30}), randn({14, 5, 4}), randn({14}), randn({3, 14, 15}),
-          [](const Variable& x, const Variable& w, const Variable& b) {
-            return F::conv1d(x, w, b, {2}, 1);
-          },
-          "conv1d");
+    const Tensor b3 = randn({12}), b1 = randn({14});
+    expect_float32_agrees(
+        randn({2, 3, 6, 7, 9}), randn({12, 3, 3, 2, 3}), randn({2, 12, 3, 8, 9}),
+        [&](const Variable& x, const Variable& w) {
+          return F::conv3d(x, w, Variable(b3.to(x.dtype())), {2, 1, 1}, {1, 1, 1});
+        },
+        "conv3d");
+    expect_float32_agrees(
+        randn({3, 5, 30}), randn({14, 5, 4}), randn({3, 14, 15}),
+        [&](const Variable& x, const Variable& w) {
+          return F::conv1d(x, w, Variable(b1.to(x.dtype())), {2}, 1);
+        },
+        "conv1d");
   }
   set_num_threads(0);
 }
@@ -305,12 +318,11 @@ TEST(ConvTest, Float32WeightGradientOfAnInfiniteInputIsInfiniteNotNan) {
   x.select(0, 1).select(0, 0).select(0, 5).select(0, 22).fill_(
       std::numeric_limits<float>::infinity());  // sample 1, row 5, column 22
   const Tensor w = randn({6, 1, 5, 5}), grad = randn({2, 6, 28, 28});
-  auto weight_grad = [&](DType dtype) {
-    const Variable wv(w.to(dtype), true);
-    F::conv2d(Variable(x.to(dtype)), wv, Variable(), {1}, 2).backward(Variable(grad.to(dtype)));
-    return wv.grad().data();
+  const ConvCall conv = [](const Variable& xv, const Variable& wv) {
+    return F::conv2d(xv, wv, Variable(), {1}, 2);
   };
-  const Tensor single = weight_grad(kFloat32), ref = weight_grad(kFloat64);
+  const Tensor single = conv_and_grads(kFloat32, x, w, grad, conv)[2];
+  const Tensor ref = conv_and_grads(kFloat64, x, w, grad, conv)[2];
   EXPECT_GT(isinf(ref).sum().item<int64_t>(), 0);
   EXPECT_TRUE(testing::all_close(single, ref.to(kFloat32), 1e-4, 1e-3));
 }
@@ -323,17 +335,12 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
   for (const int64_t cout : {6, 24}) {
     const Tensor x = randn({4, 4, 12, 12}), w = randn({cout, 2, 3, 3});
     const Tensor grad = randn({4, cout, 12, 12});
-    auto run = [&](DType dtype) {
-      const Variable xv(x.to(dtype), true), wv(w.to(dtype), true);
-      const Variable out = F::conv2d(xv, wv, Variable(), {1}, 1, {1}, 2);
-      out.backward(Variable(grad.to(dtype)));
-      return std::vector<Tensor>{out.data(), xv.grad().data(), wv.grad().data()};
-    };
-    const std::vector<Tensor> single = run(kFloat32), ref = run(kFloat64);
-    for (size_t i = 0; i < single.size(); ++i) {
-      EXPECT_TRUE(testing::all_close(single[i], ref[i].to(kFloat32), 1e-4, 1e-3))
-          << cout << " channels, tensor " << i;
-    }
+    expect_float32_agrees(
+        x, w, grad,
+        [](const Variable& xv, const Variable& wv) {
+          return F::conv2d(xv, wv, Variable(), {1}, 1, {1}, 2);
+        },
+        std::to_string(cout) + " channels");
   }
 }
 

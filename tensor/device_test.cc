@@ -80,5 +80,31 @@ TEST_F(CpuDevices, ToCopiesAcrossCpuDevices) {
   EXPECT_EQ(b.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
+// Copies onto another core's device take the streaming path from 16 KB on
+// (Note [Copies for another core]): every byte arrives whatever the
+// alignment of either side and whatever is left after the whole lines.
+TEST_F(CpuDevices, LargeCopiesOntoAnotherDeviceKeepEveryByteAtAnyAlignment) {
+  set_cpu_device_count(2);
+  const Tensor source = arange(20000, TensorOptions(kInt32));
+  Tensor target = full({20000}, -1, TensorOptions(kInt32).device(Device("cpu:1")));
+  for (int64_t numel : {4096, 4111, 19000}) {
+    for (int64_t src_at : {0, 3}) {
+      for (int64_t dst_at : {0, 1, 7, 16}) {
+        target.fill_(-1);
+        target.narrow(0, dst_at, numel).copy_(source.narrow(0, src_at, numel));
+        const std::vector<int32_t> got = target.to_vector<int32_t>();
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < 20000; ++i) {
+          const int32_t want = i >= dst_at && i < dst_at + numel ? static_cast<int32_t>(i - dst_at + src_at) : -1;
+          wrong += got[static_cast<size_t>(i)] != want;
+        }
+        EXPECT_EQ(wrong, 0) << numel << " elements from " << src_at << " to " << dst_at;
+      }
+    }
+  }
+  const Tensor moved = source.to(Device("cpu:1"));
+  EXPECT_EQ(moved.to_vector<int32_t>(), source.to_vector<int32_t>());
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -353,15 +353,18 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
 // kw); the weight gradient from 0 over the samples and then the output
 // positions; the input gradient's columns from 0 over the output channels,
 // summed over (kh, kw). On one thread that is exactly these loops, bit for
-// bit: LeNet's second layer, and a strided, padded, dilated, grouped case
-// with partial tiles.
+// bit: LeNet's second layer, a strided, padded, dilated, grouped case with
+// partial tiles, and two padded ones with odd channel counts.
 TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
   manual_seed(8);
   struct Case {
     int64_t batch, cin, cout, size, kernel, stride, padding, dilation, groups;
   };
   set_num_threads(1);
-  for (const Case& c : {Case{3, 6, 16, 14, 5, 1, 0, 1, 1}, Case{2, 4, 24, 9, 3, 2, 2, 2, 2}}) {
+  // The last two sum the input gradient's columns of an odd number of
+  // channels (two planes at a time and one alone) into rows of 7 and of 20.
+  for (const Case& c : {Case{3, 6, 16, 14, 5, 1, 0, 1, 1}, Case{2, 4, 24, 9, 3, 2, 2, 2, 2},
+                        Case{2, 3, 16, 7, 5, 1, 2, 1, 1}, Case{2, 5, 12, 20, 5, 1, 1, 1, 1}}) {
     const int64_t out = (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
     const int64_t cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
     const Tensor x = randn({c.batch, c.cin, c.size, c.size});

@@ -370,63 +370,136 @@ std::vector<int32_t> tap_masks(const RowMove* moves, int64_t kernel_width, int64
   return masks;
 }
 
-// One channel's column rows `col` added into its input plane, each input
-// row loaded and stored once for all the taps that reach it, two 8-wide
-// chunks at a time (stride 1 along the width; avx2_rows).
-__attribute__((target("avx2"))) void col2im_plane_avx2(float* plane, const float* col,
-                                                       const RowMove* moves,
-                                                       const InputRowSources& sources,
-                                                       const int32_t* masks,
-                                                       int64_t kernel_width, int64_t width,
-                                                       int64_t input_width) {
+// Sums into one input chunk (8 lanes at `dst`): the masked column elements
+// of every tap that reaches the row, in the order of `sources`.
+struct ChunkSum {
+  __attribute__((target("avx2"))) static __m256 add(__m256 acc, const float* col,
+                                                    const int64_t* offset, int64_t count,
+                                                    const RowMove* moves, const int32_t* mask,
+                                                    int64_t kernel_width, int64_t width) {
+    for (int64_t i = 0; i < count; ++i) {
+      const float* row = col + offset[i];
+      for (int64_t t = 0; t < kernel_width; ++t) {
+        acc = _mm256_add_ps(
+            acc, _mm256_maskload_ps(row + (t * width - moves[t].offset),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + t * 8))));
+      }
+    }
+    return acc;
+  }
+};
+
+// Channels `planes` (1 or 2) of the column rows `col` (one channel's rows
+// `channel_col` apart) added into their input planes (`ivol` apart), each
+// input row loaded and stored once for all the taps that reach it, 8-wide
+// chunks of both planes at once (stride 1 along the width; avx2_rows).
+// Note [Two planes at a time]: an input row sums up to kernel[1] x
+// kernel[2] taps (25 for 5x5) into each chunk, a chain of dependent adds;
+// with the two chunks of one 16-wide row alone in flight, the loop waited
+// on the adds' latency. Two channels share every table, so their chunks
+// interleave as four independent chains, each summing in the same order as
+// before (the results do not change).
+__attribute__((target("avx2"))) void col2im_planes_avx2(float* plane, int64_t ivol, const float* col,
+                                                        int64_t channel_col, int planes,
+                                                        const RowMove* moves,
+                                                        const InputRowSources& sources,
+                                                        const int32_t* masks,
+                                                        int64_t kernel_width, int64_t width,
+                                                        int64_t input_width) {
   const int64_t input_rows = static_cast<int64_t>(sources.start.size()) - 1;
   for (int64_t r = 0; r < input_rows; ++r) {
     const int64_t begin = sources.start[static_cast<size_t>(r)];
-    const int64_t end = sources.start[static_cast<size_t>(r + 1)];
-    if (begin == end) continue;
-    float* dst = plane + r * input_width;
+    const int64_t count = sources.start[static_cast<size_t>(r + 1)] - begin;
+    if (count == 0) continue;
+    const int64_t* offset = sources.offset.data() + begin;
     for (int64_t x = 0; x < input_width; x += 16) {
       const bool two = x + 8 < input_width;
       const bool full0 = x + 8 <= input_width, full1 = x + 16 <= input_width;
       const int32_t* m0 = masks + (x / 8) * kernel_width * 8;
       const int32_t* m1 = m0 + kernel_width * 8;
-      __m256 acc0 = load_lanes(dst + x, input_width - x, full0);
-      __m256 acc1 = two ? load_lanes(dst + x + 8, input_width - x - 8, full1)
-                        : _mm256_setzero_ps();
-      for (int64_t i = begin; i < end; ++i) {
-        const float* row = col + sources.offset[static_cast<size_t>(i)] + x;
-        for (int64_t t = 0; t < kernel_width; ++t) {
-          const float* p = row + (t * width - moves[t].offset);
-          acc0 = _mm256_add_ps(
-              acc0, _mm256_maskload_ps(p, _mm256_loadu_si256(
-                                              reinterpret_cast<const __m256i*>(m0 + t * 8))));
+      for (int pl = 0; pl < planes; pl += 2) {
+        float* dst = plane + pl * ivol + r * input_width + x;
+        const float* c0 = col + pl * channel_col + x;
+        if (planes - pl >= 2 && two) {
+          float* dst_b = dst + ivol;
+          const float* c1 = c0 + channel_col;
+          __m256 a0 = load_lanes(dst, input_width - x, full0);
+          __m256 a1 = load_lanes(dst + 8, input_width - x - 8, full1);
+          __m256 b0 = load_lanes(dst_b, input_width - x, full0);
+          __m256 b1 = load_lanes(dst_b + 8, input_width - x - 8, full1);
+          for (int64_t i = 0; i < count; ++i) {
+            const float* ra = c0 + offset[i];
+            const float* rb = c1 + offset[i];
+            for (int64_t t = 0; t < kernel_width; ++t) {
+              const int64_t shift = t * width - moves[t].offset;
+              const __m256i k0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m0 + t * 8));
+              const __m256i k1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m1 + t * 8));
+              a0 = _mm256_add_ps(a0, _mm256_maskload_ps(ra + shift, k0));
+              a1 = _mm256_add_ps(a1, _mm256_maskload_ps(ra + shift + 8, k1));
+              b0 = _mm256_add_ps(b0, _mm256_maskload_ps(rb + shift, k0));
+              b1 = _mm256_add_ps(b1, _mm256_maskload_ps(rb + shift + 8, k1));
+            }
+          }
+          store_lanes(dst, a0, input_width - x, full0);
+          store_lanes(dst + 8, a1, input_width - x - 8, full1);
+          store_lanes(dst_b, b0, input_width - x, full0);
+          store_lanes(dst_b + 8, b1, input_width - x - 8, full1);
+          continue;
+        }
+        for (int q = pl; q < std::min(planes, pl + 2); ++q) {
+          float* d = plane + q * ivol + r * input_width + x;
+          const float* cq = col + q * channel_col + x;
+          store_lanes(d, ChunkSum::add(load_lanes(d, input_width - x, full0), cq, offset, count,
+                                       moves, m0, kernel_width, width),
+                      input_width - x, full0);
           if (two) {
-            acc1 = _mm256_add_ps(
-                acc1, _mm256_maskload_ps(p + 8, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                                                    m1 + t * 8))));
+            store_lanes(d + 8, ChunkSum::add(load_lanes(d + 8, input_width - x - 8, full1),
+                                             cq + 8, offset, count, moves, m1, kernel_width, width),
+                        input_width - x - 8, full1);
           }
         }
       }
-      store_lanes(dst + x, acc0, input_width - x, full0);
-      if (two) store_lanes(dst + x + 8, acc1, input_width - x - 8, full1);
     }
   }
 }
 
+// What col2im_block needs of a block of output rows [row0, row1), the same
+// for every sample and channel: tabulated once per block of a call rather
+// than per sample (rebuilt per sample, the tables took a tenth of LeNet's
+// second-layer input gradient).
+struct Col2imPlan {
+  Col2imPlan(const ConvGeometry& g, int64_t row0, int64_t row1)
+      : table(row_table(g, row0, row1)), moves(row_moves(g, table)) {
+    avx2 = avx2_rows(moves[0]) && g.input[2] < (int64_t{1} << 30);
+    if (avx2) {
+      sources = input_row_sources(g, table);
+      masks = tap_masks(moves.data(), g.kernel[2], g.input[2]);
+    }
+  }
+  Col2imPlan(const Col2imPlan&) = delete;
+  Col2imPlan& operator=(const Col2imPlan&) = delete;
+  Col2imPlan(Col2imPlan&&) = default;  // moves keep pointing into table.offset
+
+  RowTable table;
+  std::vector<RowMove> moves;
+  bool avx2 = false;
+  InputRowSources sources;
+  std::vector<int32_t> masks;
+};
+
 template <typename T>
 void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int64_t last,
-                  int64_t row0, int64_t row1) {
+                  const Col2imPlan& plan) {
   const int64_t ivol = input_volume(g);
-  const RowTable table = row_table(g, row0, row1);
-  const std::vector<RowMove> moves = row_moves(g, table);
-  const int64_t width = table.rows * g.output[2];
+  const std::vector<RowMove>& moves = plan.moves;
+  const int64_t width = plan.table.rows * g.output[2];
   if constexpr (std::is_same_v<T, float>) {
-    if (avx2_rows(moves[0]) && g.input[2] < (int64_t{1} << 30)) {
-      const InputRowSources sources = input_row_sources(g, table);
-      const std::vector<int32_t> masks = tap_masks(moves.data(), g.kernel[2], g.input[2]);
-      for (int64_t c = first; c < last; ++c) {
-        col2im_plane_avx2(in + c * ivol, col + (c - first) * kernel_volume(g) * width,
-                          moves.data(), sources, masks.data(), g.kernel[2], width, g.input[2]);
+    if (plan.avx2) {
+      const int64_t channel_col = kernel_volume(g) * width;
+      for (int64_t c = first; c < last; c += 2) {
+        col2im_planes_avx2(in + c * ivol, ivol, col + (c - first) * channel_col, channel_col,
+                           static_cast<int>(std::min<int64_t>(2, last - c)), moves.data(),
+                           plan.sources, plan.masks.data(), g.kernel[2], width, g.input[2]);
       }
       return;
     }
@@ -842,8 +915,10 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
   const int64_t krows = s.cin_g * s.kvol;
   over_batch(g.batch, [&](int64_t begin, int64_t end) {
     std::vector<T> col = column_buffer<T>(g, s);
+    std::vector<Col2imPlan> plans;  // per block, made by the first sample
     for (int64_t n = begin; n < end; ++n) {
       T* gx = grad_in + n * g.in_channels * s.ivol;
+      size_t block = 0;
       const T* gy = grad_out + n * g.out_channels * s.lvol;
       if (!s.pointwise) std::fill(gx, gx + g.in_channels * s.ivol, T(0));
       for_each_block(g, s, [&](int64_t row0, int64_t row1, int64_t col0, int64_t width) {
@@ -854,7 +929,9 @@ void gemm_backward_input(T* grad_in, const T* grad_out, const T* w, const ConvGe
                        gy + grp * s.cout_g * s.lvol + col0, s.lvol, cols + grp * krows * ld, ld,
                        false);
         }
-        if (!s.pointwise) col2im_block(gx, col.data(), g, 0, g.in_channels, row0, row1);
+        if (s.pointwise) return;
+        if (block == plans.size()) plans.emplace_back(g, row0, row1);
+        col2im_block(gx, col.data(), g, 0, g.in_channels, plans[block++]);
       });
     }
   });
@@ -1662,10 +1739,11 @@ void col2im(const Tensor& input, const Tensor& columns, const ConvGeometry& g) {
     const T* col = data_or_null<T>(columns);
     const int64_t kvol = kernel_volume(g), lvol = output_volume(g), ivol = input_volume(g);
     parallel_for(0, g.batch * g.in_channels, plane_grain(kvol * lvol), [&](int64_t b, int64_t e) {
+      const Col2imPlan plan(g, 0, output_rows(g));
       for (int64_t p = b; p < e; ++p) {
         std::fill(x + p * ivol, x + (p + 1) * ivol, 0);
         col2im_block(x + (p - p % g.in_channels) * ivol, col + p * kvol * lvol, g,
-                     p % g.in_channels, p % g.in_channels + 1, 0, output_rows(g));
+                     p % g.in_channels, p % g.in_channels + 1, plan);
       }
     });
   });

@@ -737,18 +737,22 @@ struct Runs {
   int64_t count, length, a_stride, b_stride;
 };
 
-// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= 3, cols <= 4, l as
-// runs; B's row j at b.row(j0 + j).
-template <typename Rows>
-__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Runs l,
-                                                  const float* a, int64_t lda, Rows b,
-                                                  int64_t j0, float* c, int64_t ldc) {
-  const float* x[3];
+// C[rows x cols] += A[rows x l] @ B[cols x l]ᵀ, rows <= kRows (3 or 6),
+// cols <= 4, l as runs; B's row j at b.row(j0 + j). Six rows keep 24
+// accumulators, 6 + 1 operands in flight: only with AVX-512's 32 registers
+// (dot_tile_wide).
+template <int kRows, typename Rows>
+__attribute__((target("avx2,fma"), always_inline)) inline void dot_tile_impl(
+    int64_t rows, int64_t cols, Runs l, const float* a, int64_t lda, Rows b, int64_t j0, float* c,
+    int64_t ldc) {
+  static_assert(kRows == 3 || kRows == 6, "dot tiles of 3 or 6 rows");
+  const float* x[6];
   const float* y[4];
-  for (int i = 0; i < 3; ++i) x[i] = a + std::min<int64_t>(i, rows - 1) * lda;
+  for (int i = 0; i < 6; ++i) x[i] = a + std::min<int64_t>(i, rows - 1) * lda;
   for (int j = 0; j < 4; ++j) y[j] = b.row(j0 + std::min<int64_t>(j, cols - 1));
   const __m256 z = _mm256_setzero_ps();
   DotAcc s{z, z, z, z, z, z, z, z, z, z, z, z};
+  DotAcc t{z, z, z, z, z, z, z, z, z, z, z, z};  // rows 3..5 (kRows == 6)
   const __m256i tail = lanes_below(l.length % 8);
   // A run at least 8 long ends with the 8 elements before its end, the
   // lanes already summed zeroed in both operands (0 x 0 adds nothing, and
@@ -761,33 +765,67 @@ __attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Ru
     const int64_t ao = r * l.a_stride, bo = r * l.b_stride;
     int64_t p = 0;
     for (; p + 8 <= l.length; p += 8) {
+      const __m256 y0 = _mm256_loadu_ps(y[0] + bo + p), y1 = _mm256_loadu_ps(y[1] + bo + p);
+      const __m256 y2 = _mm256_loadu_ps(y[2] + bo + p), y3 = _mm256_loadu_ps(y[3] + bo + p);
       fma_dots(s, _mm256_loadu_ps(x[0] + ao + p), _mm256_loadu_ps(x[1] + ao + p),
-               _mm256_loadu_ps(x[2] + ao + p), _mm256_loadu_ps(y[0] + bo + p),
-               _mm256_loadu_ps(y[1] + bo + p), _mm256_loadu_ps(y[2] + bo + p),
-               _mm256_loadu_ps(y[3] + bo + p));
+               _mm256_loadu_ps(x[2] + ao + p), y0, y1, y2, y3);
+      if constexpr (kRows == 6) {
+        fma_dots(t, _mm256_loadu_ps(x[3] + ao + p), _mm256_loadu_ps(x[4] + ao + p),
+                 _mm256_loadu_ps(x[5] + ao + p), y0, y1, y2, y3);
+      }
     }
     if (overlap) {
       const int64_t q = l.length - 8;
-      const __m256 x0 = _mm256_and_ps(_mm256_loadu_ps(x[0] + ao + q), keep);
-      const __m256 x1 = _mm256_and_ps(_mm256_loadu_ps(x[1] + ao + q), keep);
-      const __m256 x2 = _mm256_and_ps(_mm256_loadu_ps(x[2] + ao + q), keep);
-      fma_column(s.d00, s.d10, s.d20, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[0] + bo + q), keep));
-      fma_column(s.d01, s.d11, s.d21, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[1] + bo + q), keep));
-      fma_column(s.d02, s.d12, s.d22, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[2] + bo + q), keep));
-      fma_column(s.d03, s.d13, s.d23, x0, x1, x2, _mm256_and_ps(_mm256_loadu_ps(y[3] + bo + q), keep));
+      const __m256 y0 = _mm256_and_ps(_mm256_loadu_ps(y[0] + bo + q), keep);
+      const __m256 y1 = _mm256_and_ps(_mm256_loadu_ps(y[1] + bo + q), keep);
+      const __m256 y2 = _mm256_and_ps(_mm256_loadu_ps(y[2] + bo + q), keep);
+      const __m256 y3 = _mm256_and_ps(_mm256_loadu_ps(y[3] + bo + q), keep);
+      fma_dots(s, _mm256_and_ps(_mm256_loadu_ps(x[0] + ao + q), keep),
+               _mm256_and_ps(_mm256_loadu_ps(x[1] + ao + q), keep),
+               _mm256_and_ps(_mm256_loadu_ps(x[2] + ao + q), keep), y0, y1, y2, y3);
+      if constexpr (kRows == 6) {
+        fma_dots(t, _mm256_and_ps(_mm256_loadu_ps(x[3] + ao + q), keep),
+                 _mm256_and_ps(_mm256_loadu_ps(x[4] + ao + q), keep),
+                 _mm256_and_ps(_mm256_loadu_ps(x[5] + ao + q), keep), y0, y1, y2, y3);
+      }
     } else if (p < l.length) {
+      const __m256 y0 = _mm256_maskload_ps(y[0] + bo + p, tail);
+      const __m256 y1 = _mm256_maskload_ps(y[1] + bo + p, tail);
+      const __m256 y2 = _mm256_maskload_ps(y[2] + bo + p, tail);
+      const __m256 y3 = _mm256_maskload_ps(y[3] + bo + p, tail);
       fma_dots(s, _mm256_maskload_ps(x[0] + ao + p, tail), _mm256_maskload_ps(x[1] + ao + p, tail),
-               _mm256_maskload_ps(x[2] + ao + p, tail), _mm256_maskload_ps(y[0] + bo + p, tail),
-               _mm256_maskload_ps(y[1] + bo + p, tail), _mm256_maskload_ps(y[2] + bo + p, tail),
-               _mm256_maskload_ps(y[3] + bo + p, tail));
+               _mm256_maskload_ps(x[2] + ao + p, tail), y0, y1, y2, y3);
+      if constexpr (kRows == 6) {
+        fma_dots(t, _mm256_maskload_ps(x[3] + ao + p, tail),
+                 _mm256_maskload_ps(x[4] + ao + p, tail), _mm256_maskload_ps(x[5] + ao + p, tail),
+                 y0, y1, y2, y3);
+      }
     }
   }
-  const __m256 sums[3][4] = {{s.d00, s.d01, s.d02, s.d03},
-                             {s.d10, s.d11, s.d12, s.d13},
-                             {s.d20, s.d21, s.d22, s.d23}};
+  const __m256 sums[6][4] = {{s.d00, s.d01, s.d02, s.d03}, {s.d10, s.d11, s.d12, s.d13},
+                             {s.d20, s.d21, s.d22, s.d23}, {t.d00, t.d01, t.d02, t.d03},
+                             {t.d10, t.d11, t.d12, t.d13}, {t.d20, t.d21, t.d22, t.d23}};
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] += lane_sum(sums[i][j]);
   }
+}
+
+template <typename Rows>
+__attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Runs l,
+                                                  const float* a, int64_t lda, Rows b,
+                                                  int64_t j0, float* c, int64_t ldc) {
+  dot_tile_impl<3>(rows, cols, l, a, lda, b, j0, c, ldc);
+}
+
+// Note [Wide dot tiles]: with 32 vector registers a tile takes 6 rows of A
+// (LeNet's first layer's 6 output channels at once) against each 4 rows of
+// B, 10 loads for 24 multiply-adds instead of 7 for 12; every dot product
+// sums exactly as in a 3-row tile, so results are the same bit for bit.
+template <typename Rows>
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) void dot_tile_wide(
+    int64_t rows, int64_t cols, Runs l, const float* a, int64_t lda, Rows b, int64_t j0, float* c,
+    int64_t ldc) {
+  dot_tile_impl<6>(rows, cols, l, a, lda, b, j0, c, ldc);
 }
 
 // C[m x n] += A[m x l] @ B[n x l]ᵀ; A and C row-major, B's row j at
@@ -795,11 +833,18 @@ __attribute__((target("avx2,fma"))) void dot_tile(int64_t rows, int64_t cols, Ru
 template <typename Rows>
 void dot_gemm(int64_t m, int64_t n, Runs l, const float* a, int64_t lda, Rows b, float* c,
               int64_t ldc) {
-  for (int64_t i = 0; i < m; i += 3) {
-    const int64_t rows = std::min<int64_t>(3, m - i);
+  const bool wide = cpu_has_avx512vl();
+  for (int64_t i = 0; i < m;) {
+    const int64_t rows = std::min<int64_t>(wide && m - i > 3 ? 6 : 3, m - i);
     for (int64_t j = 0; j < n; j += 4) {
-      dot_tile(rows, std::min<int64_t>(4, n - j), l, a + i * lda, lda, b, j, c + i * ldc + j, ldc);
+      const int64_t cols = std::min<int64_t>(4, n - j);
+      if (rows > 3) {
+        dot_tile_wide(rows, cols, l, a + i * lda, lda, b, j, c + i * ldc + j, ldc);
+      } else {
+        dot_tile(rows, cols, l, a + i * lda, lda, b, j, c + i * ldc + j, ldc);
+      }
     }
+    i += rows;
   }
 }
 

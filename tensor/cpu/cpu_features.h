@@ -22,9 +22,18 @@ inline bool cpu_has_avx2_fma() {
   static const bool supported = cpu_has_avx2() && __builtin_cpu_supports("fma");
   return supported;
 }
+
+/// AVX-512 F and VL with AVX2 and FMA: 32 vector registers for kernels that
+/// keep more accumulators than AVX2's 16 registers hold.
+inline bool cpu_has_avx512vl() {
+  static const bool supported = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("avx512vl");
+  return supported;
+}
 #else
 inline bool cpu_has_avx2() { return false; }
 inline bool cpu_has_avx2_fma() { return false; }
+inline bool cpu_has_avx512vl() { return false; }
 #endif
 
 }  // namespace torchlet::cpu

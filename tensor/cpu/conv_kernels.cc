@@ -646,9 +646,13 @@ __attribute__((target("avx2,fma"))) void broadcast_tile(int64_t rows, int64_t co
   RowAcc c4 = kRows == 6 ? load_row<kFull>(row_c(4), cols, accumulate) : RowAcc{};
   RowAcc c5 = kRows == 6 ? load_row<kFull>(row_c(5), cols, accumulate) : RowAcc{};
   const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
+  // A partial tile's first 8 columns are a plain load when all are there:
+  // masked loads are slow on AMD's CPUs, and LeNet's first layer's 28-wide
+  // rows end in a tile of 12.
+  const bool whole0 = kFull || cols >= 8;
   for (int64_t p = 0; p < k; ++p) {
     const float* br = b.row(p);
-    const __m256 b0 = load_lanes(br, cols, kFull), b1 = load_lanes(br + 8, cols - 8, kFull);
+    const __m256 b0 = load_lanes(br, cols, whole0), b1 = load_lanes(br + 8, cols - 8, kFull);
     const int64_t at = a.at(p);
     fma_row(c0, a0 + at, b0, b1);
     fma_row(c1, a1 + at, b0, b1);

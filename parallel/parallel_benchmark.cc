@@ -208,7 +208,10 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
 }
 BENCHMARK(BM_DataParallelLenetStepBreakdown)->Arg(kBatch)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// replicate() of the model onto 2 devices, kept replicas re-bound.
+// replicate() of the model onto 2 devices, kept replicas re-bound. Its copy
+// for cpu:1 streams to memory (Note [Copies for another core] in
+// tensor/cpu/copy_kernel.cc), which nothing here reads back: in a step
+// cpu:1's replica does.
 void BM_DataParallelReplicate(benchmark::State& state) {
   manual_seed(0);
   setup_devices(2);

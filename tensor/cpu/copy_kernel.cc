@@ -134,9 +134,9 @@ bool copy_transposed(const StridedLoop& loop, int64_t esize) {
 // cross-core round trip per 64 bytes, and on a loaded host that made the
 // 344 KB a LeNet step sends to the second device take 110-170 us of the
 // caller's time. Streaming (non-temporal) stores write whole lines without
-// taking them: the same copy takes 40 us there (and as long as before on
-// an idle host), and the other core reads the lines from memory as it
-// needs them. Small copies (a replica's logits, gather's pieces) and copies
+// taking them: there replicate, copy and bookkeeping, then takes 40 us
+// (and as long as before on an idle host), and the other core reads the
+// lines from memory as it needs them. Small copies (a replica's logits, gather's pieces) and copies
 // onto the caller's own device keep ordinary stores: their data is read
 // next by the core that wrote it.
 constexpr int64_t kStreamingCopyBytes = 16 * 1024;

@@ -1,5 +1,9 @@
 #include "tensor/parallel.h"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -161,7 +165,22 @@ std::shared_ptr<IntraOpPool> current_pool(int threads) {
 }  // namespace
 
 int hardware_threads() {
-  static const int n = std::max(1u, std::thread::hardware_concurrency());
+  // Note [Cores we may use]: a process confined to some CPUs (taskset, a
+  // container's cpuset, a batch scheduler) must size its pools to those,
+  // not to the machine: glibc's count behind hardware_concurrency() is
+  // every online CPU, and N devices x (all cores / N) threads on fewer
+  // cores would oversubscribe them. PyTorch's OpenMP default follows the
+  // affinity mask the same way.
+  static const int n = [] {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+      return CPU_COUNT(&set);
+    }
+#endif
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }();
   return n;
 }
 

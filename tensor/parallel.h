@@ -35,7 +35,9 @@ constexpr int64_t kParallelGrain = 32768;
 int get_num_threads();
 /// Overrides the per-device share of cores (n >= 1); 0 restores the default.
 void set_num_threads(int n);
-/// The number of hardware threads (std::thread::hardware_concurrency()).
+/// The number of hardware threads this process may run on: the CPUs of its
+/// affinity mask on Linux (taskset, cpusets), else
+/// std::thread::hardware_concurrency().
 int hardware_threads();
 
 namespace detail {

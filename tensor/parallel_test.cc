@@ -2,7 +2,10 @@
 // rethrown to the caller after all chunks, the count of chunks workers ran.
 #include "tensor/parallel.h"
 
+#include <sched.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -129,6 +132,42 @@ TEST_F(ParallelForTest, AnErrorFromAnOpInsideALoopReachesTheCaller) {
     parallel_for(0, kRange, kGrain, [](int64_t, int64_t) { zeros({2}) + zeros({3}); });
   };
   EXPECT_THROW_MSG(run(), "add: The size of tensor a (2) must match");
+}
+
+// Note [Cores we may use]: pools are sized to the CPUs of the affinity
+// mask. Each check runs in a fresh process (hardware_threads() is computed
+// once), confined to one allowed CPU before anything asks for the count;
+// the exit code carries the counts back.
+int confined_to_one_cpu_then(int (*count)()) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 100;
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  if (sched_setaffinity(0, sizeof(one), &one) != 0) return 101;
+  return count();
+}
+
+TEST(HardwareThreadsTest, CountsTheCpusOfTheAffinityMask) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  EXPECT_EQ(hardware_threads(), CPU_COUNT(&allowed));
+}
+
+TEST(HardwareThreadsTest, AProcessConfinedToOneCpuCountsOne) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(confined_to_one_cpu_then([] { return hardware_threads(); })),
+              ::testing::ExitedWithCode(1), "");
+}
+
+TEST(HardwareThreadsTest, AProcessConfinedToOneCpuRunsOpsOnOneThread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(confined_to_one_cpu_then([] { return get_num_threads(); })),
+              ::testing::ExitedWithCode(1), "");
 }
 
 }  // namespace

@@ -35,13 +35,22 @@ std::vector<Tensor> coalesced_copies(const std::vector<Tensor>& tensors, Device 
   std::map<DType, int64_t> offset;
   std::vector<Tensor> copies;
   copies.reserve(tensors.size());
+  // Note [Receivers copy]: inside DataParallel's step the receiving core
+  // fills the buffers.
+  parallel::detail::ReceiverCopies* const receiver = parallel::detail::ReceiverCopies::current();
+  std::vector<std::pair<Tensor, Tensor>> queued;
   for (const Tensor& t : tensors) {
     int64_t& at = offset[t.dtype()];
     Tensor copy = buffers[t.dtype()].narrow(0, at, t.numel()).view(t.sizes());
-    copy.copy_(t);
+    if (receiver != nullptr && receiver->takes(device) && t.device().is_cpu()) {
+      queued.emplace_back(copy, t);
+    } else {
+      copy.copy_(t);
+    }
     at += t.numel();
     copies.push_back(std::move(copy));
   }
+  if (!queued.empty()) receiver->copy(device, std::move(queued));
   return copies;
 }
 
@@ -302,7 +311,19 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
   std::vector<Tensor> chunks =
       chunk_sizes ? tensor.split_with_sizes(*chunk_sizes, dim)
                   : tensor.chunk(static_cast<int64_t>(devices.size()), dim);
-  for (size_t i = 0; i < chunks.size(); ++i) chunks[i] = chunks[i].to(devices[i]);
+  parallel::detail::ReceiverCopies* const receiver = parallel::detail::ReceiverCopies::current();
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Tensor& chunk = chunks[i];
+    if (receiver != nullptr && receiver->takes(devices[i]) && chunk.device().is_cpu() &&
+        chunk.is_contiguous()) {
+      // Note [Receivers copy]: the receiving core fills its chunk.
+      Tensor copy = empty(chunk.sizes(), TensorOptions(chunk.dtype()).device(devices[i]));
+      receiver->copy(devices[i], {{copy, chunk}});
+      chunks[i] = std::move(copy);
+    } else {
+      chunks[i] = chunk.to(devices[i]);
+    }
+  }
   return chunks;
 }
 

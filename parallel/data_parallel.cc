@@ -99,6 +99,11 @@ DataParallelConfig configure_data_parallel(nn::Module& module,
   return config;
 }
 
+CopyPolicy& shared_copy_policy() {
+  static auto* policy = new CopyPolicy();
+  return *policy;
+}
+
 void check_module_device(const nn::Module& module, Device device) {
   for (const nn::Slot& slot : module.slots()) {
     TORCHLET_CHECK(slot.variable.device() == device,

@@ -11,6 +11,7 @@
 
 #include "autograd/grad_mode.h"
 #include "nn/module_holder.h"
+#include "parallel/device_tasks.h"
 #include "parallel/parallel_apply.h"
 #include "parallel/replicate.h"
 #include "parallel/scatter_gather.h"
@@ -61,13 +62,21 @@ std::optional<std::string> imbalance_warning(const std::vector<Device>& devices,
                                              const std::vector<double>& memory,
                                              const std::vector<double>& cores);
 
+/// The CopyPolicy of data_parallel() calls, which keep nothing between
+/// calls (Note [Receivers copy]).
+CopyPolicy& shared_copy_policy();
+
 /// The scatter, replicate, parallel_apply and gather of one call over
 /// `device_ids` (at least one) with `inputs` (a tuple of the arguments) and
 /// `kwargs`: PyTorch's DataParallel.forward after its checks.
 template <typename M, typename Inputs, typename Kwargs>
 auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
                         const Kwargs& kwargs, const std::vector<Device>& device_ids,
-                        Device output_device, int64_t dim, bool detach) {
+                        Device output_device, int64_t dim, bool detach, CopyPolicy& policy) {
+  // Note [Receivers copy]: the other devices fill their chunks and
+  // parameters themselves while this thread does the bookkeeping.
+  std::optional<ReceiverCopies> receivers;
+  if (device_ids.size() > 1) receivers.emplace(policy);
   auto [in, kw] = scatter_kwargs(inputs, kwargs, device_ids, dim);
   if constexpr (std::is_same_v<Inputs, std::tuple<>>) {
     if (in.empty() && kw.empty()) {
@@ -82,7 +91,10 @@ auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
   const std::vector<Device> used(device_ids.begin(),
                                  device_ids.begin() + static_cast<std::ptrdiff_t>(in.size()));
   const std::vector<std::shared_ptr<M>> replicas = replicate(module, used, detach);
-  return gather(parallel_apply(replicas, in, kw, used), output_device, dim);
+  if (receivers) receivers->finish();
+  auto output = gather(parallel_apply(replicas, in, kw, used), output_device, dim);
+  if (receivers) receivers->record_step();
+  return output;
 }
 
 }  // namespace detail
@@ -143,13 +155,15 @@ class DataParallelImpl : public nn::Module {
     if (config_.device_ids.empty()) return detail::call_replica(*module_, inputs, kwargs);
     detail::check_module_device(*module_, config_.device_ids[0]);
     return detail::data_parallel_call(module_, inputs, kwargs, config_.device_ids,
-                                      config_.output_device, dim_, !is_grad_enabled());
+                                      config_.output_device, dim_, !is_grad_enabled(), *copies_);
   }
 
  private:
   std::shared_ptr<M> module_;
   detail::DataParallelConfig config_;
   int64_t dim_;
+  // How its steps send copies to the other devices (Note [Receivers copy]).
+  std::shared_ptr<detail::CopyPolicy> copies_ = std::make_shared<detail::CopyPolicy>();
 };
 
 /// Holder of a DataParallelImpl<M>: `DataParallel dp(net, {"cpu:0", "cpu:1"});
@@ -197,7 +211,7 @@ auto data_parallel(const std::shared_ptr<M>& module, const Inputs& inputs,
   const Device output = output_device ? output_device->device() : devices[0];
   detail::check_module_device(*module, devices[0]);
   return detail::data_parallel_call(module, args, module_kwargs, devices, output, dim,
-                                    /*detach=*/false);
+                                    /*detach=*/false, detail::shared_copy_policy());
 }
 
 /// data_parallel of a holder's module.

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <utility>
 
+#include "autograd/grad_mode.h"
 #include "tensor/error.h"
 #include "tensor/executor.h"
 #include "tensor/spin_wait.h"
@@ -24,8 +26,11 @@ struct Pending {
   std::condition_variable done;
 };
 
-void wait_for(Pending& pending) {
-  const auto finished = [&pending] { return pending.left.load(std::memory_order_acquire) == 0; };
+/// Waits until `left` is 0; the thread that brings it to 0 notifies `done`
+/// under `mutex`.
+void wait_for_zero(const std::atomic<size_t>& left, std::mutex& mutex,
+                   std::condition_variable& done) {
+  const auto finished = [&left] { return left.load(std::memory_order_acquire) == 0; };
   if (Executor* executor = current_executor()) {
     executor->help_until(finished);
     return;
@@ -33,9 +38,13 @@ void wait_for(Pending& pending) {
   // Note [Spin before sleeping]: the other replicas usually finish within
   // microseconds of the caller's own, at worst a replica's imbalance later.
   if (spin_until(finished, kSpinBetweenTasks)) return;
-  std::unique_lock<std::mutex> lock(pending.mutex);
-  pending.done.wait(lock, finished);
+  std::unique_lock<std::mutex> lock(mutex);
+  done.wait(lock, finished);
 }
+
+void wait_for(Pending& pending) { wait_for_zero(pending.left, pending.mutex, pending.done); }
+
+thread_local ReceiverCopies* tls_receiver_copies = nullptr;
 
 }  // namespace
 
@@ -90,5 +99,144 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
   // reference to an exception the caller is reading.
   return std::move(pending->errors);
 }
+
+double CopyPolicy::Way::median() const {
+  const size_t n = std::min(count, kSamples);
+  double sorted[kSamples];
+  std::copy(samples, samples + n, sorted);
+  std::sort(sorted, sorted + n);
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+CopyPolicy::Kind& CopyPolicy::find(uint64_t key) {
+  ++clock_;
+  Kind* oldest = nullptr;
+  for (Kind& kind : kinds_) {
+    if (kind.key == key) {
+      kind.used = clock_;
+      return kind;
+    }
+    if (oldest == nullptr || kind.used < oldest->used) oldest = &kind;
+  }
+  if (kinds_.size() < kKinds) oldest = &kinds_.emplace_back();
+  *oldest = Kind{};
+  oldest->key = key;
+  oldest->used = clock_;
+  return *oldest;
+}
+
+uint64_t CopyPolicy::kind_of(const Tensor& first) {
+  return static_cast<uint64_t>(first.numel()) * element_size(first.dtype()) * 2 +
+         (is_grad_enabled() ? 1 : 0);
+}
+
+bool CopyPolicy::pull(uint64_t kind_key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Kind& kind = find(kind_key);
+  const uint64_t step = kind.steps++;
+  if (kind.ways[1].count == 0) return true;
+  if (kind.ways[0].count == 0) return false;
+  const bool faster = kind.ways[1].median() <= kind.ways[0].median();
+  return step % kProbeEvery == kProbeEvery - 1 ? !faster : faster;
+}
+
+void CopyPolicy::record(uint64_t kind_key, bool pulled, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Way& way = find(kind_key).ways[pulled ? 1 : 0];
+  way.samples[way.count % kSamples] = seconds;
+  ++way.count;
+}
+
+struct ReceiverCopies::State {
+  std::atomic<size_t> left{0};
+  std::mutex mutex;
+  std::condition_variable done;
+  std::exception_ptr error;  // the first copy's, under mutex
+  Executor* waiting = nullptr;
+};
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+}  // namespace
+
+ReceiverCopies::ReceiverCopies(CopyPolicy& policy)
+    : policy_(policy),
+      opened_(Clock::now()),
+      state_(std::make_shared<State>()),
+      previous_(tls_receiver_copies) {
+  state_->waiting = current_executor();
+  tls_receiver_copies = this;
+}
+
+ReceiverCopies::~ReceiverCopies() {
+  if (!open_) return;
+  try {
+    finish();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): already unwinding, or
+                   // the caller chose not to finish; the copies are done
+  }
+}
+
+void ReceiverCopies::finish() {
+  if (!open_) return;
+  open_ = false;
+  tls_receiver_copies = previous_;
+  wait_for_zero(state_->left, state_->mutex, state_->done);
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    error = std::exchange(state_->error, nullptr);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void ReceiverCopies::record_step() {
+  if (decided_ && counted_) policy_.record(kind_, pull_, seconds_since(opened_));
+}
+
+ReceiverCopies* ReceiverCopies::current() { return tls_receiver_copies; }
+
+bool ReceiverCopies::takes(Device device) const {
+  return device.is_cpu() && device != current_device();
+}
+
+void ReceiverCopies::copy(Device device, std::vector<std::pair<Tensor, Tensor>> pairs) {
+  if (pairs.empty()) return;
+  if (!decided_) {
+    // The kind of step: grad mode, and the first copy's bytes (the chunk
+    // of the batch, which scatter sends before replicate's parameters).
+    kind_ = CopyPolicy::kind_of(pairs[0].second);
+    pull_ = policy_.pull(kind_);
+    decided_ = true;
+  }
+  if (!pull_) {
+    for (auto& [dst, src] : pairs) dst.copy_(src);
+    return;
+  }
+  state_->left.fetch_add(1, std::memory_order_relaxed);
+  device_executor(device).submit([state = state_, pairs = std::move(pairs)]() mutable {
+    try {
+      for (auto& [dst, src] : pairs) dst.copy_(src);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      if (!state->error) state->error = std::current_exception();
+    }
+    if (state->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      { std::lock_guard<std::mutex> lock(state->mutex); }
+      state->done.notify_all();
+      if (state->waiting != nullptr) state->waiting->wake();
+    }
+  });
+}
+
+ReceiverCopies::Pause::Pause() : paused_(tls_receiver_copies) {
+  if (paused_ != nullptr) paused_->counted_ = false;
+  tls_receiver_copies = nullptr;
+}
+
+ReceiverCopies::Pause::~Pause() { tls_receiver_copies = paused_; }
 
 }  // namespace torchlet::parallel::detail

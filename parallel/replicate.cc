@@ -6,6 +6,7 @@
 
 #include "autograd/grad_mode.h"
 #include "parallel/comm.h"
+#include "parallel/device_tasks.h"
 #include "parallel/functions.h"
 
 namespace torchlet::parallel {
@@ -168,6 +169,7 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   std::lock_guard<std::mutex> lock(r->mutex);
   Key key = key_of(originals, slots, devices);
   if (r->modules.empty() || !(key == r->key)) {
+    const detail::ReceiverCopies::Pause pause;  // Note [Receivers copy]
     build(*r, *module, devices);
     r->key = std::move(key);
   }

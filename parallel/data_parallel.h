@@ -92,9 +92,7 @@ auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
                                  device_ids.begin() + static_cast<std::ptrdiff_t>(in.size()));
   const std::vector<std::shared_ptr<M>> replicas = replicate(module, used, detach);
   if (receivers) receivers->finish();
-  auto output = gather(parallel_apply(replicas, in, kw, used), output_device, dim);
-  if (receivers) receivers->record_step();
-  return output;
+  return gather(parallel_apply(replicas, in, kw, used), output_device, dim);
 }
 
 }  // namespace detail

@@ -130,7 +130,7 @@ uint64_t CopyPolicy::kind_of(const Tensor& first) {
          (is_grad_enabled() ? 1 : 0);
 }
 
-bool CopyPolicy::pull(uint64_t kind_key) {
+bool CopyPolicy::choose(uint64_t kind_key) {
   std::lock_guard<std::mutex> lock(mutex_);
   Kind& kind = find(kind_key);
   const uint64_t step = kind.steps++;
@@ -140,8 +140,29 @@ bool CopyPolicy::pull(uint64_t kind_key) {
   return step % kProbeEvery == kProbeEvery - 1 ? !faster : faster;
 }
 
-void CopyPolicy::record(uint64_t kind_key, bool pulled, double seconds) {
+void CopyPolicy::started(uint64_t kind, bool pulled) {
+  const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
+  if (last_counted_ && last_kind_ == kind) {
+    record_locked(kind, last_pulled_, std::chrono::duration<double>(now - last_start_).count());
+  }
+  last_counted_ = true;
+  last_kind_ = kind;
+  last_pulled_ = pulled;
+  last_start_ = now;
+}
+
+void CopyPolicy::uncount() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_counted_ = false;
+}
+
+void CopyPolicy::record(uint64_t kind, bool pulled, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  record_locked(kind, pulled, seconds);
+}
+
+void CopyPolicy::record_locked(uint64_t kind_key, bool pulled, double seconds) {
   Way& way = find(kind_key).ways[pulled ? 1 : 0];
   way.samples[way.count % kSamples] = seconds;
   ++way.count;
@@ -155,16 +176,9 @@ struct ReceiverCopies::State {
   Executor* waiting = nullptr;
 };
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-}  // namespace
 
 ReceiverCopies::ReceiverCopies(CopyPolicy& policy)
     : policy_(policy),
-      opened_(Clock::now()),
       state_(std::make_shared<State>()),
       previous_(tls_receiver_copies) {
   state_->waiting = current_executor();
@@ -184,6 +198,7 @@ void ReceiverCopies::finish() {
   if (!open_) return;
   open_ = false;
   tls_receiver_copies = previous_;
+  if (decided_ && !counted_) policy_.uncount();
   wait_for_zero(state_->left, state_->mutex, state_->done);
   std::exception_ptr error;
   {
@@ -191,10 +206,6 @@ void ReceiverCopies::finish() {
     error = std::exchange(state_->error, nullptr);
   }
   if (error) std::rethrow_exception(error);
-}
-
-void ReceiverCopies::record_step() {
-  if (decided_ && counted_) policy_.record(kind_, pull_, seconds_since(opened_));
 }
 
 ReceiverCopies* ReceiverCopies::current() { return tls_receiver_copies; }
@@ -209,7 +220,8 @@ void ReceiverCopies::copy(Device device, std::vector<std::pair<Tensor, Tensor>> 
     // The kind of step: grad mode, and the first copy's bytes (the chunk
     // of the batch, which scatter sends before replicate's parameters).
     kind_ = CopyPolicy::kind_of(pairs[0].second);
-    pull_ = policy_.pull(kind_);
+    pull_ = policy_.choose(kind_);
+    policy_.started(kind_, pull_);
     decided_ = true;
   }
   if (!pull_) {

@@ -49,13 +49,15 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
 // where //tools:core_latency reads 50-90 ns on an idle one) that took a
 // LeNet step at batch 64 from 1.46 to 1.6 ms, while on an idle host it
 // took the step from 1.27 to 1.21 ms. What pulling saves shows in the
-// receivers' forward, which no longer reads its data from afar, not in
-// the caller's copying time (which pulling raises: 14 against 19 us on the
-// idle host). So a CopyPolicy times the whole forward call, scope to
-// gather, of each kind of step (grad mode, and the bytes of the first
-// copy: the batch's chunk), keeps the median of the last kSamples of each
-// way, takes the faster way, and tries the other once every kProbeEvery
-// steps to follow the host. A step that built replicas is not counted.
+// receivers' forward and after it, not in the caller's copying time
+// (which pulling raises: 14 against 19 us on the idle host). So a
+// CopyPolicy times whole steps, from one step's first copy to the next's,
+// per kind of step (grad mode, and the bytes of the first copy: the
+// batch's chunk), keeps the median of the last kSamples of each way, takes
+// the faster way, and tries the other once every kProbeEvery steps to
+// follow the host. A step that built replicas, or that another kind of
+// step followed, is not counted; a pause between steps (an evaluation, a
+// checkpoint) makes one long sample, which the median ignores.
 
 /// How one DataParallel sends its copies (Note [Receivers copy]).
 /// Thread-safe.
@@ -69,8 +71,14 @@ class CopyPolicy {
   /// under the calling thread's grad mode.
   static uint64_t kind_of(const Tensor& first);
 
-  /// Whether this step, of kind `kind`, pulls.
-  bool pull(uint64_t kind);
+  /// Whether a step of kind `kind` should pull.
+  bool choose(uint64_t kind);
+  /// Records that a step of kind `kind` started now and whether it pulls;
+  /// the time since the last step started is that step's, if it was of
+  /// the same kind and counted.
+  void started(uint64_t kind, bool pulled);
+  /// The step last started is not to be counted.
+  void uncount();
   /// What a step of kind `kind` took.
   void record(uint64_t kind, bool pulled, double seconds);
 
@@ -88,15 +96,23 @@ class CopyPolicy {
   };
   Kind& find(uint64_t key);
 
+  void record_locked(uint64_t kind, bool pulled, double seconds);
+
   std::mutex mutex_;
   std::vector<Kind> kinds_;
   uint64_t clock_ = 0;
+  // The step last started.
+  bool last_counted_ = false;
+  uint64_t last_kind_ = 0;
+  bool last_pulled_ = false;
+  std::chrono::steady_clock::time_point last_start_;
 };
 
 class ReceiverCopies {
  public:
   /// Opens the calling thread's scope; `policy` (kept by the caller)
-  /// decides at the first copy whether this step pulls.
+  /// decides at the first copy whether this step pulls, and learns from
+  /// the next step how long this one took.
   explicit ReceiverCopies(CopyPolicy& policy);
   ~ReceiverCopies();
   ReceiverCopies(const ReceiverCopies&) = delete;
@@ -105,10 +121,6 @@ class ReceiverCopies {
   /// Waits for every queued copy and leaves the scope; rethrows the first
   /// copy's error.
   void finish();
-
-  /// Tells the policy what the step took, from the scope's opening to the
-  /// end of its forward (unless the step made no copies or built replicas).
-  void record_step();
 
   /// The calling thread's open scope, or null.
   static ReceiverCopies* current();
@@ -136,7 +148,6 @@ class ReceiverCopies {
  private:
   struct State;
   CopyPolicy& policy_;
-  std::chrono::steady_clock::time_point opened_;
   bool decided_ = false;
   bool pull_ = false;
   bool counted_ = true;

@@ -4,6 +4,7 @@
 #include "parallel/device_tasks.h"
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -55,7 +56,7 @@ TEST_F(ReceiverCopiesTest, APushingStepCopiesAtOnceOnTheCaller) {
   CopyPolicy policy;
   const Tensor src = arange(4096, TensorOptions(kFloat32));
   const uint64_t kind = CopyPolicy::kind_of(src);
-  ASSERT_TRUE(policy.pull(kind));
+  ASSERT_TRUE(policy.choose(kind));
   policy.record(kind, true, 1.0);  // pulling measured, pushing not yet: push next
   std::promise<void> release = hold(cpu1);
   const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
@@ -118,39 +119,42 @@ TEST_F(ReceiverCopiesTest, TheDestructorWaitsForQueuedCopies) {
   EXPECT_EQ(values(dst), values(src));
 }
 
-TEST_F(ReceiverCopiesTest, AStepIsCountedFromTheScopesOpeningUnderItsKind) {
-  CopyPolicy policy;
-  const Tensor src = arange(4096, TensorOptions(kFloat32));
-  const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
-  {
-    ReceiverCopies copies(policy);
-    copies.copy(cpu1, {{dst, src}});  // pulls: nothing measured yet
-    copies.finish();
-    copies.record_step();
-  }
-  // Pulling is measured for this kind, so its next step pushes; a kind of
-  // another batch size has nothing measured and pulls.
-  EXPECT_FALSE(policy.pull(CopyPolicy::kind_of(src)));
-  EXPECT_TRUE(policy.pull(CopyPolicy::kind_of(zeros({10}))));
+/// One step's copies through a scope of `policy`: src into a new tensor on
+/// cpu:1, then `during` (inside the scope).
+void step(CopyPolicy& policy, const Tensor& src, const std::function<void()>& during = [] {}) {
+  const Tensor dst = empty(src.sizes(), TensorOptions(src.dtype()).device(Device(kCPU, 1)));
+  ReceiverCopies copies(policy);
+  copies.copy(Device(kCPU, 1), {{dst, src}});
+  during();
+  copies.finish();
 }
 
-TEST_F(ReceiverCopiesTest, AStepThatBuiltReplicasOrCopiedNothingIsNotCounted) {
+TEST_F(ReceiverCopiesTest, AStepIsTimedUntilTheNextStepOfItsKindStarts) {
   CopyPolicy policy;
-  const Tensor src = arange(4096, TensorOptions(kFloat32));
-  const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
-  {
-    ReceiverCopies copies(policy);
-    copies.copy(cpu1, {{dst, src}});
-    { const ReceiverCopies::Pause building; }
-    copies.finish();
-    copies.record_step();
-  }
-  {
-    ReceiverCopies nothing(policy);
-    nothing.finish();
-    nothing.record_step();
-  }
-  EXPECT_TRUE(policy.pull(CopyPolicy::kind_of(src)));  // still unmeasured
+  const Tensor batch = arange(4096, TensorOptions(kFloat32));
+  step(policy, batch);  // pulls: nothing measured yet
+  step(policy, batch);  // pulls again, and the first step is measured
+  // Pulling is measured for this kind, so its next step pushes; a kind of
+  // another batch size has nothing measured and pulls.
+  EXPECT_FALSE(policy.choose(CopyPolicy::kind_of(batch)));
+  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(zeros({10}))));
+}
+
+TEST_F(ReceiverCopiesTest, AStepFollowedByAnotherKindOfStepIsNotCounted) {
+  CopyPolicy policy;
+  const Tensor batch = arange(4096, TensorOptions(kFloat32));
+  step(policy, batch);
+  step(policy, zeros({10}));
+  step(policy, batch);
+  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(batch)));  // still unmeasured
+}
+
+TEST_F(ReceiverCopiesTest, AStepThatBuiltReplicasIsNotCounted) {
+  CopyPolicy policy;
+  const Tensor batch = arange(4096, TensorOptions(kFloat32));
+  step(policy, batch, [] { const ReceiverCopies::Pause building; });
+  step(policy, batch);
+  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(batch)));  // still unmeasured
 }
 
 TEST(CopyPolicyTest, KindsOfStepAreTheGradModeAndTheFirstCopysBytes) {
@@ -164,49 +168,49 @@ TEST(CopyPolicyTest, KindsOfStepAreTheGradModeAndTheFirstCopysBytes) {
 
 TEST(CopyPolicyTest, MeasuresPullingThenPushingThenTakesTheFaster) {
   CopyPolicy policy;
-  EXPECT_TRUE(policy.pull(7));
+  EXPECT_TRUE(policy.choose(7));
   policy.record(7, true, 500e-6);
-  EXPECT_FALSE(policy.pull(7));
+  EXPECT_FALSE(policy.choose(7));
   policy.record(7, false, 450e-6);
-  EXPECT_FALSE(policy.pull(7));  // pushing is faster
+  EXPECT_FALSE(policy.choose(7));  // pushing is faster
   policy.record(7, false, 450e-6);
   policy.record(8, true, 400e-6);  // another kind's steps change nothing
-  EXPECT_FALSE(policy.pull(7));
+  EXPECT_FALSE(policy.choose(7));
 }
 
 TEST(CopyPolicyTest, TriesTheOtherWayOnceEveryProbePeriod) {
   CopyPolicy policy;
-  ASSERT_TRUE(policy.pull(7));
+  ASSERT_TRUE(policy.choose(7));
   policy.record(7, true, 400e-6);
-  ASSERT_FALSE(policy.pull(7));
+  ASSERT_FALSE(policy.choose(7));
   policy.record(7, false, 450e-6);
   int pushes = 0;
-  for (uint64_t i = 0; i < 10 * CopyPolicy::kProbeEvery; ++i) pushes += policy.pull(7) ? 0 : 1;
+  for (uint64_t i = 0; i < 10 * CopyPolicy::kProbeEvery; ++i) pushes += policy.choose(7) ? 0 : 1;
   EXPECT_EQ(pushes, 10);
 }
 
 TEST(CopyPolicyTest, FollowsAHostThatBecomesSlowToHandLinesOver) {
   CopyPolicy policy;
-  ASSERT_TRUE(policy.pull(7));
+  ASSERT_TRUE(policy.choose(7));
   policy.record(7, true, 400e-6);
-  ASSERT_FALSE(policy.pull(7));
+  ASSERT_FALSE(policy.choose(7));
   policy.record(7, false, 550e-6);
   // Pulling steps now take 600 us: a single one does not flip the choice
   // (the median of 400 and 600 is still faster); once they are most of
   // the recent ones, the next step pushes.
-  ASSERT_TRUE(policy.pull(7));
+  ASSERT_TRUE(policy.choose(7));
   policy.record(7, true, 600e-6);
-  EXPECT_TRUE(policy.pull(7));
+  EXPECT_TRUE(policy.choose(7));
   policy.record(7, true, 600e-6);
-  EXPECT_FALSE(policy.pull(7));
+  EXPECT_FALSE(policy.choose(7));
 }
 
 TEST(CopyPolicyTest, ForgetsTheLeastRecentlyUsedKind) {
   CopyPolicy policy;
-  ASSERT_TRUE(policy.pull(0));
+  ASSERT_TRUE(policy.choose(0));
   policy.record(0, true, 1e-3);
-  for (uint64_t kind = 1; kind <= CopyPolicy::kKinds; ++kind) policy.pull(kind);
-  EXPECT_TRUE(policy.pull(0));  // measured once, since forgotten
+  for (uint64_t kind = 1; kind <= CopyPolicy::kKinds; ++kind) policy.choose(kind);
+  EXPECT_TRUE(policy.choose(0));  // measured once, since forgotten
 }
 
 // Every way of sending the copies gives the same training: DataParallel's

@@ -10,7 +10,8 @@ namespace torchlet {
 // submitted for that device: DataParallel's replicas and the autograd
 // engine's per-device backward passes. Inside an op, a CPU device splits
 // large loops across an intra-op pool sized to its share of the cores:
-// cores / cpu_device_count(), at least 1, unless set_num_threads() overrides
+// cores (those of the affinity mask: Note [Cores we may use]) /
+// cpu_device_count(), at least 1, unless set_num_threads() overrides
 // it. N devices x their threads therefore stay within the machine's cores.
 // A pool serves one op at a time; a second caller that finds it busy (or a
 // loop nested inside a parallel region) runs inline, so nothing deadlocks.

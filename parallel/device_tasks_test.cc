@@ -166,6 +166,15 @@ TEST(CopyPolicyTest, KindsOfStepAreTheGradModeAndTheFirstCopysBytes) {
   EXPECT_NE(CopyPolicy::kind_of(zeros({32, 784})), batch64);
 }
 
+/// Takes kind 7's first two steps, which pull then push, as lasting
+/// `pulling` and `pushing` seconds.
+void first_steps(CopyPolicy& policy, double pulling, double pushing) {
+  ASSERT_TRUE(policy.choose(7));
+  policy.record(7, true, pulling);
+  ASSERT_FALSE(policy.choose(7));
+  policy.record(7, false, pushing);
+}
+
 TEST(CopyPolicyTest, MeasuresPullingThenPushingThenTakesTheFaster) {
   CopyPolicy policy;
   EXPECT_TRUE(policy.choose(7));
@@ -180,10 +189,7 @@ TEST(CopyPolicyTest, MeasuresPullingThenPushingThenTakesTheFaster) {
 
 TEST(CopyPolicyTest, TriesTheOtherWayOnceEveryProbePeriod) {
   CopyPolicy policy;
-  ASSERT_TRUE(policy.choose(7));
-  policy.record(7, true, 400e-6);
-  ASSERT_FALSE(policy.choose(7));
-  policy.record(7, false, 450e-6);
+  first_steps(policy, 400e-6, 450e-6);
   int pushes = 0;
   for (uint64_t i = 0; i < 10 * CopyPolicy::kProbeEvery; ++i) pushes += policy.choose(7) ? 0 : 1;
   EXPECT_EQ(pushes, 10);
@@ -191,10 +197,7 @@ TEST(CopyPolicyTest, TriesTheOtherWayOnceEveryProbePeriod) {
 
 TEST(CopyPolicyTest, FollowsAHostThatBecomesSlowToHandLinesOver) {
   CopyPolicy policy;
-  ASSERT_TRUE(policy.choose(7));
-  policy.record(7, true, 400e-6);
-  ASSERT_FALSE(policy.choose(7));
-  policy.record(7, false, 550e-6);
+  first_steps(policy, 400e-6, 550e-6);
   // Pulling steps now take 600 us: a single one does not flip the choice
   // (the median of 400 and 600 is still faster); once they are most of
   // the recent ones, the next step pushes.

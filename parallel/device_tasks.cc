@@ -132,6 +132,10 @@ uint64_t CopyPolicy::kind_of(const Tensor& first) {
 
 bool CopyPolicy::choose(uint64_t kind_key) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return choose_locked(kind_key);
+}
+
+bool CopyPolicy::choose_locked(uint64_t kind_key) {
   Kind& kind = find(kind_key);
   const uint64_t step = kind.steps++;
   if (kind.ways[1].count == 0) return true;
@@ -140,16 +144,18 @@ bool CopyPolicy::choose(uint64_t kind_key) {
   return step % kProbeEvery == kProbeEvery - 1 ? !faster : faster;
 }
 
-void CopyPolicy::started(uint64_t kind, bool pulled) {
+bool CopyPolicy::start(uint64_t kind) {
   const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
   if (last_counted_ && last_kind_ == kind) {
     record_locked(kind, last_pulled_, std::chrono::duration<double>(now - last_start_).count());
   }
+  const bool pulled = choose_locked(kind);
   last_counted_ = true;
   last_kind_ = kind;
   last_pulled_ = pulled;
   last_start_ = now;
+  return pulled;
 }
 
 void CopyPolicy::uncount() {
@@ -175,7 +181,6 @@ struct ReceiverCopies::State {
   std::exception_ptr error;  // the first copy's, under mutex
   Executor* waiting = nullptr;
 };
-
 
 ReceiverCopies::ReceiverCopies(CopyPolicy& policy)
     : policy_(policy),
@@ -220,8 +225,7 @@ void ReceiverCopies::copy(Device device, std::vector<std::pair<Tensor, Tensor>> 
     // The kind of step: grad mode, and the first copy's bytes (the chunk
     // of the batch, which scatter sends before replicate's parameters).
     kind_ = CopyPolicy::kind_of(pairs[0].second);
-    pull_ = policy_.choose(kind_);
-    policy_.started(kind_, pull_);
+    pull_ = policy_.start(kind_);
     decided_ = true;
   }
   if (!pull_) {

@@ -73,10 +73,10 @@ class CopyPolicy {
 
   /// Whether a step of kind `kind` should pull.
   bool choose(uint64_t kind);
-  /// Records that a step of kind `kind` started now and whether it pulls;
-  /// the time since the last step started is that step's, if it was of
-  /// the same kind and counted.
-  void started(uint64_t kind, bool pulled);
+  /// Starts a step of kind `kind` now: whether it pulls (as choose()). The
+  /// time since the last step started is that step's, if it was of the
+  /// same kind and counted.
+  bool start(uint64_t kind);
   /// The step last started is not to be counted.
   void uncount();
   /// What a step of kind `kind` took.
@@ -96,6 +96,7 @@ class CopyPolicy {
   };
   Kind& find(uint64_t key);
 
+  bool choose_locked(uint64_t kind);
   void record_locked(uint64_t kind, bool pulled, double seconds);
 
   std::mutex mutex_;

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
@@ -80,6 +81,20 @@ void Module::check_new_name(const std::string& name, const char* kind) const {
   TORCHLET_CHECK(!has_member(name), "attribute '", name, "' already exists");
 }
 
+namespace {
+
+// Module::registry_generation(): bumped after every change to any module's
+// registries.
+std::atomic<uint64_t> registry_generation_counter{0};
+
+void registries_changed() { registry_generation_counter.fetch_add(1, std::memory_order_release); }
+
+}  // namespace
+
+uint64_t Module::registry_generation() {
+  return registry_generation_counter.load(std::memory_order_acquire);
+}
+
 Parameter Module::register_parameter(std::string name, Tensor data, bool requires_grad) {
   Variable parameter = data.defined() ? Variable(std::move(data)) : Variable();
   return register_parameter(std::move(name), std::move(parameter), requires_grad);
@@ -93,6 +108,7 @@ Parameter Module::register_parameter(std::string name, Variable parameter, bool 
                  "the forward() method.");
   if (parameter.defined()) parameter.requires_grad_(requires_grad);
   parameters_.emplace_back(std::move(name), parameter);
+  registries_changed();
   return Parameter(parameter);
 }
 
@@ -104,6 +120,7 @@ Variable Module::register_buffer(std::string name, Tensor data, bool persistent)
 Variable Module::register_buffer(std::string name, Variable buffer, bool persistent) {
   check_new_name(name, "buffer");
   buffers_.push_back(Buffer{std::move(name), buffer, persistent});
+  registries_changed();
   return buffer;
 }
 
@@ -112,6 +129,7 @@ void Module::register_child(std::string name, std::shared_ptr<Module> module, bo
     for (auto& child : children_) {
       if (child.first == name) {
         child.second = std::move(module);
+        registries_changed();
         return;
       }
     }
@@ -119,6 +137,12 @@ void Module::register_child(std::string name, std::shared_ptr<Module> module, bo
   check_new_name(name, "module");
   TORCHLET_CHECK(module != nullptr, "register_module: module '", name, "' is null");
   children_.emplace_back(std::move(name), std::move(module));
+  registries_changed();
+}
+
+void Module::clear_children() {
+  children_.clear();
+  registries_changed();
 }
 
 RemovableHandle Module::register_full_backward_hook(BackwardHook hook) {
@@ -455,6 +479,7 @@ void Module::clear_registrations() {
   parameters_.clear();
   buffers_.clear();
   children_.clear();
+  registries_changed();
 }
 
 namespace {
@@ -508,6 +533,7 @@ void Module::deep_copy_registry(const std::optional<Device>& device) {
     if (b.value.defined()) b.value = deep_copy(b.value, device);
   }
   for (auto& child : children_) child.second = child.second->clone(device);
+  registries_changed();
 }
 
 // ---- Printing ------------------------------------------------------------------------------

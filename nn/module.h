@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -117,6 +118,12 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Every parameter then every buffer of the tree, each once, in a fixed
   /// order (see Note [Registered slots]).
   std::vector<Slot> slots() const;
+  /// A number that changes whenever any module registers, replaces or drops
+  /// a parameter, buffer or child: while it is unchanged, what modules(),
+  /// parameters(), buffers() and slots() list (which Variables, of which
+  /// modules) is unchanged too, so a cache of them stays valid. The
+  /// Variables' data may still change (set_data, to()).
+  static uint64_t registry_generation();
 
   /// The submodule, parameter or buffer at a dotted path ("" is this module).
   std::shared_ptr<Module> get_submodule(const std::string& target) const;
@@ -213,7 +220,7 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Registers (or, with `replace`, replaces) a child.
   void register_child(std::string name, std::shared_ptr<Module> module, bool replace = false);
   /// Drops every child (containers rebuilding their numbering).
-  void clear_children() { children_.clear(); }
+  void clear_children();
   /// The registries, in registration order (undefined entries included).
   const std::vector<NamedModule>& registered_children() const { return children_; }
   const std::vector<NamedVariable>& registered_parameters() const { return parameters_; }

@@ -238,6 +238,47 @@ TEST(ModuleTest, SlotsListParametersThenBuffersInAFixedOrder) {
                                              "seq.0.bias", "steps*", "cache*"}));
 }
 
+TEST(ModuleTest, RegistryGenerationChangesWithEveryRegistration) {
+  Net net;
+  uint64_t last = Module::registry_generation();
+  const auto changed = [&last] {
+    const uint64_t now = Module::registry_generation();
+    const bool moved = now != last;
+    last = now;
+    return moved;
+  };
+  net->register_parameter("extra", zeros({2}));
+  EXPECT_TRUE(changed()) << "register_parameter";
+  net->register_buffer("count", zeros({1}));
+  EXPECT_TRUE(changed()) << "register_buffer";
+  net->register_module("head", Linear(4, 2));
+  EXPECT_TRUE(changed()) << "register_module";
+  ModuleDict dict;
+  dict->insert("a", ReLU());
+  changed();
+  dict->insert("a", Tanh());
+  EXPECT_TRUE(changed()) << "replacing a child";
+  dict->pop("a");
+  EXPECT_TRUE(changed()) << "dropping a child";
+  Net fresh;
+  changed();
+  const std::shared_ptr<Module> copy = fresh->clone();
+  EXPECT_TRUE(changed()) << "clone";
+}
+
+TEST(ModuleTest, RegistryGenerationKeepsThroughUseAndDataChanges) {
+  Net net;
+  const uint64_t before = Module::registry_generation();
+  net(Variable(ones({2, 3})));
+  net->fc->weight.set_data(zeros({4, 3}));
+  net->to(kFloat64);
+  net->eval();
+  net->zero_grad();
+  net->load_state_dict(net->state_dict());
+  (void)net->slots();
+  EXPECT_EQ(Module::registry_generation(), before);
+}
+
 TEST(ModuleTest, UserModulePrintsItsClassNameAndChildren) {
   Net net;
   std::ostringstream out;

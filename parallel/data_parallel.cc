@@ -104,13 +104,5 @@ CopyPolicy& shared_copy_policy() {
   return *policy;
 }
 
-void check_module_device(const nn::Module& module, Device device) {
-  for (const nn::Slot& slot : module.slots()) {
-    TORCHLET_CHECK(slot.variable.device() == device,
-                   "module must have its parameters and buffers on device ", device,
-                   " (device_ids[0]) but found one of them on device: ", slot.variable.device());
-  }
-}
-
 }  // namespace detail
 }  // namespace torchlet::parallel

@@ -53,8 +53,9 @@ DataParallelConfig configure_data_parallel(nn::Module& module,
 /// one). Throws on a device that does not exist or on mixed device types.
 std::vector<Device> resolve_device_ids(const std::vector<DeviceId>& ids);
 
-/// Throws unless every parameter and buffer of `module` is on `device`.
-void check_module_device(const nn::Module& module, Device device);
+/// Throws unless every parameter and buffer of `module` is on `device`
+/// (defined in replicate.cc: it reads the layout replicate() keeps).
+void check_module_device(const std::shared_ptr<nn::Module>& module, Device device);
 
 /// PyTorch's _check_balance on given properties: the warning text if some
 /// device has under 75% of another's memory (checked first) or cores.
@@ -151,7 +152,7 @@ class DataParallelImpl : public nn::Module {
   auto forward_kwargs(const Kwargs& kwargs, const Args&... args) {
     const std::tuple<Args...> inputs(args...);
     if (config_.device_ids.empty()) return detail::call_replica(*module_, inputs, kwargs);
-    detail::check_module_device(*module_, config_.device_ids[0]);
+    detail::check_module_device(module_, config_.device_ids[0]);
     return detail::data_parallel_call(module_, inputs, kwargs, config_.device_ids,
                                       config_.output_device, dim_, !is_grad_enabled(), *copies_);
   }
@@ -207,7 +208,7 @@ auto data_parallel(const std::shared_ptr<M>& module, const Inputs& inputs,
   std::vector<Device> devices = detail::resolve_device_ids(device_ids);
   if (devices.empty()) return detail::call_replica(*module, args, module_kwargs);
   const Device output = output_device ? output_device->device() : devices[0];
-  detail::check_module_device(*module, devices[0]);
+  detail::check_module_device(module, devices[0]);
   return detail::data_parallel_call(module, args, module_kwargs, devices, output, dim,
                                     /*detach=*/false, detail::shared_copy_policy());
 }

@@ -1,5 +1,7 @@
 #include "parallel/replicate.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -36,9 +38,22 @@ struct Key {
   }
 };
 
+/// What replicate() reads of a module on every call: its module tree
+/// (modules() order) and its slots (slots() order), kept while
+/// nn::Module::registry_generation() is unchanged, so that a call walks no
+/// tree and builds no names (Note [Kept replicas]).
+struct Layout {
+  bool valid = false;
+  uint64_t generation = 0;
+  std::vector<const nn::Module*> modules;
+  std::vector<Variable> slots;
+  std::vector<bool> is_buffer;
+};
+
 /// One module's kept replicas.
 struct Replicas {
   std::weak_ptr<nn::Module> owner;
+  Layout layout;
   Key key;
   std::vector<std::shared_ptr<nn::Module>> modules;        // one per device
   std::vector<std::vector<nn::Module*>> submodules;        // [device][module]
@@ -46,19 +61,60 @@ struct Replicas {
   std::mutex mutex;
 };
 
-Key key_of(const std::vector<std::shared_ptr<nn::Module>>& modules,
-           const std::vector<nn::Slot>& slots, const std::vector<Device>& devices) {
+/// `module`'s layout, read again if any module's registrations changed
+/// since it was.
+const Layout& layout_of(Layout& layout, const nn::Module& module) {
+  // Read before walking: a change made during the walk shows next time.
+  const uint64_t generation = nn::Module::registry_generation();
+  if (layout.valid && layout.generation == generation) return layout;
+  layout.modules.clear();
+  for (const auto& m : module.modules()) layout.modules.push_back(m.get());
+  layout.slots.clear();
+  layout.is_buffer.clear();
+  for (nn::Slot& s : module.slots()) {
+    layout.slots.push_back(std::move(s.variable));
+    layout.is_buffer.push_back(s.is_buffer);
+  }
+  layout.generation = generation;
+  layout.valid = true;
+  return layout;
+}
+
+SlotKey slot_key(const Variable& v, bool is_buffer) {
+  const Tensor& data = v.data();
+  return SlotKey{v.impl(), SizeVec(data.sizes().begin(), data.sizes().end()), data.dtype(),
+                 data.device(), is_buffer};
+}
+
+Key key_of(const Layout& layout, const std::vector<Device>& devices) {
   Key key;
   key.devices = devices;
-  key.modules.reserve(modules.size());
-  for (const auto& m : modules) key.modules.push_back(m.get());
-  key.slots.reserve(slots.size());
-  for (const nn::Slot& s : slots) {
-    const Tensor& data = s.variable.data();
-    key.slots.push_back(SlotKey{s.variable.impl(), SizeVec(data.sizes().begin(), data.sizes().end()),
-                                data.dtype(), data.device(), s.is_buffer});
+  key.modules = layout.modules;
+  key.slots.reserve(layout.slots.size());
+  for (size_t i = 0; i < layout.slots.size(); ++i) {
+    key.slots.push_back(slot_key(layout.slots[i], layout.is_buffer[i]));
   }
   return key;
+}
+
+/// Whether `key` (what the replicas were built for) still describes
+/// `layout` on `devices`; compares without building a key.
+bool still_matches(const Key& key, const Layout& layout, const std::vector<Device>& devices) {
+  if (key.devices != devices || key.modules != layout.modules ||
+      key.slots.size() != layout.slots.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < layout.slots.size(); ++i) {
+    const SlotKey& k = key.slots[i];
+    const Variable& v = layout.slots[i];
+    const Tensor& data = v.data();
+    if (k.impl != v.impl() || k.is_buffer != layout.is_buffer[i] || k.dtype != data.dtype() ||
+        k.device != data.device() || !std::equal(k.sizes.begin(), k.sizes.end(),
+                                                 data.sizes().begin(), data.sizes().end())) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// The kept replicas of `module` (created empty on first use). Entries of
@@ -112,15 +168,15 @@ std::vector<variable_list> copies(const std::vector<Tensor>& tensors,
   return out;
 }
 
-/// Re-binds every replica's slots to the broadcast of `slots`.
-void rebind(Replicas& r, const std::vector<nn::Slot>& slots, const std::vector<Device>& devices,
-            bool detach) {
+/// Re-binds every replica's slots to the broadcast of the layout's slots.
+void rebind(Replicas& r, const std::vector<Device>& devices, bool detach) {
+  const std::vector<Variable>& slots = r.layout.slots;
   std::vector<size_t> tracked, plain;
   variable_list tracked_vars;
   std::vector<Tensor> plain_data;
   for (size_t i = 0; i < slots.size(); ++i) {
-    const Variable& v = slots[i].variable;
-    if (!detach && (!slots[i].is_buffer || v.requires_grad())) {
+    const Variable& v = slots[i];
+    if (!detach && (!r.layout.is_buffer[i] || v.requires_grad())) {
       tracked.push_back(i);
       tracked_vars.push_back(v);
     } else {
@@ -145,7 +201,7 @@ void rebind(Replicas& r, const std::vector<nn::Slot>& slots, const std::vector<D
 }
 
 /// Gives every replica module the training flag of its original.
-void mirror_training(Replicas& r, const std::vector<std::shared_ptr<nn::Module>>& originals) {
+void mirror_training(Replicas& r, const std::vector<const nn::Module*>& originals) {
   for (const std::vector<nn::Module*>& mine : r.submodules) {
     for (size_t i = 0; i < mine.size(); ++i) {
       if (mine[i]->is_training() != originals[i]->is_training()) {
@@ -163,19 +219,31 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   TORCHLET_CHECK(module != nullptr, "replicate: the module is null");
   TORCHLET_CHECK(!devices.empty(), "replicate: Expected at least one device");
   for (Device device : devices) check_device_exists(device, "replicate");
-  const std::vector<std::shared_ptr<nn::Module>> originals = module->modules();
-  const std::vector<nn::Slot> slots = module->slots();
   std::shared_ptr<Replicas> r = replicas_of(module);
   std::lock_guard<std::mutex> lock(r->mutex);
-  Key key = key_of(originals, slots, devices);
-  if (r->modules.empty() || !(key == r->key)) {
+  const Layout& layout = layout_of(r->layout, *module);
+  if (r->modules.empty() || !still_matches(r->key, layout, devices)) {
     const detail::ReceiverCopies::Pause pause;  // Note [Receivers copy]
     build(*r, *module, devices);
-    r->key = std::move(key);
+    r->key = key_of(layout, devices);
   }
-  rebind(*r, slots, devices, detach);
-  mirror_training(*r, originals);
+  rebind(*r, devices, detach);
+  mirror_training(*r, layout.modules);
   return r->modules;
 }
+
+namespace detail {
+
+void check_module_device(const std::shared_ptr<nn::Module>& module, Device device) {
+  std::shared_ptr<Replicas> r = replicas_of(module);
+  std::lock_guard<std::mutex> lock(r->mutex);
+  for (const Variable& slot : layout_of(r->layout, *module).slots) {
+    TORCHLET_CHECK(slot.device() == device,
+                   "module must have its parameters and buffers on device ", device,
+                   " (device_ids[0]) but found one of them on device: ", slot.device());
+  }
+}
+
+}  // namespace detail
 
 }  // namespace torchlet::parallel

@@ -18,11 +18,13 @@ namespace torchlet::parallel {
 // (Note [Registered slots]) to fresh broadcast outputs with
 // Variable::rebind(), mirrors each submodule's training flag, and returns
 // the kept replicas: one coalesced copy of the parameters and buffers per
-// device, no constructor or initializer run. The replicas are rebuilt when
-// the module's structure, devices, or any slot's identity, shape, dtype or
-// device changed since they were built (a set_data() with a new shape, a
-// new submodule, to()). Building them draws from the random generator, as
-// clone() does.
+// device, no constructor or initializer run, and no walk of the module tree:
+// the tree and its slots are read again only when some module's
+// registrations changed (nn::Module::registry_generation()). The replicas
+// are rebuilt when the module's structure, devices, or any slot's identity,
+// shape, dtype or device changed since they were built (a set_data() with a
+// new shape, a new submodule, to()). Building them draws from the random
+// generator, as clone() does.
 //
 // What a replica's slot is bound to:
 // - parameters and buffers that require grad: outputs of Broadcast, so the

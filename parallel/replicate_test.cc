@@ -69,6 +69,53 @@ TEST_P(ReplicateTest, AShapeChangeRebuildsTheReplicas) {
   EXPECT_EQ(second[1]->weight.sizes(), IntArrayRef({4, 3}));
 }
 
+TEST_P(ReplicateTest, ANewSubmoduleRebuildsTheReplicas) {
+  nn::Sequential seq(nn::Linear(3, 4));
+  const nn::Linear extra(4, 2);  // built before: only push_back registers
+  replicate(seq.ptr(), devices());
+  const auto first = replicate(seq.ptr(), devices());  // nothing changed since the build
+  seq->push_back(extra);
+  const auto second = replicate(seq.ptr(), devices());
+  EXPECT_NE(first[1].get(), second[1].get());
+  ASSERT_EQ(second[1]->size(), 2u);
+  const Variable x(randn({1, 3}));
+  EXPECT_TRUE(all_close(second[1]->forward(x.to(devices()[1])).data().to(devices()[0]),
+                        seq->forward(x).data()));
+}
+
+TEST_P(ReplicateTest, AReplacedChildRebuildsTheReplicas) {
+  nn::ModuleDict dict({{"act", nn::ReLU()}});
+  const nn::Tanh tanh;
+  replicate(dict.ptr(), devices());
+  replicate(dict.ptr(), devices());
+  dict->insert("act", tanh);
+  const auto replicas = replicate(dict.ptr(), devices());
+  EXPECT_EQ((*replicas[1])["act"]->name(), "Tanh");
+}
+
+TEST_P(ReplicateTest, ANewParameterRebuildsTheReplicas) {
+  nn::ParameterList list;
+  list->append(zeros({2}));
+  const Variable added(full({1}, 2.0));
+  replicate(list.ptr(), devices());
+  replicate(list.ptr(), devices());
+  list->append(added);
+  const auto replicas = replicate(list.ptr(), devices());
+  const std::vector<Variable> params = replicas[1]->parameters();
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[1].device(), devices()[1]);
+  EXPECT_TRUE(all_close(params[1].data().to(devices()[0]), full({1}, 2.0)));
+}
+
+TEST_P(ReplicateTest, RegistrationsElsewhereKeepTheReplicas) {
+  nn::Linear fc(3, 2);
+  replicate(fc, devices());
+  const auto first = replicate(fc, devices());
+  nn::Linear unrelated(5, 5);
+  const auto second = replicate(fc, devices());
+  EXPECT_EQ(first[1].get(), second[1].get());
+}
+
 TEST_P(ReplicateTest, ADeviceListChangeRebuildsTheReplicas) {
   nn::Linear fc(3, 2);
   const auto first = replicate(fc, devices());

@@ -5,6 +5,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -196,18 +197,29 @@ Variable FunctionCall::finish(Variable output) {
 variable_list FunctionCall::finish(variable_list outputs) {
   CustomFunctionNode& node = *node_;
   AutogradContext& ctx = node.ctx_;
-  std::unordered_set<const VariableImpl*> input_impls, output_impls;
-  for (const Variable& v : inputs_) {
-    if (v.defined()) input_impls.insert(v.impl());
-  }
-  for (const Variable& v : outputs) {
-    if (v.defined()) output_impls.insert(v.impl());
-  }
-  for (const VariableImpl* impl : ctx.dirty_inputs_) {
-    TORCHLET_CHECK(!input_impls.count(impl) || output_impls.count(impl), node.name(),
-                   ": Some elements marked as dirty during the forward method were not returned "
-                   "as output. The inputs that are modified inplace must all be outputs of the "
-                   "Function.");
+  // Sorted vectors, not hash sets: a call with many inputs and outputs
+  // (DataParallel's Broadcast of every parameter) allocates once per set.
+  const auto sorted_impls = [](const variable_list& vs) {
+    std::vector<const VariableImpl*> impls;
+    impls.reserve(vs.size());
+    for (const Variable& v : vs) {
+      if (v.defined()) impls.push_back(v.impl());
+    }
+    std::sort(impls.begin(), impls.end());
+    return impls;
+  };
+  const auto contains = [](const std::vector<const VariableImpl*>& impls, const VariableImpl* impl) {
+    return std::binary_search(impls.begin(), impls.end(), impl);
+  };
+  const std::vector<const VariableImpl*> input_impls = sorted_impls(inputs_);
+  if (!ctx.dirty_inputs_.empty()) {
+    const std::vector<const VariableImpl*> output_impls = sorted_impls(outputs);
+    for (const VariableImpl* impl : ctx.dirty_inputs_) {
+      TORCHLET_CHECK(!contains(input_impls, impl) || contains(output_impls, impl), node.name(),
+                     ": Some elements marked as dirty during the forward method were not "
+                     "returned as output. The inputs that are modified inplace must all be "
+                     "outputs of the Function.");
+    }
   }
   if (record_) {
     node.set_num_outputs(static_cast<uint32_t>(outputs.size()));
@@ -229,7 +241,7 @@ variable_list FunctionCall::finish(variable_list outputs) {
       node.set_output_meta(output_nr, out.data());
     }
     const VariableImpl* impl = out.impl();
-    const bool is_input = input_impls.count(impl) > 0;
+    const bool is_input = contains(input_impls, impl);
     // Marking a non-input dirty changes nothing (PyTorch only warns).
     const bool is_dirty = is_input && ctx.dirty_inputs_.count(impl) > 0;
     const bool differentiable =

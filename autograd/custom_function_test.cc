@@ -400,6 +400,27 @@ TEST(CustomFunctionTest, MarkDirtyRebasesTheModifiedInput) {
   EXPECT_TRUE(all_close(x.grad().data(), tensor({6.0, 6.0})));
 }
 
+// Doubles x in place but returns a new Variable.
+struct DoubleInPlaceReturningACopy : Function<DoubleInPlaceReturningACopy> {
+  static Variable forward(AutogradContext* ctx, Variable x) {
+    x.mul_(2.0);
+    ctx->mark_dirty({x});
+    return Variable(x.data().clone());
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    return {grads[0] * 2.0};
+  }
+};
+
+TEST(CustomFunctionTest, ADirtyInputThatIsNotReturnedIsRefused) {
+  Variable x = param({1, 2});
+  Variable a = x * 3.0;
+  EXPECT_THROW_MSG(DoubleInPlaceReturningACopy::apply(a),
+                   "DoubleInPlaceReturningACopyBackward: Some elements marked as dirty during the "
+                   "forward method were not returned as output. The inputs that are modified "
+                   "inplace must all be outputs of the Function.");
+}
+
 TEST(CustomFunctionTest, MarkDirtyOnAViewRebasesItsBase) {
   Variable x = param({1, 2, 3});
   Variable a = x * 1.0;

@@ -1,5 +1,10 @@
 #include "tensor/factories.h"
 
+#include <cstdlib>
+#include <set>
+#include <thread>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "tensor/device.h"
 #include "tensor/test_util.h"
@@ -53,6 +58,36 @@ TEST(FactoriesTest, FreedLargeCpuBlockIsReusedOnItsOwnDeviceOnly) {
   EXPECT_NE(elsewhere.data_ptr(), first);
   EXPECT_EQ(empty({1 << 16}, on1).data_ptr(), first);
   set_cpu_device_count(1);
+}
+
+// Blocks freed by another thread than made them reach threads that need
+// them through the depot, not through free() and aligned_alloc (Note [CPU
+// block caches]). Run in a fresh process, whose depot holds only what the
+// test puts there.
+TEST(FactoriesTest, SmallBlocksFreedOnAnotherThreadAreReusedThroughTheDepot) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto scenario = [] {
+    constexpr int64_t kFloats = 5000;  // 20000 bytes: the 32 KiB size class
+    std::vector<Tensor> made(64);
+    std::thread maker([&made] {
+      for (Tensor& t : made) t = empty({kFloats});
+    });
+    maker.join();
+    std::set<void*> freed;
+    for (Tensor& t : made) freed.insert(t.data_ptr());
+    made.clear();  // this thread's bin keeps 32, the depot takes the rest
+    bool all_reused = true;
+    std::thread taker([&] {
+      std::vector<Tensor> again(16);
+      for (Tensor& t : again) {
+        t = empty({kFloats});
+        all_reused = all_reused && freed.count(t.data_ptr()) == 1;
+      }
+    });
+    taker.join();
+    std::exit(all_reused ? 0 : 1);
+  };
+  EXPECT_EXIT(scenario(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(FactoriesTest, ReusedBlockIsStillAlignedAndZeroedByZeros) {

@@ -1,5 +1,6 @@
 #include "tensor/storage.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -35,6 +36,16 @@ namespace {
 // The large caches hold at most kLargeCacheBytes together; past that
 // blocks go back to the system. Sanitizer builds skip both kinds of cache
 // so that every use after free is caught.
+//
+// Small blocks move between threads too: a replica's gradients, made on
+// its device's thread, are freed by the thread that reduces them, and
+// TensorImpls of views and chunks die on other threads than made them.
+// Each step the freeing thread's bins overflowed into free() and the
+// making thread's ran dry into aligned_alloc (about 90 of each in a LeNet
+// step on two CPU devices). So a full bin hands half its blocks to a depot
+// for its size class, shared by all threads, and an empty bin refills
+// half a bin from it: one lock per kBlocksPerClass / 2 blocks. The depot
+// holds at most kDepotBytes; past that blocks go back to the system.
 constexpr size_t kCpuAlignment = 64;
 constexpr int kSizeClasses = 11;  // 64 B, 128 B, ..., 64 KiB
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -59,6 +70,44 @@ class BlockCache;
 thread_local BlockCache* tls_block_cache = nullptr;
 thread_local bool block_cache_gone = false;
 
+constexpr size_t kDepotBytes = size_t{32} << 20;
+constexpr size_t kBatch = kBlocksPerClass / 2;
+
+// Small blocks shared between threads' caches (Note [CPU block caches]).
+class Depot {
+ public:
+  /// Moves up to kBatch blocks of class `c` to `out`; how many.
+  size_t take(int c, void** out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<void*>& blocks = blocks_[c];
+    const size_t n = std::min(kBatch, blocks.size());
+    std::copy(blocks.end() - static_cast<std::ptrdiff_t>(n), blocks.end(), out);
+    blocks.resize(blocks.size() - n);
+    bytes_ -= n * (kCpuAlignment << c);
+    return n;
+  }
+  /// Takes the `n` blocks of class `c` at `in` if they fit.
+  bool give(int c, void* const* in, size_t n) {
+    const size_t bytes = n * (kCpuAlignment << c);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (bytes_ + bytes > kDepotBytes) return false;
+    blocks_[c].insert(blocks_[c].end(), in, in + n);
+    bytes_ += bytes;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<void*> blocks_[kSizeClasses];
+  size_t bytes_ = 0;
+};
+
+// Never destroyed: threads that end during static destruction still find it.
+Depot& depot() {
+  static auto* d = new Depot;
+  return *d;
+}
+
 class BlockCache {
  public:
   ~BlockCache() {
@@ -77,6 +126,20 @@ class BlockCache {
     if (bin.count == kBlocksPerClass) return false;
     bin.blocks[bin.count++] = p;
     return true;
+  }
+  /// Refills the empty bin `c` from the depot, then takes a block from it.
+  void* refill_and_take(int c) {
+    Bin& bin = bins_[c];
+    bin.count = depot().take(c, bin.blocks);
+    return take(c);
+  }
+  /// Hands the upper half of the full bin `c` to the depot, then gives it
+  /// `p`; false if the depot is full.
+  bool spill_and_give(int c, void* p) {
+    Bin& bin = bins_[c];
+    if (!depot().give(c, bin.blocks + (bin.count - kBatch), kBatch)) return false;
+    bin.count -= kBatch;
+    return give(c, p);
   }
 
  private:
@@ -159,6 +222,7 @@ __attribute__((noinline)) void* allocate_block_slow(size_t nbytes, int c, int de
   if (c >= 0) {
     if (BlockCache* cache = local_cache()) {
       if (void* p = cache->take(c)) return p;
+      if (void* p = cache->refill_and_take(c)) return p;
     }
   } else if (kLargeCacheBytes > 0) {
     if (void* p = large_cache(device).take(large_block_bytes(nbytes))) return p;
@@ -173,7 +237,10 @@ __attribute__((noinline)) void* allocate_block_slow(size_t nbytes, int c, int de
 
 __attribute__((noinline)) void deallocate_block_slow(void* p, size_t nbytes, int c, int device) {
   if (c >= 0) {
-    if (BlockCache* cache = local_cache(); cache != nullptr && cache->give(c, p)) return;
+    if (BlockCache* cache = local_cache();
+        cache != nullptr && (cache->give(c, p) || cache->spill_and_give(c, p))) {
+      return;
+    }
   } else if (kLargeCacheBytes > 0 && large_cache(device).give(large_block_bytes(nbytes), p)) {
     return;
   }

@@ -338,16 +338,32 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     notify_locked();
   }
 
+  // Runs a queued node of a parallel pass. A node that returns counts
+  // itself done under the lock it delivered its gradients under
+  // (node_done_locked); one that throws, here.
   void execute(NodeTask task) {
     try {
       run_node(task);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (error_ == nullptr) error_ = std::current_exception();
+      --outstanding_;
+      notify_locked();
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    --outstanding_;
-    notify_locked();
+  }
+
+  // Note [Waking the caller]: a node of a parallel pass that ran counts
+  // itself done, and wakes the waiting caller only when that was the last
+  // one; the caller is also woken when a node is queued for it to run
+  // (enqueue_locked), when a worker stops (drain) and on an error. Waking
+  // it after every node of another device's executor made it take the
+  // lock, which that executor takes to deliver each node's gradients, once
+  // per node: in a DataParallel backward over two CPU devices the lock's
+  // line then crossed between the cores a few times a node. Call with
+  // mutex_ held, last, after every delivery succeeded.
+  void node_done_locked() {
+    if (serial_) return;
+    if (--outstanding_ == 0) notify_locked();
   }
 
   // Runs a node with the caller's state, its device and the pass's grad
@@ -404,7 +420,10 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
         auto it = captures_.find({&node, i});
         if (it != captures_.end()) results_[it->second] = task.grads[i];
       }
-      if (dynamic_cast<AccumulateGrad*>(&node) != nullptr) return;
+      if (dynamic_cast<AccumulateGrad*>(&node) != nullptr) {
+        node_done_locked();
+        return;
+      }
     }
     variable_list outputs = node.apply(std::move(task.grads));
     if (!retain_graph_) node.release_variables();
@@ -438,6 +457,7 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
         deliver_locked(edges[i], std::move(outputs[i]), made.empty() ? nullptr : made[i]);
       }
     }
+    node_done_locked();
   }
 
   const bool retain_graph_;

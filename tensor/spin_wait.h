@@ -44,6 +44,18 @@ inline constexpr std::chrono::microseconds kSpinBeforeSleep{100};
 /// sleeps (Note [Spin before sleeping]).
 inline constexpr std::chrono::microseconds kSpinBetweenTasks{1000};
 
+/// PAUSEs between two polls of spin_until. A PAUSE takes 25 ns on AMD Zen 4
+/// and about 45 on Intel since Skylake, so polling every 8 sees what it
+/// waits for 0.1-0.2 us after the fact on average; every 64, it was 0.8-1.5
+/// us, paid at every hand-over between threads: two an op on intra-op
+/// threads, about ten a DataParallel step. The plain LeNet step at batch 64
+/// on two intra-op threads went from 1.24-1.27 to 1.21 ms on a quiet host
+/// and from 1.71-1.74 to 1.65-1.71 on a busy one; DataParallel's step was
+/// unchanged within noise. The polled line stays in the waiting core's
+/// cache until the writer changes it, so polling more often adds no
+/// traffic between the cores.
+inline constexpr int kPausesBetweenPolls = 8;
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -63,7 +75,7 @@ bool spin_until(const Ready& ready, std::chrono::microseconds budget = kSpinBefo
   auto now = start;
   do {
     if (now < yield_after) {
-      for (int i = 0; i < 64; ++i) cpu_relax();
+      for (int i = 0; i < kPausesBetweenPolls; ++i) cpu_relax();
     } else {
       std::this_thread::yield();
     }

@@ -55,6 +55,23 @@ struct Slot {
 // Buffers are Variables too (not requiring grad) so that they can be
 // re-bound the same way; state_dict() and buffers() hand out their data.
 
+namespace detail {
+
+/// A value kept with one module object and destroyed with it. Copying or
+/// moving a module (clone() copy-constructs one) leaves the copy's empty
+/// and the original's as it was: it belongs to that object alone.
+class KeptWithModule {
+ public:
+  KeptWithModule() = default;
+  KeptWithModule(const KeptWithModule&) noexcept {}
+  KeptWithModule(KeptWithModule&&) noexcept {}
+  KeptWithModule& operator=(const KeptWithModule&) noexcept { return *this; }
+  KeptWithModule& operator=(KeptWithModule&&) noexcept { return *this; }
+  std::shared_ptr<void> value;
+};
+
+}  // namespace detail
+
 /// The base of every layer, container and user module (torch.nn.Module).
 ///
 /// A module registers its state in its constructor — parameters, buffers and
@@ -198,6 +215,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// copies), so hooks registered on `source` later run here too. For
   /// replicas (DataParallel), which run the original's hooks.
   void share_hooks(const Module& source);
+  /// What parallel::replicate() keeps for this module object between calls
+  /// (Note [Kept replicas] in parallel/replicate.h): destroyed with the
+  /// module, never copied to a clone. Callers synchronize access.
+  std::shared_ptr<void>& kept_replicas() { return kept_replicas_.value; }
   bool has_hooks() const {
     return !forward_pre_hooks_.empty() || !forward_hooks_.empty() || !backward_hooks_.empty();
   }
@@ -253,6 +274,7 @@ class Module : public std::enable_shared_from_this<Module> {
   detail::HookList forward_pre_hooks_;
   detail::HookList forward_hooks_;
   detail::HookList backward_hooks_;
+  detail::KeptWithModule kept_replicas_;
 
   friend class LoadStateDict;
 };

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 
 #include "autograd/grad_mode.h"
@@ -52,7 +51,6 @@ struct Layout {
 
 /// One module's kept replicas.
 struct Replicas {
-  std::weak_ptr<nn::Module> owner;
   Layout layout;
   Key key;
   std::vector<std::shared_ptr<nn::Module>> modules;        // one per device
@@ -117,21 +115,14 @@ bool still_matches(const Key& key, const Layout& layout, const std::vector<Devic
   return true;
 }
 
-/// The kept replicas of `module` (created empty on first use). Entries of
-/// modules that no longer exist are dropped whenever one is created.
+/// The kept replicas of `module` (created empty on first use), which the
+/// module object holds and destroys with itself.
 std::shared_ptr<Replicas> replicas_of(const std::shared_ptr<nn::Module>& module) {
   static std::mutex mutex;
-  static auto* registry = new std::unordered_map<const nn::Module*, std::shared_ptr<Replicas>>();
   std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<Replicas>& entry = (*registry)[module.get()];
-  if (entry != nullptr && entry->owner.lock() == module) return entry;
-  for (auto it = registry->begin(); it != registry->end();) {
-    it = it->second != nullptr && it->second->owner.expired() ? registry->erase(it) : std::next(it);
-  }
-  std::shared_ptr<Replicas>& fresh = (*registry)[module.get()];
-  fresh = std::make_shared<Replicas>();
-  fresh->owner = module;
-  return fresh;
+  std::shared_ptr<void>& kept = module->kept_replicas();
+  if (kept == nullptr) kept = std::make_shared<Replicas>();
+  return std::static_pointer_cast<Replicas>(kept);
 }
 
 void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {

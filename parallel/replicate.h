@@ -12,8 +12,8 @@ namespace torchlet::parallel {
 // ~~~~~~~~~~~~~~~~~~~~
 // PyTorch's replicate() builds new module objects on every call. torchlet
 // builds each device's replica once, with clone(device), and keeps it (one
-// set per module, for its latest device list; a destroyed module's set is
-// dropped by the next replicate() that builds one).
+// set per module, for its latest device list, held by the module object
+// itself: destroying the module frees its replicas and their copies).
 // Each call then only re-binds every registered slot of every replica
 // (Note [Registered slots]) to fresh broadcast outputs with
 // Variable::rebind(), mirrors each submodule's training flag, and returns

@@ -48,6 +48,28 @@ TEST_P(ReplicateTest, ReplicasAreKeptAcrossCalls) {
   }
 }
 
+TEST_P(ReplicateTest, DestroyingTheModuleFreesItsKeptReplicas) {
+  std::vector<std::weak_ptr<nn::LinearImpl>> kept;
+  {
+    nn::Linear fc(3, 2);
+    for (const auto& replica : replicate(fc, devices())) kept.push_back(replica);
+  }
+  // No other replicate() call since, which might have dropped them.
+  for (const auto& replica : kept) EXPECT_TRUE(replica.expired());
+}
+
+TEST_P(ReplicateTest, ACloneKeepsReplicasOfItsOwn) {
+  nn::Linear fc(3, 2);
+  const auto originals = replicate(fc, devices());
+  const auto copy = std::dynamic_pointer_cast<nn::LinearImpl>(fc->clone());
+  const auto clones = replicate(copy, devices());
+  const auto again = replicate(fc, devices());
+  for (size_t d = 0; d < originals.size(); ++d) {
+    EXPECT_NE(clones[d].get(), originals[d].get());
+    EXPECT_EQ(again[d].get(), originals[d].get());  // the clone's did not replace them
+  }
+}
+
 TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
   nn::Linear fc(3, 2);
   replicate(fc, devices());

@@ -73,6 +73,49 @@ TEST_P(DataParallelTest, OutputAndGradientsMatchThePlainModule) {
   EXPECT_TRUE(same_grads(*seq, *plain));
 }
 
+TEST_P(DataParallelTest, ConcurrentForwardsFromSeveralThreadsGiveThePlainModulesOutputs) {
+  // Inference served from several threads through one DataParallel, as
+  // through one plain module: each call's replicas are its own.
+  nn::Sequential seq = mlp();
+  DataParallel dp(seq, device_ids());
+  constexpr int kThreads = 3;
+  std::vector<Variable> xs;
+  std::vector<Tensor> expected;
+  for (int t = 0; t < kThreads; ++t) {
+    xs.push_back(leaf({10, 3}, /*requires_grad=*/false, 0.1 * (t + 1)));
+    NoGradGuard no_grad;
+    expected.push_back(seq(xs.back()).data());
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      NoGradGuard no_grad;
+      for (int i = 0; i < 30; ++i) {
+        if (!all_close(dp(xs[t]).data(), expected[t], 1e-12, 1e-12)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_P(DataParallelTest, ConcurrentTrainingStepsFromSeveralThreadsSumTheirGradients) {
+  nn::Sequential seq = mlp();
+  nn::Sequential plain = copy_of(seq);
+  DataParallel dp(seq, device_ids());
+  constexpr int kThreads = 3;
+  std::vector<Variable> xs;
+  for (int t = 0; t < kThreads; ++t) xs.push_back(leaf({10, 3}, /*requires_grad=*/false, 0.1 * (t + 1)));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] { dp(xs[t]).pow(2).sum().backward(); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) plain(xs[t]).pow(2).sum().backward();
+  EXPECT_TRUE(same_grads(*seq, *plain));
+}
+
 TEST_P(DataParallelTest, MultipleInputs) {
   testing::TwoInputs net;
   net->to(kFloat64);

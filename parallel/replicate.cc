@@ -49,14 +49,37 @@ struct Layout {
   std::vector<bool> is_buffer;
 };
 
-/// One module's kept replicas.
+/// One set of a module's kept replicas: one replica per device.
 struct Replicas {
   Layout layout;
   Key key;
   std::vector<std::shared_ptr<nn::Module>> modules;        // one per device
   std::vector<std::vector<nn::Module*>> submodules;        // [device][module]
   std::vector<std::vector<Variable>> slots;                // [device][slot]
+  bool checked_out = false;  // a call is building or re-binding it
+  // The Broadcast node of the last re-bind that recorded one, and how many
+  // references to it the set itself holds (its slots' grad_fn, and this).
+  std::shared_ptr<autograd::Node> broadcast;
+  long broadcast_refs = 0;
+
+  /// Whether no call holds this set: none is re-binding it, nobody else
+  /// holds its replicas (a call's result holds each root), and no graph
+  /// recorded through its parameters is alive (each holds their
+  /// Broadcast node), which backward would read while a re-bind wrote.
+  bool free() const {
+    if (checked_out) return false;
+    for (const auto& m : modules) {
+      if (m.use_count() > 1) return false;
+    }
+    return broadcast == nullptr || broadcast.use_count() <= broadcast_refs;
+  }
+};
+
+/// Every set of one module object's kept replicas (Note [Kept replicas]):
+/// one while calls do not overlap, more when they do.
+struct ReplicaSets {
   std::mutex mutex;
+  std::vector<std::shared_ptr<Replicas>> sets;
 };
 
 /// `module`'s layout, read again if any module's registrations changed
@@ -115,15 +138,50 @@ bool still_matches(const Key& key, const Layout& layout, const std::vector<Devic
   return true;
 }
 
-/// The kept replicas of `module` (created empty on first use), which the
-/// module object holds and destroys with itself.
-std::shared_ptr<Replicas> replicas_of(const std::shared_ptr<nn::Module>& module) {
+/// The kept replica sets of `module` (created empty on first use), which
+/// the module object holds and destroys with itself.
+std::shared_ptr<ReplicaSets> sets_of(const std::shared_ptr<nn::Module>& module) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<void>& kept = module->kept_replicas();
-  if (kept == nullptr) kept = std::make_shared<Replicas>();
-  return std::static_pointer_cast<Replicas>(kept);
+  if (kept == nullptr) kept = std::make_shared<ReplicaSets>();
+  return std::static_pointer_cast<ReplicaSets>(kept);
 }
+
+/// A set of `module`'s replicas that no call holds (a new, empty one if
+/// every set is held), checked out to this call until destroyed: neither
+/// another call nor check_module_device touches it meanwhile.
+class Checkout {
+ public:
+  explicit Checkout(const std::shared_ptr<nn::Module>& module) : sets_(sets_of(module)) {
+    std::lock_guard<std::mutex> lock(sets_->mutex);
+    for (const std::shared_ptr<Replicas>& r : sets_->sets) {
+      if (r->free()) {
+        set_ = r;
+        break;
+      }
+    }
+    if (set_ == nullptr) set_ = sets_->sets.emplace_back(std::make_shared<Replicas>());
+    set_->checked_out = true;
+  }
+  ~Checkout() {
+    std::lock_guard<std::mutex> lock(sets_->mutex);
+    set_->checked_out = false;
+  }
+  Checkout(const Checkout&) = delete;
+  Checkout& operator=(const Checkout&) = delete;
+
+  Replicas& operator*() const { return *set_; }
+  Replicas* operator->() const { return set_.get(); }
+
+  /// The set's replicas, for the caller to hold; copied while the set is
+  /// still checked out, so no other call can take it between the two.
+  std::vector<std::shared_ptr<nn::Module>> modules() const { return set_->modules; }
+
+ private:
+  std::shared_ptr<ReplicaSets> sets_;
+  std::shared_ptr<Replicas> set_;
+};
 
 void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
   NoGradGuard no_grad;
@@ -175,13 +233,18 @@ void rebind(Replicas& r, const std::vector<Device>& devices, bool detach) {
       plain_data.push_back(v.data());
     }
   }
+  r.broadcast = nullptr;
   if (!tracked.empty()) {
-    const variable_list outs = Broadcast::apply(devices, tracked_vars);
-    for (size_t d = 0; d < devices.size(); ++d) {
-      for (size_t k = 0; k < tracked.size(); ++k) {
-        r.slots[d][tracked[k]].rebind(outs[d * tracked.size() + k]);
+    {
+      const variable_list outs = Broadcast::apply(devices, tracked_vars);
+      for (size_t d = 0; d < devices.size(); ++d) {
+        for (size_t k = 0; k < tracked.size(); ++k) {
+          r.slots[d][tracked[k]].rebind(outs[d * tracked.size() + k]);
+        }
       }
+      r.broadcast = outs[0].grad_fn();
     }
+    r.broadcast_refs = r.broadcast.use_count();
   }
   if (!plain.empty()) {
     const std::vector<variable_list> outs = copies(plain_data, devices);
@@ -210,8 +273,7 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   TORCHLET_CHECK(module != nullptr, "replicate: the module is null");
   TORCHLET_CHECK(!devices.empty(), "replicate: Expected at least one device");
   for (Device device : devices) check_device_exists(device, "replicate");
-  std::shared_ptr<Replicas> r = replicas_of(module);
-  std::lock_guard<std::mutex> lock(r->mutex);
+  const Checkout r(module);
   const Layout& layout = layout_of(r->layout, *module);
   if (r->modules.empty() || !still_matches(r->key, layout, devices)) {
     const detail::ReceiverCopies::Pause pause;  // Note [Receivers copy]
@@ -220,14 +282,13 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   }
   rebind(*r, devices, detach);
   mirror_training(*r, layout.modules);
-  return r->modules;
+  return r.modules();
 }
 
 namespace detail {
 
 void check_module_device(const std::shared_ptr<nn::Module>& module, Device device) {
-  std::shared_ptr<Replicas> r = replicas_of(module);
-  std::lock_guard<std::mutex> lock(r->mutex);
+  const Checkout r(module);
   for (const Variable& slot : layout_of(r->layout, *module).slots) {
     TORCHLET_CHECK(slot.device() == device,
                    "module must have its parameters and buffers on device ", device,

@@ -11,7 +11,7 @@ namespace torchlet::parallel {
 // Note [Kept replicas]
 // ~~~~~~~~~~~~~~~~~~~~
 // PyTorch's replicate() builds new module objects on every call. torchlet
-// builds each device's replica once, with clone(device), and keeps it (one
+// builds each device's replica once, with clone(device), and keeps it (a
 // set per module, for its latest device list, held by the module object
 // itself: destroying the module frees its replicas and their copies).
 // Each call then only re-binds every registered slot of every replica
@@ -38,11 +38,16 @@ namespace torchlet::parallel {
 // another. Each replica's modules share their hook lists with the
 // original's (Module::share_hooks), so a hook runs once per replica.
 //
-// Because a re-bind changes what every handle of a replica's Variables
-// sees, the replicas returned by one call are valid until the next call for
-// the same module: graphs recorded through them stay valid (Note [Saved
-// variables are snapshots]), but a forward through them must not overlap a
-// later replicate() of that module.
+// The replicas a call returns are the caller's while it holds them, and
+// while a graph recorded through their parameters is alive (backward reads
+// them): a call made meanwhile, from this thread or another, gets another
+// set (built once, then kept as well) rather than re-binding one in use,
+// so several threads may run one DataParallel, or replicate() one module,
+// at once. A training loop, whose step drops its output and loss before
+// the next forward, re-binds one set every step; one that keeps the last
+// step's loss alive through the next forward alternates between two. A set
+// counts as held while someone holds its root replica modules, so keep the
+// roots, not only a submodule, of replicas you use across calls.
 
 /// Replicas of `module` on `devices` (PyTorch's replicate): kept across
 /// calls and re-bound to the module's current parameters and buffers on

@@ -38,14 +38,42 @@ TEST_P(ReplicateTest, FirstReplicaSharesStorageOthersShareNothing) {
   }
 }
 
+/// Weak handles of `replicas` (which do not count as holding them).
+template <typename M>
+std::vector<std::weak_ptr<M>> weak(const std::vector<std::shared_ptr<M>>& replicas) {
+  return std::vector<std::weak_ptr<M>>(replicas.begin(), replicas.end());
+}
+
 TEST_P(ReplicateTest, ReplicasAreKeptAcrossCalls) {
   nn::Linear fc(3, 2);
-  const auto first = replicate(fc, devices());
-  const auto second = replicate(fc, devices());
-  for (size_t d = 0; d < first.size(); ++d) {
-    EXPECT_EQ(first[d].get(), second[d].get());
-    EXPECT_TRUE(first[d]->weight.is_same(second[d]->weight));
+  std::vector<Variable> weights;
+  std::vector<std::weak_ptr<nn::LinearImpl>> first;
+  {
+    const auto replicas = replicate(fc, devices());
+    first = weak(replicas);
+    for (const auto& r : replicas) weights.push_back(r->weight);
   }
+  const auto second = replicate(fc, devices());
+  for (size_t d = 0; d < second.size(); ++d) {
+    EXPECT_EQ(first[d].lock(), second[d]);
+    EXPECT_TRUE(weights[d].is_same(second[d]->weight));
+  }
+}
+
+TEST_P(ReplicateTest, ReplicasStillHeldAreNotReboundByALaterCall) {
+  nn::Linear fc(3, 2);
+  const auto held = replicate(fc, devices());
+  const autograd::Node* held_broadcast = held[1]->weight.grad_fn().get();
+  std::vector<std::weak_ptr<nn::LinearImpl>> later;
+  {
+    const auto replicas = replicate(fc, devices());
+    for (size_t d = 0; d < replicas.size(); ++d) EXPECT_NE(replicas[d], held[d]);
+    later = weak(replicas);
+  }
+  EXPECT_EQ(held[1]->weight.grad_fn().get(), held_broadcast);  // still bound to its own call's
+  // With both sets free, a third call takes one of them, not a third set.
+  const auto third = replicate(fc, devices());
+  EXPECT_EQ(third[1], later[1].lock());
 }
 
 TEST_P(ReplicateTest, DestroyingTheModuleFreesItsKeptReplicas) {
@@ -58,15 +86,35 @@ TEST_P(ReplicateTest, DestroyingTheModuleFreesItsKeptReplicas) {
   for (const auto& replica : kept) EXPECT_TRUE(replica.expired());
 }
 
+TEST_P(ReplicateTest, AGraphStillAliveKeepsItsSetFromTheNextCall) {
+  // Backward would read the replicas' parameters while the next call
+  // re-bound them, from another thread perhaps.
+  nn::Linear fc(3, 2);
+  const Variable x(randn({4, 3}));
+  Variable y;
+  std::vector<std::weak_ptr<nn::LinearImpl>> first;
+  {
+    const auto replicas = replicate(fc, devices());
+    first = weak(replicas);
+    y = replicas[1]->forward(x.to(devices()[1]));
+  }
+  std::vector<std::weak_ptr<nn::LinearImpl>> second = weak(replicate(fc, devices()));
+  EXPECT_NE(second[1].lock(), first[1].lock());
+  y.sum().backward();
+  y = Variable();  // the graph is gone: its set is free again
+  const auto third = replicate(fc, devices());
+  EXPECT_TRUE(third[1] == first[1].lock() || third[1] == second[1].lock());
+}
+
 TEST_P(ReplicateTest, ACloneKeepsReplicasOfItsOwn) {
   nn::Linear fc(3, 2);
-  const auto originals = replicate(fc, devices());
+  const auto originals = weak(replicate(fc, devices()));
   const auto copy = std::dynamic_pointer_cast<nn::LinearImpl>(fc->clone());
   const auto clones = replicate(copy, devices());
   const auto again = replicate(fc, devices());
-  for (size_t d = 0; d < originals.size(); ++d) {
-    EXPECT_NE(clones[d].get(), originals[d].get());
-    EXPECT_EQ(again[d].get(), originals[d].get());  // the clone's did not replace them
+  for (size_t d = 0; d < again.size(); ++d) {
+    EXPECT_NE(clones[d], again[d]);
+    EXPECT_EQ(again[d], originals[d].lock());  // the clone's did not replace them
   }
 }
 
@@ -84,10 +132,10 @@ TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
 
 TEST_P(ReplicateTest, AShapeChangeRebuildsTheReplicas) {
   nn::Linear fc(3, 2);
-  const auto first = replicate(fc, devices());
+  const auto first = weak(replicate(fc, devices()));
   fc->weight.set_data(zeros({4, 3}));
   const auto second = replicate(fc, devices());
-  EXPECT_NE(first[1].get(), second[1].get());
+  EXPECT_TRUE(first[1].expired());  // rebuilt, not another set
   EXPECT_EQ(second[1]->weight.sizes(), IntArrayRef({4, 3}));
 }
 
@@ -95,10 +143,10 @@ TEST_P(ReplicateTest, ANewSubmoduleRebuildsTheReplicas) {
   nn::Sequential seq(nn::Linear(3, 4));
   const nn::Linear extra(4, 2);  // built before: only push_back registers
   replicate(seq.ptr(), devices());
-  const auto first = replicate(seq.ptr(), devices());  // nothing changed since the build
+  const auto first = weak(replicate(seq.ptr(), devices()));  // nothing changed since the build
   seq->push_back(extra);
   const auto second = replicate(seq.ptr(), devices());
-  EXPECT_NE(first[1].get(), second[1].get());
+  EXPECT_TRUE(first[1].expired());
   ASSERT_EQ(second[1]->size(), 2u);
   const Variable x(randn({1, 3}));
   EXPECT_TRUE(all_close(second[1]->forward(x.to(devices()[1])).data().to(devices()[0]),
@@ -132,15 +180,15 @@ TEST_P(ReplicateTest, ANewParameterRebuildsTheReplicas) {
 TEST_P(ReplicateTest, RegistrationsElsewhereKeepTheReplicas) {
   nn::Linear fc(3, 2);
   replicate(fc, devices());
-  const auto first = replicate(fc, devices());
+  const auto first = weak(replicate(fc, devices()));
   nn::Linear unrelated(5, 5);
   const auto second = replicate(fc, devices());
-  EXPECT_EQ(first[1].get(), second[1].get());
+  EXPECT_EQ(first[1].lock(), second[1]);
 }
 
 TEST_P(ReplicateTest, ADeviceListChangeRebuildsTheReplicas) {
   nn::Linear fc(3, 2);
-  const auto first = replicate(fc, devices());
+  replicate(fc, devices());
   const auto fewer = replicate(fc, {devices()[0], devices()[1]});
   EXPECT_EQ(fewer.size(), 2u);
   EXPECT_THROW_MSG(replicate(fc, {devices()[1], devices()[0]}),

@@ -185,6 +185,9 @@ class Checkout {
 
 void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
   NoGradGuard no_grad;
+  // A clone that throws leaves the set half built: with no key it matches
+  // nothing, so the next call builds it again.
+  r.key = Key();
   r.modules.clear();
   r.submodules.clear();
   r.slots.clear();

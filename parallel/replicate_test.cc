@@ -118,6 +118,36 @@ TEST_P(ReplicateTest, ACloneKeepsReplicasOfItsOwn) {
   }
 }
 
+/// A Linear whose reset() throws once the countdown reaches zero (clone()
+/// calls reset() on each copy).
+class FailingCloneImpl : public nn::Cloneable<FailingCloneImpl> {
+ public:
+  FailingCloneImpl() { reset(); }
+  void reset() override {
+    TORCHLET_CHECK(countdown-- != 0, "clone failed");
+    fc = register_module("fc", nn::Linear(3, 2));
+  }
+  Variable forward(const Variable& x) { return fc(x); }
+  nn::Linear fc{nullptr};
+  static inline int countdown = -1;  // never
+};
+TORCHLET_MODULE(FailingClone);
+
+TEST_P(ReplicateTest, AReplicaThatFailedToBuildIsBuiltAgainNextCall) {
+  FailingClone net;
+  replicate(net, devices());
+  net->to(kFloat64);
+  FailingCloneImpl::countdown = 1;  // the second device's clone throws
+  EXPECT_THROW_MSG(replicate(net, devices()), "clone failed");
+  FailingCloneImpl::countdown = -1;
+  net->to(kFloat32);  // what the set was last built for
+  const auto replicas = replicate(net, devices());
+  ASSERT_EQ(replicas.size(), devices().size());
+  const Variable x(randn({2, 3}));
+  EXPECT_TRUE(all_close(replicas.back()->forward(x.to(devices().back())).data().to(devices()[0]),
+                        net->forward(x).data()));
+}
+
 TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
   nn::Linear fc(3, 2);
   replicate(fc, devices());

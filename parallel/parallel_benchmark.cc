@@ -67,13 +67,32 @@ void train_steps(benchmark::State& state, Model& model, const std::vector<Variab
       benchmark::Counter(static_cast<double>(batch_size * state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_DataParallelLenetStep(benchmark::State& state) {
+/// One SGD step of `make_model()`'s model at `batch_size` through
+/// DataParallel over state.range(0) devices, one core each.
+void data_parallel_steps(benchmark::State& state, nn::Sequential (*make_model)(),
+                         int64_t batch_size) {
   manual_seed(0);
   const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
   nn::Sequential net = make_model();
   DataParallel dp(net, ids);
-  train_steps(state, dp, net->parameters());
+  train_steps(state, dp, net->parameters(), batch_size);
   set_cpu_device_count(1);
+}
+
+/// The same step on the plain model, one device with both cores as
+/// intra-op threads.
+void plain_two_thread_steps(benchmark::State& state, nn::Sequential (*make_model)(),
+                            int64_t batch_size) {
+  manual_seed(0);
+  set_cpu_device_count(1);
+  set_num_threads(2);
+  nn::Sequential net = make_model();
+  train_steps(state, net, net->parameters(), batch_size);
+  set_num_threads(0);
+}
+
+void BM_DataParallelLenetStep(benchmark::State& state) {
+  data_parallel_steps(state, make_model, kBatch);
 }
 BENCHMARK(BM_DataParallelLenetStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -81,22 +100,12 @@ BENCHMARK(BM_DataParallelLenetStep)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchma
 // the per-step cost of scatter, replicate, the hand-overs between threads
 // and gather weighs four times as much as at 256.
 void BM_DataParallelLenetStepBatch64(benchmark::State& state) {
-  manual_seed(0);
-  const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
-  nn::Sequential net = make_model();
-  DataParallel dp(net, ids);
-  train_steps(state, dp, net->parameters(), 64);
-  set_cpu_device_count(1);
+  data_parallel_steps(state, make_model, 64);
 }
 BENCHMARK(BM_DataParallelLenetStepBatch64)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_PlainLenetStepTwoThreadsBatch64(benchmark::State& state) {
-  manual_seed(0);
-  set_cpu_device_count(1);
-  set_num_threads(2);
-  nn::Sequential net = make_model();
-  train_steps(state, net, net->parameters(), 64);
-  set_num_threads(0);
+  plain_two_thread_steps(state, make_model, 64);
 }
 BENCHMARK(BM_PlainLenetStepTwoThreadsBatch64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -105,22 +114,12 @@ BENCHMARK(BM_PlainLenetStepTwoThreadsBatch64)->UseRealTime()->Unit(benchmark::kM
 // intra-op threads: a model whose step moves more parameter and gradient
 // bytes between the cores than it computes, unlike LeNet-5.
 void BM_DataParallelMlpStepBatch64(benchmark::State& state) {
-  manual_seed(0);
-  const std::vector<DeviceId> ids = setup_devices(static_cast<int>(state.range(0)));
-  nn::Sequential net = examples::make_mlp();
-  DataParallel dp(net, ids);
-  train_steps(state, dp, net->parameters(), 64);
-  set_cpu_device_count(1);
+  data_parallel_steps(state, examples::make_mlp, 64);
 }
 BENCHMARK(BM_DataParallelMlpStepBatch64)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_PlainMlpStepTwoThreadsBatch64(benchmark::State& state) {
-  manual_seed(0);
-  set_cpu_device_count(1);
-  set_num_threads(2);
-  nn::Sequential net = examples::make_mlp();
-  train_steps(state, net, net->parameters(), 64);
-  set_num_threads(0);
+  plain_two_thread_steps(state, examples::make_mlp, 64);
 }
 BENCHMARK(BM_PlainMlpStepTwoThreadsBatch64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -170,12 +169,7 @@ BENCHMARK(BM_TwoIndependentLenetStepsBatch32)->UseRealTime()->Unit(benchmark::kM
 
 // The plain module on one device that uses both cores for intra-op threads.
 void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
-  manual_seed(0);
-  set_cpu_device_count(1);
-  set_num_threads(2);
-  nn::Sequential net = make_model();
-  train_steps(state, net, net->parameters());
-  set_num_threads(0);
+  plain_two_thread_steps(state, make_model, kBatch);
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -24,30 +24,26 @@ void check_devices(const std::vector<Device>& devices, const char* op) {
 // copies broadcast and scatter make are still new memory on their device,
 // so replicas share nothing.
 
-/// Copies of `tensors` on `device`, as views of one buffer per dtype.
-std::vector<Tensor> coalesced_copies(const std::vector<Tensor>& tensors, Device device) {
-  std::map<DType, int64_t> total;
-  for (const Tensor& t : tensors) total[t.dtype()] += t.numel();
-  std::map<DType, Tensor> buffers;
-  for (const auto& [dtype, numel] : total) {
-    buffers[dtype] = empty({numel}, TensorOptions(dtype).device(device));
-  }
-  std::map<DType, int64_t> offset;
+/// Copies of `tensors` on `device`, each in memory of its own: one buffer
+/// with views of it would give them one version counter (it lives in the
+/// storage), so an in-place change to one copy (a buffer a replica updates
+/// in forward, an Embedding's max_norm renormalizing its weight) would make
+/// backward reject every other copy saved for it, as PyTorch's comm avoids
+/// by giving each output its own counter.
+std::vector<Tensor> copies_on(const std::vector<Tensor>& tensors, Device device) {
   std::vector<Tensor> copies;
   copies.reserve(tensors.size());
   // Note [Receivers copy]: inside DataParallel's step the receiving core
-  // fills the buffers.
+  // fills the copies.
   parallel::detail::ReceiverCopies* const receiver = parallel::detail::ReceiverCopies::current();
   std::vector<std::pair<Tensor, Tensor>> queued;
   for (const Tensor& t : tensors) {
-    int64_t& at = offset[t.dtype()];
-    Tensor copy = buffers[t.dtype()].narrow(0, at, t.numel()).view(t.sizes());
+    Tensor copy = empty(t.sizes(), TensorOptions(t.dtype()).device(device));
     if (receiver != nullptr && receiver->takes(device) && t.device().is_cpu()) {
       queued.emplace_back(copy, t);
     } else {
       copy.copy_(t);
     }
-    at += t.numel();
     copies.push_back(std::move(copy));
   }
   if (!queued.empty()) receiver->copy(device, std::move(queued));
@@ -231,7 +227,7 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
   out.reserve(devices.size());
   out.push_back(tensors);
   for (size_t d = 1; d < devices.size(); ++d) {
-    out.push_back(devices[d] == devices[0] ? tensors : coalesced_copies(tensors, devices[d]));
+    out.push_back(devices[d] == devices[0] ? tensors : copies_on(tensors, devices[d]));
   }
   return out;
 }

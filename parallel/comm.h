@@ -20,9 +20,11 @@ std::vector<Tensor> broadcast(const Tensor& tensor, const std::vector<Device>& d
 
 /// Every tensor on each of `devices`: result[d][i] is tensors[i] on
 /// devices[d]. The tensors must be on devices[0], whose results are the
-/// tensors themselves (sharing storage). On every other device the tensors
-/// of one dtype are copied into one contiguous buffer (one allocation per
-/// device and dtype), of which the results are views.
+/// tensors themselves (sharing storage). Between distinct GPUs each dtype
+/// moves as one flat buffer through one NCCL collective, of which the
+/// results are views; onto CPU devices each tensor is copied into memory of
+/// its own, so each result has its own version counter (an in-place change
+/// to one does not invalidate another saved for backward).
 std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& tensors,
                                                      const std::vector<Device>& devices);
 

@@ -32,7 +32,7 @@ TEST_P(CommTest, BroadcastCopiesToEveryDeviceAndKeepsTheSourceItself) {
   }
 }
 
-TEST_P(CommTest, BroadcastCoalescedUsesOneBufferPerDeviceAndDtype) {
+TEST_P(CommTest, BroadcastCoalescedGivesEachCopyItsOwnMemoryAndVersion) {
   const std::vector<Tensor> ts = {leaf({2, 3}).data(), leaf({4}).data(),
                                   leaf({3}).data().to(kFloat32)};
   const auto out = comm::broadcast_coalesced(ts, devices());
@@ -43,8 +43,11 @@ TEST_P(CommTest, BroadcastCoalescedUsesOneBufferPerDeviceAndDtype) {
       EXPECT_EQ(out[d][i].device(), devices()[d]);
       EXPECT_TRUE(all_close(out[d][i], ts[i]));
     }
-    EXPECT_TRUE(out[d][0].shares_storage(out[d][1]));
-    EXPECT_FALSE(out[d][0].shares_storage(out[d][2]));
+    EXPECT_FALSE(out[d][0].shares_storage(out[d][1]));  // same dtype, still apart
+    const uint32_t version = out[d][1].version();
+    Tensor first = out[d][0];
+    first.add_(1);
+    EXPECT_EQ(out[d][1].version(), version);
   }
 }
 

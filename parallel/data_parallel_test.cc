@@ -116,6 +116,42 @@ TEST_P(DataParallelTest, ConcurrentTrainingStepsFromSeveralThreadsSumTheirGradie
   EXPECT_TRUE(same_grads(*seq, *plain));
 }
 
+/// Saves one buffer for backward (fc(x) * scale) and bumps another in
+/// place in forward.
+class ScaleAndCountImpl : public nn::Cloneable<ScaleAndCountImpl> {
+ public:
+  ScaleAndCountImpl() { reset(); }
+  void reset() override {
+    fc = register_module("fc", nn::Linear(3, 3));
+    scale = register_buffer("scale", full({3}, 2.0));
+    count = register_buffer("count", zeros({1}));
+  }
+  Variable forward(const Variable& x) {
+    Variable y = fc(x) * scale;
+    NoGradGuard no_grad;
+    Tensor c = count.data();
+    c.add_(1);
+    return y;
+  }
+  nn::Linear fc{nullptr};
+  Variable scale;
+  Variable count;
+};
+TORCHLET_MODULE(ScaleAndCount);
+
+TEST_P(DataParallelTest, AnInPlaceBufferUpdateLeavesTheReplicasOtherCopiesValidForBackward) {
+  // Each replica's copies have version counters of their own, as PyTorch's
+  // coalesced broadcast gives them.
+  ScaleAndCount net;
+  net->to(kFloat64);
+  ScaleAndCount plain(std::dynamic_pointer_cast<ScaleAndCountImpl>(net->clone()));
+  DataParallel dp(net, device_ids());
+  const Variable x = leaf({8, 3}, /*requires_grad=*/false);
+  dp(x).sum().backward();
+  plain(x).sum().backward();
+  EXPECT_TRUE(same_grads(*net, *plain));
+}
+
 TEST_P(DataParallelTest, MultipleInputs) {
   testing::TwoInputs net;
   net->to(kFloat64);

@@ -19,8 +19,8 @@
 
 namespace torchlet::parallel {
 
-/// `inputs` (all on one device) copied to each target device with one
-/// coalesced copy per device: apply(target_devices, inputs) returns
+/// `inputs` (all on one device) copied to each target device with
+/// comm::broadcast_coalesced: apply(target_devices, inputs) returns
 /// device-major results, output d * inputs.size() + i being input i on
 /// target_devices[d]. The results on the inputs' own device share their
 /// storage. Results of inputs that do not require grad are

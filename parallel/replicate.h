@@ -17,8 +17,8 @@ namespace torchlet::parallel {
 // Each call then only re-binds every registered slot of every replica
 // (Note [Registered slots]) to fresh broadcast outputs with
 // Variable::rebind(), mirrors each submodule's training flag, and returns
-// the kept replicas: one coalesced copy of the parameters and buffers per
-// device, no constructor or initializer run, and no walk of the module tree:
+// the kept replicas: one broadcast_coalesced of the parameters and buffers,
+// no constructor or initializer run, and no walk of the module tree:
 // the tree and its slots are read again only when some module's
 // registrations changed (nn::Module::registry_generation()). The replicas
 // are rebuilt when the module's structure, devices, or any slot's identity,

@@ -183,7 +183,8 @@ class Checkout {
   std::shared_ptr<Replicas> set_;
 };
 
-void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
+void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices,
+           size_t slot_count) {
   NoGradGuard no_grad;
   // A clone that throws leaves the set half built: with no key it matches
   // nothing, so the next call builds it again.
@@ -196,15 +197,22 @@ void build(Replicas& r, const nn::Module& module, const std::vector<Device>& dev
     std::shared_ptr<nn::Module> replica = module.clone(device);
     replica->zero_grad(/*set_to_none=*/true);
     const std::vector<std::shared_ptr<nn::Module>> mine = replica->modules();
-    TORCHLET_INTERNAL_ASSERT(mine.size() == originals.size(), "replicate: clone() of ",
-                             module.name(), " has a different module tree");
+    std::vector<nn::Slot> slots = replica->slots();
+    // clone() copies a submodule or parameter registered in two places
+    // twice, so the replica's tree no longer lines up with the original's.
+    TORCHLET_CHECK(mine.size() == originals.size() && slots.size() == slot_count,
+                   "replicate: ", module.name(),
+                   " registers a submodule, parameter or buffer in more than one place, which "
+                   "its clone() does not keep shared (", originals.size(), " modules and ",
+                   slot_count, " parameters and buffers, against ", mine.size(), " and ",
+                   slots.size(), " in the clone); replicas of such a module are not supported");
     r.submodules.emplace_back();
     for (size_t i = 0; i < mine.size(); ++i) {
       mine[i]->share_hooks(*originals[i]);
       r.submodules.back().push_back(mine[i].get());
     }
     r.slots.emplace_back();
-    for (nn::Slot& s : replica->slots()) r.slots.back().push_back(std::move(s.variable));
+    for (nn::Slot& s : slots) r.slots.back().push_back(std::move(s.variable));
     r.modules.push_back(std::move(replica));
   }
 }
@@ -280,7 +288,7 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   const Layout& layout = layout_of(r->layout, *module);
   if (r->modules.empty() || !still_matches(r->key, layout, devices)) {
     const detail::ReceiverCopies::Pause pause;  // Note [Receivers copy]
-    build(*r, *module, devices);
+    build(*r, *module, devices, layout.slots.size());
     r->key = key_of(layout, devices);
   }
   rebind(*r, devices, detach);

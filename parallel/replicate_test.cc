@@ -148,6 +148,25 @@ TEST_P(ReplicateTest, AReplicaThatFailedToBuildIsBuiltAgainNextCall) {
                         net->forward(x).data()));
 }
 
+TEST_P(ReplicateTest, AModuleSharingASubmoduleIsRefusedNamingWhy) {
+  const nn::Linear shared(3, 3);
+  nn::Sequential seq(shared, nn::Tanh(), shared);
+  EXPECT_THROW_MSG(replicate(seq.ptr(), devices()),
+                   "replicate: Sequential registers a submodule, parameter or buffer in more "
+                   "than one place, which its clone() does not keep shared (3 modules and 2 "
+                   "parameters and buffers, against 4 and 4 in the clone)");
+}
+
+TEST_P(ReplicateTest, AModuleSharingAParameterIsRefusedNamingWhy) {
+  nn::ParameterList list;
+  const Variable p(zeros({2}), true);
+  list->append(p);
+  list->append(p);
+  EXPECT_THROW_MSG(replicate(list.ptr(), devices()),
+                   "replicate: ParameterList registers a submodule, parameter or buffer in more "
+                   "than one place");
+}
+
 TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
   nn::Linear fc(3, 2);
   replicate(fc, devices());

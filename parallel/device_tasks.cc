@@ -94,6 +94,13 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
     pending->left.fetch_sub(1, std::memory_order_acq_rel);
   }
   wait_for(*pending);
+  // A GPU executor's task counts itself done above, before its executor
+  // orders the submitter's stream after the work it queued (Note [Streams]
+  // in tensor/cuda/stream.h); order it now, or the caller's next kernels
+  // (gather's copies) could run before the replica's have finished.
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (i != inline_index && devices[i].is_cuda()) device_executor(devices[i]).join_stream();
+  }
   // Take the exceptions out rather than copy them: a task's closure may
   // release `pending` after this returns, and must not hold the last
   // reference to an exception the caller is reading.

@@ -114,7 +114,10 @@ auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
 // as in PyTorch); without devices (no CUDA device and none given) forward
 // calls the module as it is. The replica on device_ids[0] shares storage
 // with the module, so in-place buffer updates there (BatchNorm's running
-// statistics) are kept; those on other devices are lost.
+// statistics) are kept; those on other devices are lost. Replicas are kept
+// between calls (Note [Kept replicas]): a plain member changed after they
+// were built (not a parameter, buffer or child) reaches them only through
+// drop_replicas(module()).
 
 /// torch.nn.DataParallel (see Note [DataParallel]). It is a Module whose one
 /// child is the wrapped module, registered as "module": its state_dict keys

@@ -140,9 +140,10 @@ bool still_matches(const Key& key, const Layout& layout, const std::vector<Devic
 
 /// The kept replica sets of `module` (created empty on first use), which
 /// the module object holds and destroys with itself.
+std::mutex kept_mutex;  // guards every module's kept_replicas()
+
 std::shared_ptr<ReplicaSets> sets_of(const std::shared_ptr<nn::Module>& module) {
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(kept_mutex);
   std::shared_ptr<void>& kept = module->kept_replicas();
   if (kept == nullptr) kept = std::make_shared<ReplicaSets>();
   return std::static_pointer_cast<ReplicaSets>(kept);
@@ -294,6 +295,12 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   rebind(*r, devices, detach);
   mirror_training(*r, layout.modules);
   return r.modules();
+}
+
+void drop_replicas(const std::shared_ptr<nn::Module>& module) {
+  TORCHLET_CHECK(module != nullptr, "drop_replicas: the module is null");
+  std::lock_guard<std::mutex> lock(kept_mutex);
+  module->kept_replicas() = nullptr;
 }
 
 namespace detail {

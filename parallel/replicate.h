@@ -38,6 +38,14 @@ namespace torchlet::parallel {
 // another. Each replica's modules share their hook lists with the
 // original's (Module::share_hooks), so a hook runs once per replica.
 //
+// Unlike PyTorch's, which copies each module's attributes on every call,
+// a kept replica's members other than its registered parameters, buffers
+// and children (a plain `double temperature`, a Dropout's options) are
+// those the module had when the replica was built: clone() copied them.
+// Keep a value that changes during training in a buffer (re-bound every
+// call), or call drop_replicas(module) after changing it, so that the next
+// call builds the replicas anew.
+//
 // The replicas a call returns are the caller's while it holds them, and
 // while a graph recorded through their parameters is alive (backward reads
 // them): a call made meanwhile, from this thread or another, gets another
@@ -56,6 +64,12 @@ namespace torchlet::parallel {
 std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
                                                    const std::vector<Device>& devices,
                                                    bool detach = false);
+
+/// Forgets `module`'s kept replicas: the next replicate() (DataParallel's
+/// next forward) builds them anew from the module as it is then, plain
+/// members included (Note [Kept replicas]). Calls in flight keep the
+/// replicas they hold.
+void drop_replicas(const std::shared_ptr<nn::Module>& module);
 
 /// replicate() of a module of class M, returning its replicas as M.
 template <typename M>
@@ -78,6 +92,12 @@ std::vector<std::shared_ptr<M>> replicate(const nn::ModuleHolder<M>& module,
                                           const std::vector<Device>& devices,
                                           bool detach = false) {
   return replicate(module.ptr(), devices, detach);
+}
+
+/// drop_replicas() of a holder's module.
+template <typename M>
+void drop_replicas(const nn::ModuleHolder<M>& module) {
+  drop_replicas(module.ptr());
 }
 
 }  // namespace torchlet::parallel

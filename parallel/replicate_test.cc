@@ -167,6 +167,35 @@ TEST_P(ReplicateTest, AModuleSharingAParameterIsRefusedNamingWhy) {
                    "than one place");
 }
 
+/// A Linear whose output is divided by a plain member.
+class TemperedImpl : public nn::Cloneable<TemperedImpl> {
+ public:
+  TemperedImpl() { reset(); }
+  void reset() override { fc = register_module("fc", nn::Linear(3, 2)); }
+  Variable forward(const Variable& x) { return fc(x) / temperature; }
+  nn::Linear fc{nullptr};
+  double temperature = 1;
+};
+TORCHLET_MODULE(Tempered);
+
+TEST_P(ReplicateTest, PlainMembersAreThoseOfTheBuildUntilTheReplicasAreDropped) {
+  Tempered net;
+  const Variable x(randn({2, 3}));
+  const auto last_replica_output = [&] {
+    const auto replicas = replicate(net, devices());
+    return replicas.back()->forward(x.to(devices().back())).data().to(devices()[0]);
+  };
+  const Tensor at_one = last_replica_output();
+  net->temperature = 10;
+  EXPECT_TRUE(all_close(last_replica_output(), at_one));  // kept: still 1
+  drop_replicas(net);
+  EXPECT_TRUE(all_close(last_replica_output(), net->forward(x).data()));
+}
+
+TEST_P(ReplicateTest, DropReplicasRejectsANullModule) {
+  EXPECT_THROW_MSG(drop_replicas(nullptr), "drop_replicas: the module is null");
+}
+
 TEST_P(ReplicateTest, ReplicasSeeTheModulesNewValuesEachCall) {
   nn::Linear fc(3, 2);
   replicate(fc, devices());

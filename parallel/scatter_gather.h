@@ -5,17 +5,23 @@
 // along `dim` (as Tensor::chunk splits them) and concatenated back;
 // std::vector, std::tuple, std::pair, std::map<std::string, V> and
 // std::optional are taken apart and rebuilt recursively, keeping their
-// type; any other value is copied to every replica. The loops over devices
+// type; any other value is copied to every replica. Other containers of
+// Variables or Tensors (std::unordered_map, std::array, std::list, a map
+// not keyed by strings) fail to compile rather than be copied whole. The loops over devices
 // live in scatter_gather.cc; only the recursion over types is here.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <list>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,10 +58,57 @@ size_t zip_length(const Parts& parts) {
   return n;
 }
 
+/// Whether a T holds Variables or Tensors, at any depth of std containers.
+template <typename T>
+struct contains_variables
+    : std::bool_constant<std::is_same_v<T, Variable> || std::is_same_v<T, Tensor>> {};
+template <typename E, typename A>
+struct contains_variables<std::vector<E, A>> : contains_variables<E> {};
+template <typename... E>
+struct contains_variables<std::tuple<E...>>
+    : std::bool_constant<(contains_variables<E>::value || ...)> {};
+template <typename A, typename B>
+struct contains_variables<std::pair<A, B>>
+    : std::bool_constant<contains_variables<A>::value || contains_variables<B>::value> {};
+template <typename E>
+struct contains_variables<std::optional<E>> : contains_variables<E> {};
+template <typename K, typename V, typename... R>
+struct contains_variables<std::map<K, V, R...>> : contains_variables<V> {};
+template <typename K, typename V, typename... R>
+struct contains_variables<std::unordered_map<K, V, R...>> : contains_variables<V> {};
+template <typename V, size_t N>
+struct contains_variables<std::array<V, N>> : contains_variables<V> {};
+template <typename V, typename A>
+struct contains_variables<std::list<V, A>> : contains_variables<V> {};
+template <typename V, typename A>
+struct contains_variables<std::deque<V, A>> : contains_variables<V> {};
+
+/// Whether T is a std container this file does not take apart that holds
+/// Variables or Tensors: scattering it would copy every row to every
+/// replica, and gathering it would keep replica 0's value alone.
+template <typename T>
+struct unsupported_holder_of_variables : std::false_type {};
+template <typename K, typename V, typename... R>
+struct unsupported_holder_of_variables<std::unordered_map<K, V, R...>> : contains_variables<V> {};
+template <typename K, typename V, typename... R>
+struct unsupported_holder_of_variables<std::map<K, V, R...>>
+    : std::bool_constant<!std::is_same_v<K, std::string> && contains_variables<V>::value> {};
+template <typename V, size_t N>
+struct unsupported_holder_of_variables<std::array<V, N>> : contains_variables<V> {};
+template <typename V, typename A>
+struct unsupported_holder_of_variables<std::list<V, A>> : contains_variables<V> {};
+template <typename V, typename A>
+struct unsupported_holder_of_variables<std::deque<V, A>> : contains_variables<V> {};
+
 /// Scatter and gather of a T: the primary template copies on scatter and
-/// keeps the first replica's value on gather.
+/// keeps the first replica's value on gather (PyTorch's scatter copies
+/// non-tensor values the same way).
 template <typename T, typename = void>
 struct ScatterGather {
+  static_assert(!unsupported_holder_of_variables<T>::value,
+                "DataParallel scatters and gathers Variables and Tensors inside std::vector, "
+                "std::tuple, std::pair, std::map<std::string, V> and std::optional only: hold "
+                "them in one of those");
   static std::vector<T> scatter(const T& value, const std::vector<Device>& devices, int64_t) {
     return std::vector<T>(devices.size(), value);
   }

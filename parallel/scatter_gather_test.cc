@@ -148,5 +148,16 @@ TEST_P(ScatterGatherTest, RawTensorsScatterAndGatherWithoutAGraph) {
 INSTANTIATE_TEST_SUITE_P(Devices, ScatterGatherTest, ::testing::Values(2, 3, 4),
                          ::testing::PrintToStringParamName());
 
+// Containers that would be copied whole on scatter and keep replica 0's
+// value on gather fail to compile (ScatterGather's static_assert).
+static_assert(detail::unsupported_holder_of_variables<std::unordered_map<std::string, Variable>>::value);
+static_assert(detail::unsupported_holder_of_variables<std::map<int, Variable>>::value);
+static_assert(detail::unsupported_holder_of_variables<std::array<Tensor, 2>>::value);
+static_assert(detail::unsupported_holder_of_variables<std::list<std::vector<Variable>>>::value);
+static_assert(detail::unsupported_holder_of_variables<std::deque<Variable>>::value);
+static_assert(!detail::unsupported_holder_of_variables<std::map<std::string, Variable>>::value);
+static_assert(!detail::unsupported_holder_of_variables<std::vector<Variable>>::value);
+static_assert(!detail::unsupported_holder_of_variables<std::unordered_map<std::string, int>>::value);
+
 }  // namespace
 }  // namespace torchlet::parallel

@@ -58,47 +58,41 @@ size_t zip_length(const Parts& parts) {
   return n;
 }
 
-/// Whether a T holds Variables or Tensors, at any depth of std containers.
-template <typename T>
+/// Whether a T holds Variables or Tensors, at any depth of std containers
+/// (those with a value_type, and tuples and pairs).
+template <typename T, typename = void>
 struct contains_variables
     : std::bool_constant<std::is_same_v<T, Variable> || std::is_same_v<T, Tensor>> {};
-template <typename E, typename A>
-struct contains_variables<std::vector<E, A>> : contains_variables<E> {};
+template <typename T>
+struct contains_variables<T, std::void_t<typename T::value_type>>
+    : contains_variables<std::remove_const_t<typename T::value_type>> {};
 template <typename... E>
 struct contains_variables<std::tuple<E...>>
-    : std::bool_constant<(contains_variables<E>::value || ...)> {};
+    : std::bool_constant<(contains_variables<std::remove_const_t<E>>::value || ...)> {};
 template <typename A, typename B>
 struct contains_variables<std::pair<A, B>>
-    : std::bool_constant<contains_variables<A>::value || contains_variables<B>::value> {};
-template <typename E>
-struct contains_variables<std::optional<E>> : contains_variables<E> {};
-template <typename K, typename V, typename... R>
-struct contains_variables<std::map<K, V, R...>> : contains_variables<V> {};
-template <typename K, typename V, typename... R>
-struct contains_variables<std::unordered_map<K, V, R...>> : contains_variables<V> {};
-template <typename V, size_t N>
-struct contains_variables<std::array<V, N>> : contains_variables<V> {};
-template <typename V, typename A>
-struct contains_variables<std::list<V, A>> : contains_variables<V> {};
-template <typename V, typename A>
-struct contains_variables<std::deque<V, A>> : contains_variables<V> {};
+    : contains_variables<std::tuple<std::remove_const_t<A>, B>> {};
 
-/// Whether T is a std container this file does not take apart that holds
-/// Variables or Tensors: scattering it would copy every row to every
-/// replica, and gathering it would keep replica 0's value alone.
+/// The std containers this file does not take apart.
 template <typename T>
-struct unsupported_holder_of_variables : std::false_type {};
+struct untaken_container : std::false_type {};
 template <typename K, typename V, typename... R>
-struct unsupported_holder_of_variables<std::unordered_map<K, V, R...>> : contains_variables<V> {};
+struct untaken_container<std::unordered_map<K, V, R...>> : std::true_type {};
 template <typename K, typename V, typename... R>
-struct unsupported_holder_of_variables<std::map<K, V, R...>>
-    : std::bool_constant<!std::is_same_v<K, std::string> && contains_variables<V>::value> {};
+struct untaken_container<std::map<K, V, R...>> : std::bool_constant<!std::is_same_v<K, std::string>> {};
 template <typename V, size_t N>
-struct unsupported_holder_of_variables<std::array<V, N>> : contains_variables<V> {};
+struct untaken_container<std::array<V, N>> : std::true_type {};
 template <typename V, typename A>
-struct unsupported_holder_of_variables<std::list<V, A>> : contains_variables<V> {};
+struct untaken_container<std::list<V, A>> : std::true_type {};
 template <typename V, typename A>
-struct unsupported_holder_of_variables<std::deque<V, A>> : contains_variables<V> {};
+struct untaken_container<std::deque<V, A>> : std::true_type {};
+
+/// Whether T is such a container holding Variables or Tensors: scattering
+/// it would copy every row to every replica, and gathering it would keep
+/// replica 0's value alone.
+template <typename T>
+struct unsupported_holder_of_variables
+    : std::bool_constant<untaken_container<T>::value && contains_variables<T>::value> {};
 
 /// Scatter and gather of a T: the primary template copies on scatter and
 /// keeps the first replica's value on gather (PyTorch's scatter copies

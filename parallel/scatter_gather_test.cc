@@ -158,6 +158,9 @@ static_assert(detail::unsupported_holder_of_variables<std::deque<Variable>>::val
 static_assert(!detail::unsupported_holder_of_variables<std::map<std::string, Variable>>::value);
 static_assert(!detail::unsupported_holder_of_variables<std::vector<Variable>>::value);
 static_assert(!detail::unsupported_holder_of_variables<std::unordered_map<std::string, int>>::value);
+static_assert(detail::unsupported_holder_of_variables<
+              std::array<std::pair<std::string, std::optional<Variable>>, 2>>::value);
+static_assert(!detail::unsupported_holder_of_variables<std::array<std::tuple<int, std::string>, 2>>::value);
 
 }  // namespace
 }  // namespace torchlet::parallel

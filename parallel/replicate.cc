@@ -138,10 +138,10 @@ bool still_matches(const Key& key, const Layout& layout, const std::vector<Devic
   return true;
 }
 
-/// The kept replica sets of `module` (created empty on first use), which
-/// the module object holds and destroys with itself.
 std::mutex kept_mutex;  // guards every module's kept_replicas()
 
+/// The kept replica sets of `module` (created empty on first use), which
+/// the module object holds and destroys with itself.
 std::shared_ptr<ReplicaSets> sets_of(const std::shared_ptr<nn::Module>& module) {
   std::lock_guard<std::mutex> lock(kept_mutex);
   std::shared_ptr<void>& kept = module->kept_replicas();

@@ -28,8 +28,8 @@ void check_devices(const std::vector<Device>& devices, const char* op) {
 /// with views of it would give them one version counter (it lives in the
 /// storage), so an in-place change to one copy (a buffer a replica updates
 /// in forward, an Embedding's max_norm renormalizing its weight) would make
-/// backward reject every other copy saved for it, as PyTorch's comm avoids
-/// by giving each output its own counter.
+/// backward reject every other copy saved for it (PyTorch's comm gives each
+/// output a counter of its own for the same reason).
 std::vector<Tensor> copies_on(const std::vector<Tensor>& tensors, Device device) {
   std::vector<Tensor> copies;
   copies.reserve(tensors.size());

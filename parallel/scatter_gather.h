@@ -6,9 +6,10 @@
 // std::vector, std::tuple, std::pair, std::map<std::string, V> and
 // std::optional are taken apart and rebuilt recursively, keeping their
 // type; any other value is copied to every replica. Other containers of
-// Variables or Tensors (std::unordered_map, std::array, std::list, a map
-// not keyed by strings) fail to compile rather than be copied whole. The loops over devices
-// live in scatter_gather.cc; only the recursion over types is here.
+// Variables or Tensors (std::unordered_map, std::array, std::list,
+// std::deque, a map not keyed by strings) fail to compile rather than be
+// copied whole. The loops over devices live in scatter_gather.cc; only the
+// recursion over types is here.
 
 #include <algorithm>
 #include <array>

@@ -125,6 +125,13 @@ Variable Module::register_buffer(std::string name, Variable buffer, bool persist
 }
 
 void Module::register_child(std::string name, std::shared_ptr<Module> module, bool replace) {
+  TORCHLET_CHECK(module != nullptr, "register_module: module '", name, "' is null");
+  // A module below itself would make every walk of the tree endless.
+  for (const auto& m : module->modules()) {
+    TORCHLET_CHECK(m.get() != this, "register_module: cannot register ", module->name(), " as '",
+                   name, "' of ", this->name(), ", which is ",
+                   module.get() == this ? "that module itself" : "one of its submodules");
+  }
   if (replace) {
     for (auto& child : children_) {
       if (child.first == name) {
@@ -135,7 +142,6 @@ void Module::register_child(std::string name, std::shared_ptr<Module> module, bo
     }
   }
   check_new_name(name, "module");
-  TORCHLET_CHECK(module != nullptr, "register_module: module '", name, "' is null");
   children_.emplace_back(std::move(name), std::move(module));
   registries_changed();
 }
@@ -231,18 +237,19 @@ Variable Module::get_buffer(const std::string& target) const {
 // ---- Traversal -------------------------------------------------------------------
 
 void Module::collect_named_modules(const std::string& prefix, std::vector<NamedModule>& out,
-                                   std::unordered_set<const Module*>& seen) const {
-  if (!seen.insert(this).second) return;
+                                   std::unordered_set<const Module*>* seen) const {
+  if (seen != nullptr && !seen->insert(this).second) return;
   out.emplace_back(prefix, self());
   for (const auto& [name, child] : children_) {
     child->collect_named_modules(prefix.empty() ? name : prefix + "." + name, out, seen);
   }
 }
 
-std::vector<Module::NamedModule> Module::named_modules(const std::string& prefix) const {
+std::vector<Module::NamedModule> Module::named_modules(const std::string& prefix,
+                                                      bool remove_duplicate) const {
   std::vector<NamedModule> out;
   std::unordered_set<const Module*> seen;
-  collect_named_modules(prefix, out, seen);
+  collect_named_modules(prefix, out, remove_duplicate ? &seen : nullptr);
   return out;
 }
 
@@ -269,14 +276,15 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   return out;
 }
 
-std::vector<Module::NamedVariable> Module::named_parameters(bool recurse) const {
+std::vector<Module::NamedVariable> Module::named_parameters(bool recurse,
+                                                           bool remove_duplicate) const {
   std::vector<NamedVariable> out;
   std::unordered_set<const VariableImpl*> seen;
   const std::vector<NamedModule> owners =
-      recurse ? named_modules() : std::vector<NamedModule>{{"", self()}};
+      recurse ? named_modules("", remove_duplicate) : std::vector<NamedModule>{{"", self()}};
   for (const auto& [prefix, module] : owners) {
     for (const auto& [name, p] : module->parameters_) {
-      if (!p.defined() || !seen.insert(p.impl()).second) continue;
+      if (!p.defined() || (remove_duplicate && !seen.insert(p.impl()).second)) continue;
       out.emplace_back(prefix.empty() ? name : prefix + "." + name, p);
     }
   }
@@ -289,14 +297,17 @@ std::vector<Variable> Module::parameters(bool recurse) const {
   return out;
 }
 
-std::vector<Module::NamedVariable> Module::named_buffers(bool recurse) const {
+std::vector<Module::NamedVariable> Module::named_buffers(bool recurse,
+                                                        bool remove_duplicate) const {
   std::vector<NamedVariable> out;
   std::unordered_set<const VariableImpl*> seen;
   const std::vector<NamedModule> owners =
-      recurse ? named_modules() : std::vector<NamedModule>{{"", self()}};
+      recurse ? named_modules("", remove_duplicate) : std::vector<NamedModule>{{"", self()}};
   for (const auto& [prefix, module] : owners) {
     for (const Buffer& b : module->buffers_) {
-      if (!b.value.defined() || !seen.insert(b.value.impl()).second) continue;
+      if (!b.value.defined() || (remove_duplicate && !seen.insert(b.value.impl()).second)) {
+        continue;
+      }
       out.emplace_back(prefix.empty() ? b.name : prefix + "." + b.name, b.value);
     }
   }

@@ -109,7 +109,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// part of state_dict().
   Variable register_buffer(std::string name, Tensor data, bool persistent = true);
   Variable register_buffer(std::string name, Variable buffer, bool persistent = true);
-  /// Registers a child module; returns it.
+  /// Registers a child module; returns it. A module may be registered in
+  /// several places (shared), but not below itself.
   template <typename M>
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
     register_child(std::move(name), module);
@@ -123,15 +124,24 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Own parameters in registration order, then each child's, depth first;
   /// a parameter registered twice appears once.
   std::vector<Variable> parameters(bool recurse = true) const;
-  std::vector<NamedVariable> named_parameters(bool recurse = true) const;
+  /// As parameters(), with dotted names. With `remove_duplicate` false
+  /// (PyTorch 2's argument), a parameter appears once per registration:
+  /// under each name, in each registration of a shared submodule.
+  std::vector<NamedVariable> named_parameters(bool recurse = true,
+                                              bool remove_duplicate = true) const;
   std::vector<Variable> buffers(bool recurse = true) const;
-  std::vector<NamedVariable> named_buffers(bool recurse = true) const;
+  std::vector<NamedVariable> named_buffers(bool recurse = true,
+                                           bool remove_duplicate = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
   std::vector<NamedModule> named_children() const;
   /// This module, then every descendant once (pre-order).
   std::vector<std::shared_ptr<Module>> modules() const;
-  /// Starts with ("", this module); names are dotted paths.
-  std::vector<NamedModule> named_modules(const std::string& prefix = "") const;
+  /// Starts with ("", this module); names are dotted paths. With
+  /// `remove_duplicate` false, a submodule registered in several places
+  /// appears once per registration, under each path (and so do its own
+  /// submodules).
+  std::vector<NamedModule> named_modules(const std::string& prefix = "",
+                                         bool remove_duplicate = true) const;
   /// Every parameter then every buffer of the tree, each once, in a fixed
   /// order (see Note [Registered slots]).
   std::vector<Slot> slots() const;
@@ -262,7 +272,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> find_child(const std::string& name) const;
   void collect_state(const std::string& prefix, StateDict& out) const;
   void collect_named_modules(const std::string& prefix, std::vector<NamedModule>& out,
-                             std::unordered_set<const Module*>& seen) const;
+                             std::unordered_set<const Module*>* seen) const;
   std::pair<const Module*, std::string> resolve_owner(const std::string& target) const;
   void for_each_tensor(const std::function<void(const Variable&)>& fn) const;
 

@@ -102,6 +102,44 @@ TEST(ModuleTest, SharedSubmoduleAppearsOnceInNamedModules) {
   EXPECT_EQ(root.state_dict().size(), 4u);
 }
 
+TEST(ModuleTest, KeepingDuplicatesListsEachRegistrationOfASharedSubmodule) {
+  Module root;
+  Linear shared(2, 2);
+  root.register_module("first", shared.ptr());
+  root.register_module("second", shared.ptr());
+  EXPECT_EQ(names_of(root.named_modules("", /*remove_duplicate=*/false)),
+            (std::vector<std::string>{"", "first", "second"}));
+  EXPECT_EQ(names_of(root.named_parameters(/*recurse=*/true, /*remove_duplicate=*/false)),
+            (std::vector<std::string>{"first.weight", "first.bias", "second.weight",
+                                      "second.bias"}));
+}
+
+TEST(ModuleTest, KeepingDuplicatesListsEachNameOfASharedParameterAndBuffer) {
+  Module m;
+  const Variable w = m.register_parameter("w", ones({2}));
+  m.register_parameter("v", w);
+  const Variable b = m.register_buffer("b", zeros({2}));
+  m.register_buffer("c", b);
+  EXPECT_EQ(names_of(m.named_parameters(/*recurse=*/false, /*remove_duplicate=*/false)),
+            (std::vector<std::string>{"w", "v"}));
+  EXPECT_EQ(names_of(m.named_buffers(/*recurse=*/true, /*remove_duplicate=*/false)),
+            (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(names_of(m.named_buffers()), (std::vector<std::string>{"b"}));
+}
+
+TEST(ModuleTest, RegisteringAModuleBelowItselfIsRefused) {
+  auto root = std::make_shared<Module>("Root");
+  auto child = std::make_shared<Module>("Child");
+  root->register_module("child", child);
+  EXPECT_THROW_MSG(child->register_module("loop", root),
+                   "register_module: cannot register Root as 'loop' of Child, which is one of "
+                   "its submodules");
+  EXPECT_THROW_MSG(root->register_module("me", root),
+                   "register_module: cannot register Root as 'me' of Root, which is that module "
+                   "itself");
+  EXPECT_EQ(child->named_children().size(), 0u);
+}
+
 TEST(ModuleTest, UndefinedParameterIsSkipped) {
   Linear fc(3, 4, /*bias=*/false);
   EXPECT_FALSE(fc->bias.defined());

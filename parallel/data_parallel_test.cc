@@ -388,6 +388,32 @@ TEST_P(DataParallelTest, ParametersAfterThreeSgdStepsMatchThePlainModule) {
   }
 }
 
+// PyTorch's replicate keeps a submodule used twice one module in each
+// replica; three steps through DataParallel then match the plain module's.
+TEST_P(DataParallelTest, ASubmoduleUsedTwiceTrainsAsInThePlainModule) {
+  const nn::Linear lin = to_double(nn::Linear(3, 3).ptr());
+  const nn::Linear plain_lin(std::dynamic_pointer_cast<nn::LinearImpl>(lin->clone()));
+  nn::Sequential seq(lin, nn::Tanh(), lin);
+  nn::Sequential plain(plain_lin, nn::Tanh(), plain_lin);
+  DataParallel dp(seq, device_ids());
+  optim::SGD opt(seq->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  optim::SGD plain_opt(plain->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  for (int step = 0; step < 3; ++step) {
+    const Variable x = leaf({2 * count() + 1, 3}, false, 0.1 * step);
+    opt.zero_grad();
+    const Variable y = dp(x);
+    (y * y).sum().backward();
+    opt.step();
+    plain_opt.zero_grad();
+    const Variable expected = plain(x);
+    (expected * expected).sum().backward();
+    plain_opt.step();
+    EXPECT_TRUE(all_close(y.data(), expected.data(), 1e-12, 1e-12));
+  }
+  EXPECT_TRUE(all_close(lin->weight.data(), plain_lin->weight.data(), 1e-10, 1e-12));
+  EXPECT_TRUE(all_close(lin->bias.data(), plain_lin->bias.data(), 1e-10, 1e-12));
+}
+
 TEST_P(DataParallelTest, TwoForwardsBeforeOneBackward) {
   nn::Sequential seq = mlp();
   nn::Sequential plain = copy_of(seq);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "autograd/grad_mode.h"
@@ -49,13 +50,23 @@ struct Layout {
   std::vector<bool> is_buffer;
 };
 
+/// A module or a parameter or buffer of a replica, and the index of what
+/// it stands for among the original's modules or slots (its Layout).
+/// Sharing in the original may map several of a replica's onto one index
+/// (Note [Shared modules and parameters in replicas]).
+template <typename T>
+struct Counterpart {
+  T mine;
+  size_t index;
+};
+
 /// One set of a module's kept replicas: one replica per device.
 struct Replicas {
   Layout layout;
   Key key;
-  std::vector<std::shared_ptr<nn::Module>> modules;        // one per device
-  std::vector<std::vector<nn::Module*>> submodules;        // [device][module]
-  std::vector<std::vector<Variable>> slots;                // [device][slot]
+  std::vector<std::shared_ptr<nn::Module>> modules;                       // one per device
+  std::vector<std::vector<Counterpart<nn::Module*>>> submodules;          // [device]
+  std::vector<std::vector<Counterpart<Variable>>> slots;                  // [device]
   bool checked_out = false;  // a call is building or re-binding it
   // The Broadcast node of the last re-bind that recorded one, and how many
   // references to it the set itself holds (its slots' grad_fn, and this).
@@ -184,8 +195,78 @@ class Checkout {
   std::shared_ptr<Replicas> set_;
 };
 
-void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices,
-           size_t slot_count) {
+// Note [Shared modules and parameters in replicas]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A module may register one submodule in several places (Sequential(lin,
+// Tanh(), lin)) or one parameter under several names (tied weights).
+// PyTorch's replicate keeps that sharing in each replica. clone() does not
+// (Note [Cloning modules]): it copies a shared submodule or parameter once
+// per registration, and the members of the modules using it point at those
+// copies. replicate() therefore pairs the clone's registrations with the
+// original's one by one, walking both trees without removing duplicates
+// (same names, same order), and binds every copy of a shared parameter or
+// buffer to the one broadcast output of the original: both read the same
+// data, in-place updates through either reach it, and their gradients meet
+// in the broadcast's backward. Every copy of a shared submodule shares the
+// original's hooks and mirrors its training flag. What differs from
+// PyTorch is only what a replica lists: its parameters() counts each copy.
+
+/// The index of each distinct pointer in `items`, in order.
+template <typename T>
+std::unordered_map<const T*, size_t> indices_of(const std::vector<const T*>& items) {
+  std::unordered_map<const T*, size_t> out;
+  for (size_t i = 0; i < items.size(); ++i) out.emplace(items[i], i);
+  return out;
+}
+
+nn::Module* item_of(const std::shared_ptr<nn::Module>& module) { return module.get(); }
+const Variable& item_of(const Variable& variable) { return variable; }
+const void* identity(const nn::Module* module) { return module; }
+const void* identity(const Variable& variable) { return variable.impl(); }
+
+/// Every registration of `module`'s tree, duplicates kept: its modules,
+/// then its parameters and buffers (parameters first, as slots() lists).
+struct Registrations {
+  explicit Registrations(const nn::Module& module)
+      : modules(module.named_modules("", /*remove_duplicate=*/false)),
+        slots(module.named_parameters(/*recurse=*/true, /*remove_duplicate=*/false)),
+        parameter_count(slots.size()) {
+    for (auto& named : module.named_buffers(/*recurse=*/true, /*remove_duplicate=*/false)) {
+      slots.push_back(std::move(named));
+    }
+  }
+  std::vector<nn::Module::NamedModule> modules;
+  std::vector<nn::Module::NamedVariable> slots;
+  size_t parameter_count;
+};
+
+/// Pairs each of the clone's distinct items with the index of the
+/// original's item registered under the same name (Note [Shared modules
+/// and parameters in replicas]); `index_of(k)` gives the index of the
+/// original's k-th registration. Refuses a clone that shares an item the
+/// original does not.
+template <typename Mine, typename Named, typename IndexOf>
+std::vector<Counterpart<Mine>> pair_up(const nn::Module& module, const std::vector<Named>& mine,
+                                       const std::vector<Named>& originals, IndexOf index_of,
+                                       const char* what) {
+  std::vector<Counterpart<Mine>> out;
+  std::unordered_map<const void*, size_t> first;  // item -> its registration in `mine`
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const size_t index = index_of(k);
+    Mine item = item_of(mine[k].second);
+    const auto [it, inserted] = first.emplace(identity(item), k);
+    if (inserted) {
+      out.push_back(Counterpart<Mine>{std::move(item), index});
+      continue;
+    }
+    TORCHLET_CHECK(index_of(it->second) == index, "replicate: the clone of ", module.name(),
+                   " shares one ", what, " between '", mine[it->second].first, "' and '",
+                   mine[k].first, "', which the original does not");
+  }
+  return out;
+}
+
+void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
   NoGradGuard no_grad;
   // A clone that throws leaves the set half built: with no key it matches
   // nothing, so the next call builds it again.
@@ -193,27 +274,44 @@ void build(Replicas& r, const nn::Module& module, const std::vector<Device>& dev
   r.modules.clear();
   r.submodules.clear();
   r.slots.clear();
-  const std::vector<std::shared_ptr<nn::Module>> originals = module.modules();
+  const Layout& layout = r.layout;
+  const Registrations originals(module);
+  const std::unordered_map<const nn::Module*, size_t> module_index = indices_of(layout.modules);
+  std::unordered_map<const VariableImpl*, size_t> parameter_index, buffer_index;
+  for (size_t i = 0; i < layout.slots.size(); ++i) {
+    (layout.is_buffer[i] ? buffer_index : parameter_index).emplace(layout.slots[i].impl(), i);
+  }
   for (Device device : devices) {
     std::shared_ptr<nn::Module> replica = module.clone(device);
     replica->zero_grad(/*set_to_none=*/true);
-    const std::vector<std::shared_ptr<nn::Module>> mine = replica->modules();
-    std::vector<nn::Slot> slots = replica->slots();
-    // clone() copies a submodule or parameter registered in two places
-    // twice, so the replica's tree no longer lines up with the original's.
-    TORCHLET_CHECK(mine.size() == originals.size() && slots.size() == slot_count,
-                   "replicate: ", module.name(),
-                   " registers a submodule, parameter or buffer in more than one place, which "
-                   "its clone() does not keep shared (", originals.size(), " modules and ",
-                   slot_count, " parameters and buffers, against ", mine.size(), " and ",
-                   slots.size(), " in the clone); replicas of such a module are not supported");
-    r.submodules.emplace_back();
-    for (size_t i = 0; i < mine.size(); ++i) {
-      mine[i]->share_hooks(*originals[i]);
-      r.submodules.back().push_back(mine[i].get());
+    const Registrations mine(*replica);
+    const auto names_match = [](const auto& a, const auto& b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const auto& x, const auto& y) { return x.first == y.first; });
+    };
+    TORCHLET_CHECK(names_match(mine.modules, originals.modules) &&
+                       names_match(mine.slots, originals.slots) &&
+                       mine.parameter_count == originals.parameter_count,
+                   "replicate: the clone of ", module.name(),
+                   " does not register the submodules, parameters and buffers the original "
+                   "does (", originals.modules.size(), " modules and ", originals.slots.size(),
+                   " parameters and buffers, against ", mine.modules.size(), " and ",
+                   mine.slots.size(), " in the clone); replicas of such a module are not "
+                   "supported");
+    r.submodules.push_back(pair_up<nn::Module*>(
+        module, mine.modules, originals.modules,
+        [&](size_t k) { return module_index.at(originals.modules[k].second.get()); },
+        "submodule"));
+    for (const Counterpart<nn::Module*>& m : r.submodules.back()) {
+      m.mine->share_hooks(*layout.modules[m.index]);
     }
-    r.slots.emplace_back();
-    for (nn::Slot& s : slots) r.slots.back().push_back(std::move(s.variable));
+    r.slots.push_back(pair_up<Variable>(
+        module, mine.slots, originals.slots,
+        [&](size_t k) {
+          const auto& index = k < originals.parameter_count ? parameter_index : buffer_index;
+          return index.at(originals.slots[k].second.impl());
+        },
+        "parameter or buffer"));
     r.modules.push_back(std::move(replica));
   }
 }
@@ -232,47 +330,55 @@ std::vector<variable_list> copies(const std::vector<Tensor>& tensors,
 /// Re-binds every replica's slots to the broadcast of the layout's slots.
 void rebind(Replicas& r, const std::vector<Device>& devices, bool detach) {
   const std::vector<Variable>& slots = r.layout.slots;
-  std::vector<size_t> tracked, plain;
+  // Where each slot's copies come from: a Broadcast output (tracked) or a
+  // plain copy, and its position among those.
+  std::vector<bool> is_tracked(slots.size());
+  std::vector<size_t> position(slots.size());
   variable_list tracked_vars;
   std::vector<Tensor> plain_data;
   for (size_t i = 0; i < slots.size(); ++i) {
     const Variable& v = slots[i];
-    if (!detach && (!r.layout.is_buffer[i] || v.requires_grad())) {
-      tracked.push_back(i);
+    is_tracked[i] = !detach && (!r.layout.is_buffer[i] || v.requires_grad());
+    if (is_tracked[i]) {
+      position[i] = tracked_vars.size();
       tracked_vars.push_back(v);
     } else {
-      plain.push_back(i);
+      position[i] = plain_data.size();
       plain_data.push_back(v.data());
     }
   }
   r.broadcast = nullptr;
-  if (!tracked.empty()) {
+  if (!tracked_vars.empty()) {
     {
       const variable_list outs = Broadcast::apply(devices, tracked_vars);
       for (size_t d = 0; d < devices.size(); ++d) {
-        for (size_t k = 0; k < tracked.size(); ++k) {
-          r.slots[d][tracked[k]].rebind(outs[d * tracked.size() + k]);
+        for (const Counterpart<Variable>& slot : r.slots[d]) {
+          if (!is_tracked[slot.index]) continue;
+          slot.mine.rebind(outs[d * tracked_vars.size() + position[slot.index]]);
         }
       }
       r.broadcast = outs[0].grad_fn();
     }
     r.broadcast_refs = r.broadcast.use_count();
   }
-  if (!plain.empty()) {
+  if (!plain_data.empty()) {
     const std::vector<variable_list> outs = copies(plain_data, devices);
     for (size_t d = 0; d < devices.size(); ++d) {
-      for (size_t k = 0; k < plain.size(); ++k) r.slots[d][plain[k]].rebind(outs[d][k]);
+      for (const Counterpart<Variable>& slot : r.slots[d]) {
+        if (!is_tracked[slot.index]) slot.mine.rebind(outs[d][position[slot.index]]);
+      }
     }
   }
 }
 
 /// Gives every replica module the training flag of its original.
 void mirror_training(Replicas& r, const std::vector<const nn::Module*>& originals) {
-  for (const std::vector<nn::Module*>& mine : r.submodules) {
-    for (size_t i = 0; i < mine.size(); ++i) {
-      if (mine[i]->is_training() != originals[i]->is_training()) {
-        mine[i]->train(originals[i]->is_training());
-      }
+  // Pre-order, so a module's train(), which sets its descendants too, is
+  // corrected by theirs after it.
+  for (const std::vector<Counterpart<nn::Module*>>& mine : r.submodules) {
+    for (const Counterpart<nn::Module*>& m : mine) {
+      const bool training = originals[m.index]->is_training();
+      if (m.mine->is_training() != training) m.mine->train(training);
     }
   }
 }
@@ -289,7 +395,7 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   const Layout& layout = layout_of(r->layout, *module);
   if (r->modules.empty() || !still_matches(r->key, layout, devices)) {
     const detail::ReceiverCopies::Pause pause;  // Note [Receivers copy]
-    build(*r, *module, devices, layout.slots.size());
+    build(*r, *module, devices);
     r->key = key_of(layout, devices);
   }
   rebind(*r, devices, detach);

@@ -35,7 +35,9 @@ namespace torchlet::parallel {
 // On devices[0] the outputs share storage with the original's tensors, so
 // in-place updates there (BatchNorm's running statistics) are kept; those on
 // other replicas are lost, as in PyTorch. Replicas share nothing with one
-// another. Each replica's modules share their hook lists with the
+// another; within a replica, what the module registers in several places
+// (a submodule used twice, a tied weight) is bound to one copy (Note
+// [Shared modules and parameters in replicas] in replicate.cc). Each replica's modules share their hook lists with the
 // original's (Module::share_hooks), so a hook runs once per replica.
 //
 // Unlike PyTorch's, which copies each module's attributes on every call,

@@ -2,6 +2,10 @@
 // on 2, 3 and 4 CPU devices.
 #include "parallel/replicate.h"
 
+#include <atomic>
+#include <string>
+#include <utility>
+
 #include "parallel/testing.h"
 #include "tensor/test_util.h"
 
@@ -148,23 +152,113 @@ TEST_P(ReplicateTest, AReplicaThatFailedToBuildIsBuiltAgainNextCall) {
                         net->forward(x).data()));
 }
 
-TEST_P(ReplicateTest, AModuleSharingASubmoduleIsRefusedNamingWhy) {
-  const nn::Linear shared(3, 3);
-  nn::Sequential seq(shared, nn::Tanh(), shared);
-  EXPECT_THROW_MSG(replicate(seq.ptr(), devices()),
-                   "replicate: Sequential registers a submodule, parameter or buffer in more "
-                   "than one place, which its clone() does not keep shared (3 modules and 2 "
-                   "parameters and buffers, against 4 and 4 in the clone)");
+/// The registrations of `module` named `a` and `b`, duplicates kept.
+std::pair<Variable, Variable> slots_named(const nn::Module& module, const std::string& a,
+                                          const std::string& b) {
+  std::vector<nn::Module::NamedVariable> all =
+      module.named_parameters(/*recurse=*/true, /*remove_duplicate=*/false);
+  for (auto& named : module.named_buffers(/*recurse=*/true, /*remove_duplicate=*/false)) {
+    all.push_back(std::move(named));
+  }
+  Variable first, second;
+  for (const auto& [name, v] : all) {
+    if (name == a) first = v;
+    if (name == b) second = v;
+  }
+  return {first, second};
 }
 
-TEST_P(ReplicateTest, AModuleSharingAParameterIsRefusedNamingWhy) {
+TEST_P(ReplicateTest, ASharedSubmodulesCopiesInAReplicaAreBoundToOneParameter) {
+  const nn::Linear shared(3, 3);
+  nn::Sequential seq(shared, nn::Tanh(), shared);
+  const auto replicas = replicate(seq, devices());
+  const Variable x(randn({2, 3}));
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    const auto [first, second] = slots_named(*replicas[d], "0.weight", "2.weight");
+    EXPECT_TRUE(first.data().shares_storage(second.data()));
+    EXPECT_EQ(first.grad_fn(), second.grad_fn());
+    EXPECT_EQ(first.output_nr(), second.output_nr());
+    EXPECT_TRUE(all_close(replicas[d]->forward(x.to(devices()[d])).data().to(devices()[0]),
+                          seq->forward(x).data()));
+  }
+}
+
+TEST_P(ReplicateTest, ASharedParametersGradientSumsOverItsUsesAndReplicas) {
   nn::ParameterList list;
   const Variable p(zeros({2}), true);
   list->append(p);
   list->append(p);
-  EXPECT_THROW_MSG(replicate(list.ptr(), devices()),
-                   "replicate: ParameterList registers a submodule, parameter or buffer in more "
-                   "than one place");
+  const auto replicas = replicate(list, devices());
+  Variable loss;
+  for (const auto& r : replicas) {
+    const auto [first, second] = slots_named(*r, "0", "1");
+    EXPECT_TRUE(first.data().shares_storage(second.data()));
+    const Variable term = (first.sum() + second.sum()).to(devices()[0]);
+    loss = loss.defined() ? loss + term : term;
+  }
+  loss.backward();
+  EXPECT_TRUE(all_close(p.grad().data(), full({2}, 2.0 * count())));
+}
+
+TEST_P(ReplicateTest, ASharedBuffersCopiesInAReplicaAreOneTensor) {
+  const nn::BatchNorm1d bn(3);
+  nn::Sequential seq(bn, bn);
+  const auto replicas = replicate(seq, devices());
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    const auto [first, second] = slots_named(*replicas[d], "0.running_mean", "1.running_mean");
+    EXPECT_TRUE(first.data().shares_storage(second.data()));
+    EXPECT_EQ(first.data().device(), devices()[d]);
+  }
+}
+
+TEST_P(ReplicateTest, TheCopiesOfASharedSubmoduleRunItsHooksAndMirrorItsMode) {
+  const nn::Linear shared(3, 3);
+  nn::Sequential seq(shared, nn::Tanh(), shared);
+  std::atomic<int> calls{0};
+  shared->register_forward_hook(
+      [&calls](nn::Module&, const Variable&, Variable&) { calls.fetch_add(1); });
+  shared->eval();
+  const auto replicas = replicate(seq, devices());
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    for (const auto& m : replicas[d]->modules()) EXPECT_EQ(m->is_training(), m->name() != "Linear");
+    nn::call(*replicas[d], Variable(randn({2, 3}).to(devices()[d])));
+  }
+  EXPECT_EQ(calls.load(), 2 * count());
+}
+
+/// Registers `count` parameters, or two that are one when `tie` is set,
+/// as reset() finds those members.
+class RegistersByMembersImpl : public nn::Cloneable<RegistersByMembersImpl> {
+ public:
+  RegistersByMembersImpl() { reset(); }
+  void reset() override {
+    for (int i = 0; i < count; ++i) {
+      const Variable p = register_parameter("p" + std::to_string(i), zeros({1}));
+      if (tie) register_parameter("tied", p);
+    }
+  }
+  Variable forward(const Variable& x) { return x; }
+  int count = 1;
+  bool tie = false;
+};
+TORCHLET_MODULE(RegistersByMembers);
+
+TEST_P(ReplicateTest, ACloneRegisteringOtherThanTheOriginalIsRefusedNamingBoth) {
+  RegistersByMembers net;
+  net->count = 2;
+  EXPECT_THROW_MSG(replicate(net, devices()),
+                   "replicate: the clone of RegistersByMembers does not register the "
+                   "submodules, parameters and buffers the original does (1 modules and 1 "
+                   "parameters and buffers, against 1 and 2 in the clone)");
+}
+
+TEST_P(ReplicateTest, ACloneSharingWhatTheOriginalDoesNotIsRefusedNamingBoth) {
+  RegistersByMembers net;
+  net->register_parameter("tied", zeros({1}));
+  net->tie = true;
+  EXPECT_THROW_MSG(replicate(net, devices()),
+                   "replicate: the clone of RegistersByMembers shares one parameter or buffer "
+                   "between 'p0' and 'tied', which the original does not");
 }
 
 /// A Linear whose output is divided by a plain member.

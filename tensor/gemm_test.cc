@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -141,30 +142,45 @@ TEST(GemmTest, ProductsThatGrowAndReuseTheKeptPackingBuffersMatchTheReference) {
   other.join();
 }
 
-// torchlet's own AVX-512 float32 kernel (Note [AVX-512 float32 GEMM]),
-// called directly: rows around its 12-row panels, columns around its
-// 32-column panels, depths past one packed block (at most 512) and columns
-// past one block of B (at most 4096 / 512 depending on the caches).
-TEST(GemmTest, Avx512KernelMatchesTheReferenceAcrossPanelAndBlockEdges) {
-  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+// torchlet's own float32 kernels (Note [AVX-512 float32 GEMM] and Note
+// [AVX2 float32 GEMM]), called directly, each on a CPU that has its
+// instructions: rows around their 12- and 6-row panels, columns around their
+// 32- and 16-column panels, depths past one packed block (at most 512 and
+// 256) and columns past one block of B (a few hundred to 4096, depending on
+// the caches).
+struct OwnKernel {
+  const char* name;
+  void (*run)(const GemmArgs&);
+  bool supported;
+};
+
+class OwnKernelTest : public ::testing::TestWithParam<OwnKernel> {
+ protected:
+  void SetUp() override {
+    if (!GetParam().supported) GTEST_SKIP() << "this CPU lacks " << GetParam().name;
+  }
+  void run(const GemmArgs& g) const { GetParam().run(g); }
+};
+
+TEST_P(OwnKernelTest, MatchesTheReferenceAcrossPanelAndBlockEdges) {
   const std::vector<std::vector<int64_t>> sizes{
-      {1, 16, 3},    {11, 31, 16},  {12, 32, 17},  {13, 33, 1},   {25, 95, 129},
-      {24, 64, 513}, {37, 47, 1100}, {14, 1100, 40}, {30, 300, 700}, {16, 40, 20},
-      {20, 33, 300}};
+      {1, 16, 3},     {11, 31, 16},   {12, 32, 17},   {13, 33, 1},    {25, 95, 129},
+      {24, 64, 513},  {37, 47, 1100}, {14, 1100, 40}, {30, 300, 700}, {16, 40, 20},
+      {20, 33, 300},  {5, 15, 7},     {6, 16, 8},     {7, 17, 9},     {3, 8, 257},
+      {41, 600, 260}};
   for (const auto& s : sizes) {
     for (bool a_row_major : {true, false}) {
       for (bool b_row_major : {true, false}) {
         Product p(s[0], s[1], s[2], a_row_major, b_row_major, static_cast<uint32_t>(s[2]));
         const std::vector<double> want = p.reference(1, 0);
-        sgemm_avx512(p.args(1, 0));
+        run(p.args(1, 0));
         expect_matches(p, want, 0.25f);
       }
     }
   }
 }
 
-TEST(GemmTest, Avx512KernelScalesByAlphaAndBetaInEveryPass) {
-  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+TEST_P(OwnKernelTest, ScalesByAlphaAndBetaInEveryPass) {
   for (double beta : {0.0, 1.0, -0.5}) {
     Product p(29, 70, 1100, true, false);  // more than one pass over k
     for (size_t i = 0; i < p.c.size(); ++i) p.c[i] = static_cast<float>(i % 5) - 2;
@@ -172,7 +188,7 @@ TEST(GemmTest, Avx512KernelScalesByAlphaAndBetaInEveryPass) {
       for (int64_t i = 0; i < p.m; ++i) p.c[i * p.ldc + 3] = std::numeric_limits<float>::quiet_NaN();
     }
     const std::vector<double> want = p.reference(-1.5, beta);
-    sgemm_avx512(p.args(-1.5, beta));
+    run(p.args(-1.5, beta));
     for (int64_t i = 0; i < p.m; ++i) {
       for (int64_t j = 0; j < p.n; ++j) {
         ASSERT_NEAR(p.c[i * p.ldc + j], want[i * p.n + j], 2e-3) << "beta " << beta;
@@ -183,26 +199,59 @@ TEST(GemmTest, Avx512KernelScalesByAlphaAndBetaInEveryPass) {
 
 // An operand broadcast along one dimension (stride 0), as an expanded tensor
 // gives it: every row of A the same, or every column of B.
-TEST(GemmTest, Avx512KernelReadsBroadcastOperands) {
-  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+TEST_P(OwnKernelTest, ReadsBroadcastOperands) {
   const int64_t m = 20, n = 40, k = 50;
   std::vector<float> a(k), b(k * n), col(k), c(m * n, 7.f);
   for (int64_t p = 0; p < k; ++p) a[p] = 0.01f * p - 0.2f;
   for (int64_t i = 0; i < k * n; ++i) b[i] = 0.5f - 0.003f * (i % 97);
   for (int64_t p = 0; p < k; ++p) col[p] = 1.f - 0.02f * p;
-  sgemm_avx512(GemmArgs{m, n, k, a.data(), 0, 1, b.data(), n, 1, c.data(), n, 1, 0});
+  run(GemmArgs{m, n, k, a.data(), 0, 1, b.data(), n, 1, c.data(), n, 1, 0});
   for (int64_t j = 0; j < n; ++j) {
     double sum = 0;
     for (int64_t p = 0; p < k; ++p) sum += double{a[p]} * b[p * n + j];
     for (int64_t i = 0; i < m; ++i) ASSERT_NEAR(c[i * n + j], sum, 1e-4) << i << ", " << j;
   }
-  sgemm_avx512(GemmArgs{m, n, k, b.data(), k, 1, col.data(), 1, 0, c.data(), n, 1, 0});
+  run(GemmArgs{m, n, k, b.data(), k, 1, col.data(), 1, 0, c.data(), n, 1, 0});
   for (int64_t i = 0; i < m; ++i) {
     double sum = 0;
     for (int64_t p = 0; p < k; ++p) sum += double{b[i * k + p]} * col[p];
     for (int64_t j = 0; j < n; ++j) ASSERT_NEAR(c[i * n + j], sum, 1e-4) << i << ", " << j;
   }
 }
+
+// The sum over k runs in k order, block after block, whatever the rows and
+// columns: a row of C is the same bits computed alone or among others (the
+// split across threads, by rows or by columns, changes no result).
+TEST_P(OwnKernelTest, ARowOrColumnComputedAloneHasTheSameBits) {
+  Product p(23, 45, 700, true, false);
+  run(p.args(1, 0));
+  for (int64_t i : {0, 5, 6, 22}) {
+    std::vector<float> row(p.n);
+    run(GemmArgs{1, p.n, p.k, p.a.data.data() + i * p.a.row_stride(), p.a.row_stride(),
+                 p.a.col_stride(), p.b.data.data(), p.b.row_stride(), p.b.col_stride(), row.data(),
+                 p.n, 1, 0});
+    for (int64_t j = 0; j < p.n; ++j) ASSERT_EQ(row[j], p.c[i * p.ldc + j]) << i << ", " << j;
+  }
+  for (int64_t j : {0, 15, 16, 44}) {
+    std::vector<float> column(p.m);
+    run(GemmArgs{p.m, 1, p.k, p.a.data.data(), p.a.row_stride(), p.a.col_stride(),
+                 p.b.data.data() + j * p.b.col_stride(), p.b.row_stride(), p.b.col_stride(),
+                 column.data(), 1, 1, 0});
+    for (int64_t i = 0; i < p.m; ++i) ASSERT_EQ(column[i], p.c[i * p.ldc + j]) << i << ", " << j;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    GemmTest, OwnKernelTest,
+    ::testing::Values(OwnKernel{"AVX-512", sgemm_avx512,
+                                __builtin_cpu_supports("avx512f") &&
+                                    __builtin_cpu_supports("avx512dq") &&
+                                    __builtin_cpu_supports("avx512vl")},
+                      OwnKernel{"AVX2", sgemm_avx2,
+                                __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")}),
+    [](const ::testing::TestParamInfo<OwnKernel>& info) {
+      return std::string(info.param.name[3] == '-' ? "Avx512" : "Avx2");
+    });
 
 TEST(GemmTest, Float64MatchesTheReference) {
   std::mt19937 rng(2);

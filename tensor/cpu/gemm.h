@@ -36,6 +36,10 @@ TORCHLET_DECLARE_GEMM(avx512)
 /// block. Only callable on a CPU with AVX-512F.
 void sgemm_avx512(const GemmArgs& g);
 
+/// float32 on AVX2 + FMA, likewise (sgemm_avx2.cc), for gemm_f32_avx2. Only
+/// callable on a CPU with AVX2 and FMA.
+void sgemm_avx2(const GemmArgs& g);
+
 /// Multiplies on the current device's intra-op threads, with the fastest
 /// kernel this CPU supports. `dtype_is_double` selects f64.
 void gemm(const GemmArgs& g, bool dtype_is_double);

@@ -34,14 +34,13 @@
 // core has just written, and overwriting them on the next call while that
 // core still holds them, cost more there than the packing saved.
 #include <immintrin.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 
 #include "tensor/cpu/gemm.h"
+#include "tensor/cpu/sgemm_blocked.inc"
 
 namespace torchlet::cpu {
 namespace {
@@ -49,49 +48,13 @@ namespace {
 constexpr int kMr = 12;          // rows of C per kernel call
 constexpr int kNv = 2;           // vectors of 16 columns per kernel call
 constexpr int kNr = 16 * kNv;    // columns of C per kernel call
-constexpr int64_t kMcRows = 4096;  // rows of A packed at once
 
-// Block sizes from the core's caches. The depth: an A panel (12 x kc
-// floats) takes at most half of L1, and kc is at most 512 (the deeper the
-// block, the fewer passes over C: 512 against 256 measured 4% faster at
-// 2048^3 on two threads). The columns: the B block (kc x nc floats) takes
-// half of L2 (1 MiB of a 2 MiB L2, 512 KiB of a 1 MiB one).
-struct Blocking {
-  int64_t kc, nc;
-};
-
+// An A panel within half of L1 and kc at most 512 (512 against 256
+// measured 4% faster at 2048^3 on two threads): the B block then takes 1 MiB
+// of a 2 MiB L2, 512 KiB of a 1 MiB one.
 const Blocking& blocking() {
-  static const Blocking b = [] {
-    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l1 <= 0) l1 = 32 << 10;
-    if (l2 <= 0) l2 = 1 << 20;
-    int64_t kc = static_cast<int64_t>(l1) / 2 / (kMr * sizeof(float)) / 16 * 16;
-    kc = std::clamp<int64_t>(kc, 128, 512);
-    int64_t nc = static_cast<int64_t>(l2) / 2 / (kc * sizeof(float)) / kNr * kNr;
-    nc = std::clamp<int64_t>(nc, 4 * kNr, 4096);
-    return Blocking{kc, nc};
-  }();
+  static const Blocking b = blocking_for_caches(kMr, kNr, 2, 512, 1 << 20);
   return b;
-}
-
-// The packing buffers, one pair per thread, grown as needed and kept (at
-// most 8 MiB for A, 4096 rows by 512, and half of L2 for B).
-float* thread_buffer(int which, size_t floats) {
-  struct Buffer {
-    float* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffers[2];
-  Buffer& b = buffers[which];
-  if (b.size < floats) {
-    std::free(b.data);
-    b.data = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
-    if (b.data == nullptr) throw std::bad_alloc();
-    b.size = floats;
-  }
-  return b.data;
 }
 
 inline __mmask16 lanes(int64_t count) {
@@ -200,33 +163,8 @@ void pack_rows(float* dst, int width, const float* src, int64_t p_stride, int co
   }
 }
 
-// dst[p * width + q] = src[q * q_stride + p * p_stride], any strides (0 too).
-void pack_strided(float* dst, int width, const float* src, int64_t q_stride, int64_t p_stride,
-                  int count, int64_t depth) {
-  for (int64_t p = 0; p < depth; ++p) {
-    for (int q = 0; q < width; ++q) dst[p * width + q] = q < count ? src[q * q_stride + p * p_stride] : 0.f;
-  }
-}
-
-// Packs `count` (<= width) lines of an operand, element (q, p) at
-// src[q * q_stride + p * p_stride], for p < depth.
-void pack(float* dst, int width, const float* src, int64_t q_stride, int64_t p_stride, int count,
-          int64_t depth) {
-  if (p_stride == 1 && q_stride != 0) {
-    pack_transposed(dst, width, src, q_stride, count, depth);
-  } else if (q_stride == 1 && p_stride != 0) {
-    pack_rows(dst, width, src, p_stride, count, depth);
-  } else {
-    pack_strided(dst, width, src, q_stride, p_stride, count, depth);
-  }
-}
-
-enum class Store { kOverwrite, kScale, kAdd };
-
 // C[rows x cols] (rows <= kRows <= 12, cols <= 32) = alpha * Ap @ Bp, plus
-// beta * C (kScale) or plus C (kAdd). A panel's last rows (m % 12) take a
-// kernel of 4 or 8 rows rather than multiply zeros: a thread's 64 rows are
-// five panels and 4 rows, not six panels.
+// beta * C (kScale) or plus C (kAdd).
 template <int kRows, Store kStore>
 void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
             int64_t ldc, int rows, int cols, float alpha, float beta) {
@@ -273,79 +211,16 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
   }
 }
 
-// The first pass over k writes C (scaling what it held by beta, or ignoring
-// it when beta is 0); later passes add to it.
-template <int kRows>
-void run_kernel(bool first, int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                int rows, int cols, float alpha, float beta) {
-  if (!first || beta == 1) {
-    kernel<kRows, Store::kAdd>(kc, a, b, c, ldc, rows, cols, alpha, 1.f);
-  } else if (beta == 0) {
-    kernel<kRows, Store::kOverwrite>(kc, a, b, c, ldc, rows, cols, alpha, 0.f);
-  } else {
-    kernel<kRows, Store::kScale>(kc, a, b, c, ldc, rows, cols, alpha, beta);
-  }
-}
+struct Avx512 {
+  static constexpr int kMr = cpu::kMr, kNr = cpu::kNr;
+  static Blocking blocking() { return cpu::blocking(); }
+  static constexpr auto pack_transposed = &cpu::pack_transposed, pack_rows = &cpu::pack_rows;
+  template <int kRows, Store kStore>
+  static constexpr auto kernel = &cpu::kernel<kRows, kStore>;
+};
 
 }  // namespace
 
-void sgemm_avx512(const GemmArgs& g) {
-  if (g.m == 0 || g.n == 0) return;
-  const float* a = static_cast<const float*>(g.a);
-  const float* b = static_cast<const float*>(g.b);
-  float* c = static_cast<float*>(g.c);
-  const float alpha = static_cast<float>(g.alpha);
-  const float beta = static_cast<float>(g.beta);
-  if (g.k == 0) {  // C = beta * C
-    for (int64_t i = 0; i < g.m; ++i) {
-      for (int64_t j = 0; j < g.n; ++j) c[i * g.ldc + j] = beta == 0 ? 0.f : beta * c[i * g.ldc + j];
-    }
-    return;
-  }
-  const int64_t kKc = blocking().kc;
-  const int64_t nc_max = blocking().nc;
-  const int64_t kc_max = std::min(kKc, g.k);
-  const int64_t mc_max = kMcRows;
-  const int64_t mc_panels = (std::min(mc_max, g.m) + kMr - 1) / kMr;
-  const int64_t nc_panels = (std::min(nc_max, g.n) + kNr - 1) / kNr;
-  float* ap = thread_buffer(0, static_cast<size_t>(kc_max) * kMr * mc_panels);
-  float* bp = thread_buffer(1, static_cast<size_t>(kc_max) * kNr * nc_panels);
-  for (int64_t ic = 0; ic < g.m; ic += mc_max) {
-    const int64_t mc = std::min(mc_max, g.m - ic);
-    for (int64_t pc = 0; pc < g.k; pc += kKc) {
-      const int64_t kc = std::min(kKc, g.k - pc);
-      for (int64_t i = 0; i < mc; i += kMr) {
-        const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i));
-        pack(ap + i * kc, kMr, a + (ic + i) * g.a_row_stride + pc * g.a_col_stride,
-             g.a_row_stride, g.a_col_stride, rows, kc);
-      }
-      const bool first = pc == 0;
-      for (int64_t jc = 0; jc < g.n; jc += nc_max) {
-        const int64_t nc = std::min(nc_max, g.n - jc);
-        for (int64_t j = 0; j < nc; j += kNr) {
-          const int count = static_cast<int>(std::min<int64_t>(kNr, nc - j));
-          pack(bp + j * kc, kNr, b + pc * g.b_row_stride + (jc + j) * g.b_col_stride,
-               g.b_col_stride, g.b_row_stride, count, kc);
-        }
-        for (int64_t i = 0; i < mc; i += kMr) {
-          const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i));
-          const float* ai = ap + i * kc;
-          float* ci = c + (ic + i) * g.ldc + jc;
-          for (int64_t j = 0; j < nc; j += kNr) {
-            const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - j));
-            const float* bj = bp + j * kc;
-            if (rows > 8) {
-              run_kernel<12>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
-            } else if (rows > 4) {
-              run_kernel<8>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
-            } else {
-              run_kernel<4>(first, kc, ai, bj, ci + j, g.ldc, rows, cols, alpha, beta);
-            }
-          }
-        }
-      }
-    }
-  }
-}
+void sgemm_avx512(const GemmArgs& g) { blocked_sgemm<Avx512>(g); }
 
 }  // namespace torchlet::cpu

@@ -17,26 +17,44 @@ if [ $# -ne 4 ]; then
   exit 2
 fi
 anchors=$1 rounds=$2 binary=$3 filter=$4
+# JSON, not CSV: Google Benchmark's CSV reporter aborts when one row has a
+# counter the first lacks (BM_GemmTwoDevices beside the other BM_Gemm rows).
 args=(--benchmark_filter="$filter" --benchmark_repetitions=3
-      --benchmark_report_aggregates_only=true --benchmark_format=csv)
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# name,iterations,real_time,cpu_time,time_unit,... for the median rows.
-medians() { grep '_median"' | cut -d, -f1,3,5 | sed 's|/real_time_median||; s|_median||; s|"||g'; }
+      --benchmark_report_aggregates_only=true --benchmark_format=json)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+# One run; a failure (an anchor that cannot build here) is reported with
+# the end of its output, and its rows are left out of the comparison.
+run() {
+  local who=$1
+  shift
+  if ! "$@" "${args[@]}" >"$dir/$round.$who.json" 2>"$dir/$round.$who.err"; then
+    echo "round $round: $who failed:" >&2
+    tail -n 5 "$dir/$round.$who.err" >&2
+  fi
+}
 for round in $(seq 1 "$rounds"); do
-  "$binary" "${args[@]}" 2>/dev/null | medians | sed "s/^/$round,torchlet,/" >>"$log"
-  bash "$anchors/run_libtorch_bench.sh" "${args[@]}" 2>/dev/null | medians |
-    sed "s/^/$round,libtorch,/" >>"$log"
-  bash "$anchors/run_pytorch2_bench.sh" "${args[@]}" 2>/dev/null | medians |
-    sed "s/^/$round,pytorch2,/" >>"$log"
+  run torchlet "$binary"
+  run libtorch bash "$anchors/run_libtorch_bench.sh"
+  run pytorch2 bash "$anchors/run_pytorch2_bench.sh"
 done
-python3 - "$log" <<'EOF'
-import collections, statistics, sys
+python3 - "$dir" "$rounds" <<'EOF'
+import collections, json, os, statistics, sys
 unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
-times = collections.defaultdict(dict)  # (benchmark, round) -> who -> ms
-for line in open(sys.argv[1]):
-    rnd, who, name, value, u = line.strip().split(",")
-    times[(name, int(rnd))][who] = float(value) * unit[u]
+directory, rounds = sys.argv[1], int(sys.argv[2])
+times = collections.defaultdict(dict)  # (benchmark, round) -> who -> median ms
+for rnd in range(1, rounds + 1):
+    for who in ("torchlet", "libtorch", "pytorch2"):
+        try:
+            with open(os.path.join(directory, f"{rnd}.{who}.json")) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            continue  # that binary failed or printed nothing this round
+        for b in report.get("benchmarks", []):
+            if b.get("aggregate_name") != "median":
+                continue
+            name = b["run_name"].replace("/real_time", "")
+            times[(name, rnd)][who] = b["real_time"] * unit[b["time_unit"]]
 for name in sorted({n for n, _ in times}):
     rows = [(r, t) for (n, r), t in sorted(times.items()) if n == name and len(t) == 3]
     if not rows:

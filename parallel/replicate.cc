@@ -60,6 +60,20 @@ struct Counterpart {
   size_t index;
 };
 
+// Note [Reading a holder count]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A set is free once the last call that used it has dropped its replicas
+// and its graph, and the next call then re-binds the replicas' parameters,
+// which the last call's forward and backward read, maybe on other threads.
+// Those reads happen before each holder drops its reference (a releasing
+// decrement of the count), but shared_ptr::use_count() is a relaxed load:
+// seeing the count fall would not order the re-bind after the reads, and
+// ThreadSanitizer reported exactly that race between two threads calling
+// one DataParallel. Copying the pointer increments the count with an
+// acquire-release read-modify-write, which synchronizes with every earlier
+// decrement, so free() reads each count through a copy (and counts the
+// copy's own reference).
+
 /// One set of a module's kept replicas: one replica per device.
 struct Replicas {
   Layout layout;
@@ -77,12 +91,18 @@ struct Replicas {
   /// holds its replicas (a call's result holds each root), and no graph
   /// recorded through its parameters is alive (each holds their
   /// Broadcast node), which backward would read while a re-bind wrote.
+  ///
+  /// Each count is read through a copy of its pointer (Note [Reading a
+  /// holder count]), whose increment is an acquiring read of the count.
   bool free() const {
     if (checked_out) return false;
     for (const auto& m : modules) {
-      if (m.use_count() > 1) return false;
+      const std::shared_ptr<nn::Module> probe = m;
+      if (probe.use_count() > 2) return false;
     }
-    return broadcast == nullptr || broadcast.use_count() <= broadcast_refs;
+    if (broadcast == nullptr) return true;
+    const std::shared_ptr<autograd::Node> probe = broadcast;
+    return probe.use_count() <= broadcast_refs + 1;
   }
 };
 
@@ -268,6 +288,9 @@ std::vector<Counterpart<Mine>> pair_up(const nn::Module& module, const std::vect
 
 void build(Replicas& r, const nn::Module& module, const std::vector<Device>& devices) {
   NoGradGuard no_grad;
+  // Replicas never hold gradients, and another call's backward may be
+  // accumulating into the original's while this one builds: do not read them.
+  const nn::detail::CloneWithoutGradients without_gradients;
   // A clone that throws leaves the set half built: with no key it matches
   // nothing, so the next call builds it again.
   r.key = Key();

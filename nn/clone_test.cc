@@ -94,6 +94,27 @@ TEST(CloneTest, CloneCopiesGradientsTrainingModeAndHooks) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(CloneTest, CloneWithoutGradientsCopiesValuesButNoGradient) {
+  Net net;
+  net(Variable(randn({2, 3}))).sum().backward();
+  ParameterList list({Variable(ones({2}))});
+  list[0].set_grad(Variable(full({2}, 3.0)));
+  std::shared_ptr<Module> net_copy, list_copy;
+  {
+    const detail::CloneWithoutGradients without_gradients;
+    net_copy = net->clone();    // Cloneable modules copy their registered state
+    list_copy = list->clone();  // containers deep-copy their registries
+  }
+  expect_same_values(*net, *net_copy);
+  ASSERT_EQ(list_copy->parameters().size(), 1u);
+  EXPECT_TRUE(all_close(list_copy->parameters()[0].data(), ones({2})));
+  for (const Variable& p : net_copy->parameters()) EXPECT_FALSE(p.grad().defined());
+  EXPECT_FALSE(list_copy->parameters()[0].grad().defined());
+  EXPECT_TRUE(net->fc->weight.grad().defined());
+  // Outside the scope clone() copies gradients again.
+  EXPECT_TRUE(net->clone()->get_parameter("fc.weight").grad().defined());
+}
+
 TEST(CloneTest, CloneToDeviceMovesEverything) {
   set_cpu_device_count(2);
   Net net;

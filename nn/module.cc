@@ -495,22 +495,40 @@ void Module::clear_registrations() {
 
 namespace {
 
+thread_local bool clone_without_gradients = false;
+
+/// Gives `to` a copy of `from`'s gradient, unless clone() is copying none
+/// on this thread (detail::CloneWithoutGradients).
+void copy_gradient(const Variable& from, const Variable& to, const std::optional<Device>& device) {
+  if (clone_without_gradients) return;
+  const Variable grad = from.grad();
+  if (grad.defined()) to.set_grad(Variable(moved(grad.data(), device)));
+}
+
 void copy_variable(const Variable& from, const Variable& to, const std::optional<Device>& device) {
   to.set_data(moved(from.data(), device));
   if (from.is_leaf()) to.requires_grad_(from.requires_grad());
-  const Variable grad = from.grad();
-  if (grad.defined()) to.set_grad(Variable(moved(grad.data(), device)));
+  copy_gradient(from, to, device);
 }
 
 /// A new leaf with copies of `from`'s data and gradient.
 Variable deep_copy(const Variable& from, const std::optional<Device>& device) {
   Variable copy(moved(from.data(), device), from.requires_grad());
-  const Variable grad = from.grad();
-  if (grad.defined()) copy.set_grad(Variable(moved(grad.data(), device)));
+  copy_gradient(from, copy, device);
   return copy;
 }
 
 }  // namespace
+
+namespace detail {
+
+CloneWithoutGradients::CloneWithoutGradients() : previous_(clone_without_gradients) {
+  clone_without_gradients = true;
+}
+
+CloneWithoutGradients::~CloneWithoutGradients() { clone_without_gradients = previous_; }
+
+}  // namespace detail
 
 void Module::copy_state_from(const Module& source, const std::optional<Device>& device) {
   NoGradGuard no_grad;

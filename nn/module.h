@@ -70,6 +70,21 @@ class KeptWithModule {
   std::shared_ptr<void> value;
 };
 
+/// Within its scope, clone() on this thread copies no gradients: the
+/// clone's parameters and buffers have none. replicate() builds replicas
+/// this way, since they would drop the gradients at once and another
+/// thread's backward may be accumulating into the original's meanwhile.
+class CloneWithoutGradients {
+ public:
+  CloneWithoutGradients();
+  ~CloneWithoutGradients();
+  CloneWithoutGradients(const CloneWithoutGradients&) = delete;
+  CloneWithoutGradients& operator=(const CloneWithoutGradients&) = delete;
+
+ private:
+  bool previous_;
+};
+
 }  // namespace detail
 
 /// The base of every layer, container and user module (torch.nn.Module).

@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 
+#include "nn/serialize/every_dtype.h"
 #include "nn/serialize/safetensors.h"
 #include "tensor/tensor.h"
 
@@ -24,20 +25,7 @@ namespace {
 /// Every dtype torchlet has, 0-dim, empty and non-contiguous tensors, in an
 /// order that is not sorted (tools/safetensors_roundtrip.py holds the same).
 StateDict fixture() {
-  const float inf = std::numeric_limits<float>::infinity();
-  StateDict sd;
-  sd.insert("f32", from_vector<float>({1.5f, -0.0f, inf, std::nanf(""), 3e-40f, -2.f}, {2, 3}));
-  sd.insert("f64", from_vector<double>({1e300, -1e-300, 0.1}, {3}));
-  sd.insert("i64", from_vector<int64_t>({std::numeric_limits<int64_t>::min(),
-                                          std::numeric_limits<int64_t>::max(), -1},
-                                         {3, 1}));
-  sd.insert("i32", from_vector<int32_t>({std::numeric_limits<int32_t>::min(), 7}, {2}));
-  sd.insert("u8", from_vector<uint8_t>({0, 128, 255}, {1, 3}));
-  sd.insert("bool", tensor({true, false, true, true}));
-  sd.insert("f16", from_vector<Half>({Half(1.5f), Half(-0.0f), Half(inf), Half(65504.f),
-                                      Half(0x0001, Half::FromBits())},
-                                     {5}));
-  sd.insert("bf16", from_vector<BFloat16>({BFloat16(1.5f), BFloat16(-inf), BFloat16(3e38f)}, {3}));
+  StateDict sd = testing::every_dtype();
   sd.insert("f16_transposed", arange(6, kFloat16).view({2, 3}).t());
   sd.insert("transposed", arange(6, kFloat64).view({2, 3}).t());
   sd.insert("scalar", scalar_tensor(42, kInt64));

@@ -151,6 +151,32 @@ TEST_P(CommTest, GatherRejectsMismatchedShapes) {
   EXPECT_THROW_MSG(comm::gather({}, 0), "gather: Expected at least one tensor to gather from");
 }
 
+TEST_P(CommTest, CollectivesRejectAnUndefinedTensorNamingTheOperation) {
+  const Tensor t = leaf({2}).data();
+  EXPECT_THROW_MSG(comm::broadcast(Tensor(), devices()), "broadcast: the tensor is undefined");
+  EXPECT_THROW_MSG(comm::broadcast_coalesced({t, Tensor()}, devices()),
+                   "broadcast_coalesced: tensor 1 is undefined");
+  EXPECT_THROW_MSG(comm::reduce_add({t, Tensor()}, devices()[0]),
+                   "reduce_add: input 1 is undefined");
+  EXPECT_THROW_MSG(comm::scatter(Tensor(), devices()), "scatter: the tensor is undefined");
+  EXPECT_THROW_MSG(comm::gather({Tensor(), t}, 0), "gather: tensor 0 is undefined");
+  EXPECT_THROW_MSG(comm::gather({t, Tensor()}, 0), "gather: tensor 1 is undefined");
+}
+
+TEST_P(CommTest, ReduceAddRejectsNoInputsAndMixedDtypes) {
+  EXPECT_THROW_MSG(comm::reduce_add({}, devices()[0]),
+                   "reduce_add: Expected at least one tensor to reduce");
+  const Tensor a = zeros({2}, kFloat64);
+  const Tensor b = zeros({2}, TensorOptions(kFloat32).device(devices()[1]));
+  EXPECT_THROW_MSG(comm::reduce_add({a, b}, devices()[0]),
+                   "reduce_add: input 1 has dtype float32, but expected float64");
+}
+
+TEST_P(CommTest, ReduceAddCoalescedRejectsNoInputs) {
+  EXPECT_THROW_MSG(comm::reduce_add_coalesced({}, devices()[0]),
+                   "reduce_add_coalesced: Expected at least one device's tensors");
+}
+
 // ---- Differentiable functions ------------------------------------------------------------
 
 TEST_P(CommTest, BroadcastBackwardSumsTheReplicasGradients) {
@@ -227,6 +253,21 @@ TEST_P(CommTest, ScatterGradientReturnsToTheInputsDevice) {
   loss.backward();
   EXPECT_EQ(x.grad().device(), devices()[1]);
   EXPECT_TRUE(all_close(x.grad().data().to(Device(kCPU, 0)), ones({5, 2}, kFloat64)));
+}
+
+TEST_P(CommTest, ReduceAddCoalescedFunctionRejectsGradientsNotInWholeGroups) {
+  const variable_list grads{leaf({2}), leaf({2}), leaf({2})};
+  EXPECT_THROW_MSG(ReduceAddCoalesced::apply(devices()[0], int64_t{2}, grads),
+                   "ReduceAddCoalesced: expected a multiple of num_inputs = 2 gradients, got 3");
+  EXPECT_THROW_MSG(ReduceAddCoalesced::apply(devices()[0], int64_t{0}, grads),
+                   "ReduceAddCoalesced: expected a multiple of num_inputs = 0 gradients, got 3");
+}
+
+TEST_P(CommTest, GatherFunctionRejectsNoInputsAndAnUndefinedInput) {
+  EXPECT_THROW_MSG(Gather::apply(devices()[0], int64_t{0}, variable_list{}),
+                   "Gather: Expected at least one tensor to gather from");
+  EXPECT_THROW_MSG(Gather::apply(devices()[0], int64_t{0}, variable_list{leaf({2}), Variable()}),
+                   "Gather: an input is undefined");
 }
 
 /// One 0-dim float64 leaf per device, 2 * its index.

@@ -104,9 +104,10 @@ variable_list Scatter::backward(autograd::AutogradContext* ctx, variable_list gr
 Variable Gather::forward(autograd::AutogradContext* ctx, Device target_device, int64_t dim,
                          const variable_list& inputs) {
   TORCHLET_CHECK(!inputs.empty(), "Gather: Expected at least one tensor to gather from");
+  for (const Variable& v : inputs) TORCHLET_CHECK(v.defined(), "Gather: an input is undefined");
   std::vector<Tensor> tensors = data_of(inputs);
   bool all_scalars = true;
-  for (const Tensor& t : tensors) all_scalars = all_scalars && t.defined() && t.dim() == 0;
+  for (const Tensor& t : tensors) all_scalars = all_scalars && t.dim() == 0;
   const bool unsqueezed = all_scalars && dim == 0;
   if (unsqueezed) {
     for (Tensor& t : tensors) t = t.view({1});
@@ -115,7 +116,6 @@ Variable Gather::forward(autograd::AutogradContext* ctx, Device target_device, i
   std::vector<Device> input_devices;
   std::vector<int64_t> input_sizes;
   for (const Tensor& t : tensors) {
-    TORCHLET_CHECK(t.defined(), "Gather: an input is undefined");
     input_devices.push_back(t.device());
     input_sizes.push_back(t.size(dim));
   }

@@ -161,6 +161,11 @@ TEST_P(ParallelApplyTest, MismatchedLengthsThrow) {
                    "modules but 1 devices");
 }
 
+TEST_P(ParallelApplyTest, NoReplicasThrow) {
+  EXPECT_THROW_MSG(parallel_apply(decltype(probes()){}, decltype(inputs()){}),
+                   "parallel_apply: Expected at least one replica");
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ParallelApplyTest, ::testing::Values(2, 3, 4),
                          ::testing::PrintToStringParamName());
 

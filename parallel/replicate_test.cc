@@ -444,6 +444,19 @@ TEST_P(ReplicateTest, RejectsNoDevicesAndMissingDevices) {
                    "replicate: device cpu:" + std::to_string(count()) + " does not exist");
 }
 
+/// A subclass of Linear that does not derive Cloneable itself: its
+/// clone() is Linear's, which makes a plain Linear.
+class ScaledLinearImpl : public nn::LinearImpl {
+ public:
+  ScaledLinearImpl() : nn::LinearImpl(3, 2) {}
+};
+
+TEST_P(ReplicateTest, RejectsACloneOfAnotherClass) {
+  const auto net = std::make_shared<ScaledLinearImpl>();
+  EXPECT_THROW_MSG(replicate(net, devices()),
+                   "replicate: clone() of ScaledLinear returned a module of another class");
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ReplicateTest, ::testing::Values(2, 3, 4),
                          ::testing::PrintToStringParamName());
 

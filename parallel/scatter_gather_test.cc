@@ -109,6 +109,11 @@ TEST_P(ScatterGatherTest, GatherOfMapsWithDifferentKeysThrows) {
   EXPECT_THROW_MSG(gather(outs, devices()[0]), "gather: KeyError: 'a'");
 }
 
+TEST_P(ScatterGatherTest, GatherOfNoOutputsThrows) {
+  EXPECT_THROW_MSG(gather(std::vector<Variable>{}, devices()[0]),
+                   "gather: expected at least one output to gather");
+}
+
 TEST_P(ScatterGatherTest, GatherOfAnEmptyOptionalBesideAValueThrows) {
   std::vector<std::optional<Variable>> outs(devices().size(), Variable(zeros({1})));
   outs.back() = std::nullopt;

@@ -151,6 +151,14 @@ TEST_P(CommTest, GatherRejectsMismatchedShapes) {
   EXPECT_THROW_MSG(comm::gather({}, 0), "gather: Expected at least one tensor to gather from");
 }
 
+TEST_P(CommTest, GatherRejectsMixedDtypes) {
+  const Tensor a = zeros({2, 3}, kFloat64);
+  const Tensor b = zeros({2, 3}, TensorOptions(kFloat32).device(devices()[1]));
+  EXPECT_THROW_MSG(comm::gather({a, b}, 0),
+                   "gather: Expected all input tensors to have the same dtype, but tensor at index "
+                   "1 has float32 (expected float64)");
+}
+
 TEST_P(CommTest, CollectivesRejectAnUndefinedTensorNamingTheOperation) {
   const Tensor t = leaf({2}).data();
   EXPECT_THROW_MSG(comm::broadcast(Tensor(), devices()), "broadcast: the tensor is undefined");

@@ -88,5 +88,13 @@ TEST(CudaDataParallelTest, DefaultDevicesAreEveryGpu) {
   EXPECT_EQ(dp->device_ids().size(), static_cast<size_t>(cuda::device_count()));
 }
 
+TEST(CudaDataParallelTest, DeviceIdsOfTwoDeviceTypesAreRejected) {
+  REQUIRE_GPUS(1);
+  nn::Sequential seq = mlp();
+  const std::vector<DeviceId> mixed{Device("cpu:0"), Device("cuda:0")};
+  EXPECT_THROW_MSG(DataParallel(seq, mixed),
+                   "DataParallel: device_ids must all be of one device type, got cpu:0 and cuda:0");
+}
+
 }  // namespace
 }  // namespace torchlet::parallel

@@ -193,6 +193,39 @@ TEST(CustomFunctionTest, ReadingSavedDataAsTheWrongTypeThrows) {
   EXPECT_THROW_MSG(ReadsDataAsTheWrongType::apply(x).sum().backward(), "saved_data[\"n\"] does not hold");
 }
 
+struct ReadsMissingData : Function<ReadsMissingData> {
+  static Variable forward(AutogradContext* ctx, const Variable& x) {
+    ctx->saved_data["n"] = 3;
+    return x * 1.0;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    ctx->get<int>("m");  // never stored
+    return grads;
+  }
+};
+
+TEST(CustomFunctionTest, ReadingAMissingSavedDataEntryThrows) {
+  Variable x = param({1});
+  EXPECT_THROW_MSG(ReadsMissingData::apply(x).sum().backward(), "saved_data has no entry \"m\"");
+}
+
+// Asks needs_input_grad for an argument past its two (x and k).
+struct AsksPastItsArguments : Function<AsksPastItsArguments> {
+  static Variable forward(AutogradContext* ctx, const Variable& x, double k) {
+    ctx->needs_input_grad(2);
+    return x * k;
+  }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    return {grads[0], Variable()};
+  }
+};
+
+TEST(CustomFunctionTest, NeedsInputGradOutOfRangeThrows) {
+  Variable x = param({1});
+  EXPECT_THROW_MSG(AsksPastItsArguments::apply(x, 2.0),
+                   "needs_input_grad: index 2 is out of range for a function of 2 arguments");
+}
+
 TEST(CustomFunctionTest, ModifyingASavedInputInPlaceMakesBackwardThrow) {
   Variable x = param({1, 2});
   Variable y = Square::apply(x, 1.0).sum();

@@ -105,6 +105,42 @@ TEST(EngineTest, ExplicitGradientSeedsTheBackward) {
   EXPECT_TRUE(all_close(x.grad().data(), tensor({2.0, 20.0})));
 }
 
+TEST(EngineTest, AnExplicitGradientOfTheWrongShapeThrows) {
+  Variable x = param({1, 2});
+  EXPECT_THROW_MSG((x * 2.0).backward(Variable(tensor({1.0, 2.0, 3.0}))),
+                   "backward: the gradient of shape [3] does not match output 0 of shape [2]");
+}
+
+TEST(EngineTest, BackwardNeedsOneGradientPerOutput) {
+  Variable x = param({1, 2});
+  EXPECT_THROW_MSG(autograd::backward({x.sum(), (x * 2.0).sum()}, {Variable(ones({}))}),
+                   "backward: got 1 gradients for 2 outputs");
+}
+
+// A node written against the public Node interface that returns no
+// gradient for its one input.
+struct DropsItsGradient : autograd::Node {
+  variable_list apply(variable_list&&) override { return {}; }
+  std::string name() const override { return "DropsItsGradient"; }
+};
+
+TEST(EngineTest, ANodeReturningTheWrongNumberOfGradientsThrows) {
+  Variable x = param({1, 2});
+  Variable y = x.exp();
+  auto dropper = std::make_shared<DropsItsGradient>();
+  dropper->mutable_next_edges().push_back(autograd::gradient_edge(x));
+  y.grad_fn()->mutable_next_edges()[0] = autograd::Edge{dropper, 0};
+  EXPECT_THROW_MSG(y.sum().backward(), "DropsItsGradient returned 0 gradients but has 1 inputs");
+}
+
+TEST(EngineTest, ALeafHookReturningAnotherShapeIsRefusedByAccumulateGrad) {
+  Variable x = param({1, 2});
+  x.register_hook([](const Variable& g) { return g.sum(); });
+  EXPECT_THROW_MSG((x * 2.0).sum().backward(),
+                   "AccumulateGrad: the gradient (float64 [] on cpu:0) does not match the leaf "
+                   "(float64 [2] on cpu:0)");
+}
+
 TEST(EngineTest, GradDoesNotTouchLeafGrads) {
   Variable x = param({3});
   Variable w = param({2});

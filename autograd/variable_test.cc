@@ -124,6 +124,54 @@ TEST(VariableTest, RegisterHookNeedsRequiresGrad) {
                    "cannot register a hook on a tensor that doesn't require gradient");
 }
 
+TEST(VariableTest, RetainGradNeedsRequiresGrad) {
+  EXPECT_THROW_MSG(Variable(ones({1})).retain_grad(),
+                   "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+}
+
+TEST(VariableTest, AnUndefinedDataTensorIsRefused) {
+  EXPECT_THROW_MSG((void)Variable(Tensor()), "Variable: the data tensor is undefined");
+}
+
+TEST(VariableTest, SetDataRefusesAnUndefinedTensor) {
+  Variable x(ones({2}), true);
+  EXPECT_THROW_MSG(x.set_data(Tensor()), "set_data: the new data tensor is undefined");
+}
+
+TEST(VariableTest, SetGradRejectsAGradientOfAnotherShapeOrDtype) {
+  Variable x(ones({2}), true);
+  EXPECT_THROW_MSG(x.set_grad(Variable(ones({3}))),
+                   "set_grad: assigned grad (float32 [3] on cpu:0) does not match the Variable "
+                   "(float32 [2] on cpu:0)");
+  EXPECT_THROW_MSG(x.set_grad(Variable(ones({2}, kFloat64))),
+                   "set_grad: assigned grad (float64 [2] on cpu:0) does not match the Variable "
+                   "(float32 [2] on cpu:0)");
+}
+
+TEST(VariableTest, MatmulRejectsAZeroDimOperand) {
+  const Variable scalar(ones({}), true);
+  const Variable m(ones({2, 3}), true);
+  EXPECT_THROW_MSG(matmul(scalar, m),
+                   "matmul: both arguments need to be at least 1D, but they are 0D and 2D");
+  EXPECT_THROW_MSG(m.matmul(scalar),
+                   "matmul: both arguments need to be at least 1D, but they are 2D and 0D");
+}
+
+TEST(VariableTest, MatmulRejectsVectorsOfDifferentLengths) {
+  const Variable a(ones({2}), true);
+  const Variable b(ones({3}), true);
+  EXPECT_THROW_MSG(matmul(a, b),
+                   "matmul: inconsistent tensor size, expected tensor [2] and src [3] to have the "
+                   "same number of elements");
+}
+
+TEST(VariableTest, OuterRejectsOperandsThatAreNotVectors) {
+  const Variable v(ones({2}), true);
+  const Variable m(ones({2, 3}), true);
+  EXPECT_THROW_MSG(outer(m, v), "outer: expected 1-D vectors, got shapes [2, 3] and [2]");
+  EXPECT_THROW_MSG(v.outer(m), "outer: expected 1-D vectors, got shapes [2] and [2, 3]");
+}
+
 // ---- rebind -------------------------------------------------------------------------
 
 Variable leaf(std::initializer_list<double> v, bool requires_grad = true) {

@@ -216,6 +216,16 @@ TEST(LinalgTest, MvDotOuter) {
   EXPECT_THROW_MSG(mv(m, tensor({1.0f})), "mv: size mismatch");
 }
 
+TEST(LinalgTest, DotRejectsNon1DOperands) {
+  EXPECT_THROW_MSG(dot(ones({2, 2}), ones({2})),
+                   "dot: 1D tensors expected, but got 2D and 1D tensors");
+}
+
+TEST(LinalgTest, OuterRejectsNon1DOperands) {
+  EXPECT_THROW_MSG(outer(ones({2}), ones({2, 2})),
+                   "outer: expected 1D tensors, but got 1D and 2D tensors");
+}
+
 TEST(LinalgTest, ProductsStayOnTheirVirtualDevice) {
   set_cpu_device_count(2);
   Tensor a = ones({3, 3}, Device("cpu:1"));

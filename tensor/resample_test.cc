@@ -35,6 +35,14 @@ void expect_composed_matches_kernel(const Case& c, ResampleMode mode, bool align
       << "backward " << shape_str(c.input) << " -> " << shape_str(c.output) << " " << dtype;
 }
 
+// F::interpolate derives the output size from the input's rank, so only a
+// direct call can pass sizes of another rank.
+TEST(ResampleTest, InputRankMustMatchTheOutputSize) {
+  const std::vector<double> scales{0.0, 0.0};
+  EXPECT_THROW_MSG(resample_forward(randn({1, 1, 4}), {8, 8}, scales, ResampleMode::kNearest, false),
+                   "upsample_nearest: expected input of 4 dims, got [1, 1, 4]");
+}
+
 TEST(ResampleTest, ComposedNearestEqualsTheKernel) {
   const std::vector<Case> cases = {
       {{2, 3, 7}, {14}, {-1}},

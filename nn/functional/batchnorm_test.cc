@@ -222,6 +222,11 @@ TEST(BatchNormErrorTest, EvalWithoutRunningStatsIsAnError) {
                    "running_mean must be defined in evaluation mode");
 }
 
+TEST(BatchNormErrorTest, EvalWithoutRunningVarIsAnError) {
+  EXPECT_THROW_MSG(F::batch_norm(Variable(randn({2, 3})), Variable(zeros({3})), Variable()),
+                   "running_var must be defined in evaluation mode");
+}
+
 TEST(BatchNormErrorTest, PerChannelOperandOfWrongSizeIsAnError) {
   const Variable x(randn({2, 3, 4}));
   const Variable three(zeros({3})), four(zeros({4}));

@@ -12,6 +12,7 @@
 
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
+#include "tensor/conv.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -204,6 +205,39 @@ TEST(ConvTest, FoldChecksAreReported) {
   EXPECT_THROW_MSG(F::fold(float_input({2, 12, 20, 1}), {5, 6}, {2}),
                    "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size "
                    "and non-zero dimensions for input, but got: [2, 12, 20, 1]");
+}
+
+TEST(ConvTest, FoldRejectsAnOutputSizeOfThreeDims) {
+  EXPECT_THROW_MSG(F::fold(float_input({2, 12, 20}), {5, 6, 7}, {2}),
+                   "It is expected output_size equals to 2, but got size 3");
+}
+
+// The autograd backward only asks for the weight gradient of an
+// untransposed convolution, with a grad_output that fits: these checks are
+// reached through the tensor-level function.
+TEST(ConvTest, ConvolutionBackwardWeightRejectsTransposedParams) {
+  ConvParams params;
+  params.stride = {1, 1};
+  params.padding = {0, 0};
+  params.dilation = {1, 1};
+  params.output_padding = {0, 0};
+  params.transposed = true;
+  EXPECT_THROW_MSG(convolution_backward_weight(randn({1, 1, 4, 4}), randn({1, 1, 2, 2}),
+                                               {1, 1, 3, 3}, params),
+                   "convolution_backward_weight: expects the parameters of a convolution that "
+                   "is not transposed");
+}
+
+TEST(ConvTest, ConvolutionBackwardWeightRejectsAGradOutputLargerThanTheOutput) {
+  ConvParams params;
+  params.stride = {1, 1};
+  params.padding = {0, 0};
+  params.dilation = {1, 1};
+  params.output_padding = {0, 0};
+  EXPECT_THROW_MSG(convolution_backward_weight(randn({1, 1, 4, 4}), randn({1, 1, 3, 3}),
+                                               {1, 1, 3, 3}, params),
+                   "convolution_backward: expected grad_output of size at most [1, 1, 2, 2], "
+                   "got [1, 1, 3, 3]");
 }
 
 TEST(ConvTest, OutputShapesFollowPyTorch) {

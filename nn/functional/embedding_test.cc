@@ -72,5 +72,11 @@ TEST(EmbeddingTest, RejectsA1DWeight) {
                    "'weight' must be 2-D");
 }
 
+TEST(EmbeddingTest, MaxNormRejectsANonContiguousWeight) {
+  const Variable w(arange(12, TensorOptions(kFloat32)).view({3, 4}).t());
+  EXPECT_THROW_MSG(F::embedding(from_vector<int64_t>({1}, {1}), w, std::nullopt, 1.0),
+                   "embedding_renorm_: weight must be contiguous");
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autograd/autograd.h"
+#include "tensor/nn_kernels.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -141,6 +142,29 @@ TEST(CrossEntropyTest, RejectsASpatialTargetOfTheWrongSize) {
                    "Expected target size [2, 4], got [2, 5]");
 }
 
+TEST(CrossEntropyTest, RejectsAZeroDimInputWithClassIndices) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(zeros({})), targets({0})),
+                   "Expected 1 or more dimensions (got 0)");
+}
+
+TEST(CrossEntropyTest, RejectsAZeroDimInputWithClassProbabilities) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(zeros({})), Variable(zeros({}))),
+                   "Expected 1 or more dimensions (got 0)");
+}
+
+TEST(CrossEntropyTest, RejectsA1DTargetFor1DInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({3})), targets({0, 1})),
+                   "size mismatch (got input: [3], target: [2])");
+}
+
+// F::cross_entropy takes the class-probability path only when the shapes
+// match, so the shape check is reached through the tensor-level function.
+TEST(CrossEntropyTest, ClassProbabilitiesOfAnotherShapeAreRejected) {
+  EXPECT_THROW_MSG(check_class_probabilities(zeros({3, 5}), zeros({3, 4}), Tensor(), 0.0),
+                   "cross_entropy: expected target of shape [3, 5] (class probabilities), got "
+                   "[3, 4]");
+}
+
 TEST(NllLossTest, RejectsATargetOutOfBounds) {
   EXPECT_THROW_MSG(F::nll_loss(logits(), targets({0, 7, 1})), "Target 7 is out of bounds.");
 }
@@ -148,6 +172,14 @@ TEST(NllLossTest, RejectsATargetOutOfBounds) {
 TEST(NllLossTest, RejectsMismatchedBatchSizes) {
   EXPECT_THROW_MSG(F::nll_loss(logits(), targets({1, 2})),
                    "Expected input batch_size (3) to match target batch_size (2).");
+}
+
+// PyTorch 1.13 accepts a target as long as a 1-D input and returns the
+// loss of its first element alone; torchlet refuses it, in the words
+// PyTorch uses for other lengths.
+TEST(NllLossTest, RejectsA1DTargetFor1DInput) {
+  EXPECT_THROW_MSG(F::nll_loss(Variable(randn({3})), targets({0, 1, 2})),
+                   "size mismatch (got input: [3], target: [3])");
 }
 
 TEST(NllLossTest, RejectsAnUnknownReduction) {

@@ -504,6 +504,29 @@ TEST(MaxUnpool2dErrors, IndicesAndOutputSize) {
                    "length of '3'");
 }
 
+TEST(MaxUnpool2dErrors, IntegerInputIsAnError) {
+  const Tensor indices = zeros({1, 1, 2, 2}, kInt64);
+  EXPECT_THROW_MSG(F::max_unpool2d(Variable(zeros({1, 1, 2, 2}, kInt64)), indices,
+                                   F::MaxUnpool2dFuncOptions(2)),
+                   "\"max_unpool2d\" not implemented for 'Long'");
+}
+
+// F::max_unpool2d always passes two output sizes (it checks the count
+// itself): this check is reached through the tensor-level function.
+TEST(MaxUnpool2dErrors, KernelRejectsAnOutputSizeOfThreeElements) {
+  EXPECT_THROW_MSG(max_unpool2d_forward(randn({1, 1, 2, 2}), zeros({1, 1, 2, 2}, kInt64), {1, 4, 4}),
+                   "There should be exactly two elements (height, width) in output_size, but got "
+                   "3 elements.");
+}
+
+// The autograd backward always passes a gradient of the indices' shape:
+// this check is reached through the tensor-level function.
+TEST(MaxPoolBackwardErrors, GradOutputAndIndicesOfDifferentShapes) {
+  EXPECT_THROW_MSG(max_pool_backward(zeros({1, 1, 2, 2}), zeros({1, 1, 1, 2}, kInt64), {1, 1, 4, 4}, 2),
+                   "max_pool_backward: grad_output [1, 1, 2, 2] and indices [1, 1, 1, 2] differ "
+                   "in shape");
+}
+
 TEST(MaxUnpool2dErrors, InvalidIndexMessageNamesTheOutputPlane) {
   const Variable x(randn({1, 1, 2, 2}));
   const Tensor indices = full({1, 1, 2, 2}, int64_t{16});

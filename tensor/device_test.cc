@@ -1,5 +1,7 @@
 #include "tensor/device.h"
 
+#include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -40,6 +42,25 @@ TEST_F(CpuDevices, CountIsSettable) {
 TEST_F(CpuDevices, IndexBeyondCountIsAnError) {
   EXPECT_THROW_MSG(zeros({2}, Device("cpu:1")), "empty: device cpu:1 does not exist (1 CPU device");
   EXPECT_THROW_MSG(set_cpu_device_count(0), "set_cpu_device_count: expected a count in [1, 1024]");
+}
+
+// The variable is read once, on the first use of the CPU device count: run
+// in a fresh process, which reads it.
+TEST(DeviceTest, MalformedCpuDeviceCountInTheEnvironmentIsAnError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto first_use = [] {
+    try {
+      cpu_device_count();
+    } catch (const Error& e) {
+      std::cerr << e.what() << std::endl;
+      std::exit(1);
+    }
+    std::exit(0);
+  };
+  ASSERT_EQ(setenv("TORCHLET_CPU_DEVICES", "4x", 1), 0);
+  EXPECT_EXIT(first_use(), ::testing::ExitedWithCode(1),
+              "TORCHLET_CPU_DEVICES must be an integer in \\[1, 1024\\], got '4x'");
+  unsetenv("TORCHLET_CPU_DEVICES");
 }
 
 TEST(DeviceTest, CudaDevicesAreAbsentWithoutGpu) {

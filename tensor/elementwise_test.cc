@@ -219,6 +219,19 @@ TEST(ElementwiseTest, BoolArithmeticErrors) {
                    "number.");
 }
 
+TEST(ElementwiseTest, AbsAndReluRefuseBool) {
+  Tensor b = tensor({true, false});
+  EXPECT_THROW_MSG(b.abs(), "abs: not implemented for 'Bool' tensors");
+  EXPECT_THROW_MSG(b.relu(), "relu: not implemented for 'Bool' tensors");
+  EXPECT_THROW_MSG(b.abs_(), "abs_: not implemented for 'Bool' tensors");
+}
+
+TEST(ElementwiseTest, ClampRefusesBool) {
+  Tensor b = tensor({true, false});
+  EXPECT_THROW_MSG(b.clamp(0, 1), "clamp: not implemented for 'Bool' tensors");
+  EXPECT_THROW_MSG(b.clamp_(0, 1), "clamp: not implemented for 'Bool' tensors");
+}
+
 TEST(ElementwiseTest, ClampNeedsABound) {
   EXPECT_THROW_MSG(zeros({2}).clamp(std::nullopt, std::nullopt),
                    "clamp: At least one of 'min' or 'max' must not be None");

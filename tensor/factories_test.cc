@@ -1,5 +1,6 @@
 #include "tensor/factories.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -99,6 +100,14 @@ TEST(FactoriesTest, ReusedBlockIsStillAlignedAndZeroedByZeros) {
 }
 #endif
 
+// Sanitizer allocators abort on such a request instead of returning null.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST(FactoriesTest, CpuAllocationBeyondTheAddressSpaceIsAnError) {
+  EXPECT_THROW_MSG(empty({int64_t{1} << 60}, kUInt8),
+                   "CPU allocator: out of memory allocating 1152921504606846976 bytes");
+}
+#endif
+
 TEST(FactoriesTest, LargeCpuBlocksWorkPastTheCachedSizes) {
   Tensor t = ones({1 << 17});  // 512 KiB, beyond the per-thread cache
   EXPECT_EQ(t.sum().item<float>(), static_cast<float>(1 << 17));
@@ -135,6 +144,11 @@ TEST(FactoriesTest, ArangeRejectsBadSteps) {
   EXPECT_THROW_MSG(arange(5, 0, 1), "arange: upper bound and larger bound inconsistent");
 }
 
+TEST(FactoriesTest, ArangeRejectsNonFiniteBounds) {
+  EXPECT_THROW_MSG(arange(0, INFINITY), "arange: unsupported range: 0 -> inf");
+  EXPECT_THROW_MSG(arange(NAN, 1.0), "arange: unsupported range: nan -> 1");
+}
+
 TEST(FactoriesTest, LinspaceIncludesBothEnds) {
   EXPECT_EQ(values(linspace(0, 1, 5)), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
   EXPECT_EQ(linspace(0, 1, 0).numel(), 0);
@@ -147,6 +161,10 @@ TEST(FactoriesTest, EyeIsIdentity) {
   EXPECT_EQ(values(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
   EXPECT_EQ(eye(0).numel(), 0);
   EXPECT_THROW_MSG(eye(-1), "eye: n must be greater or equal to 0");
+}
+
+TEST(FactoriesTest, EyeRejectsANegativeColumnCount) {
+  EXPECT_THROW_MSG(eye(2, -1), "eye: m must be greater or equal to 0, got -1");
 }
 
 TEST(FactoriesTest, LikeFactoriesCopyDtypeAndDevice) {
@@ -183,6 +201,19 @@ TEST(FactoriesTest, FromBlobRunsTheDeleter) {
   EXPECT_TRUE(deleted);
 }
 
+TEST(FactoriesTest, FromBlobRejectsNegativeStrides) {
+  float data[4] = {1, 2, 3, 4};
+  EXPECT_THROW_MSG(from_blob(data, {2, 2}, {-2, 1}, {}),
+                   "from_blob: negative strides are not supported: [-2, 1]");
+}
+
+TEST(FactoriesTest, FromBlobRejectsACudaDevice) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "needs a GPU (without one, cuda:0 does not exist)";
+  float data[4] = {1, 2, 3, 4};
+  EXPECT_THROW_MSG(from_blob(data, {4}, Device("cuda:0")),
+                   "from_blob: only host memory on a CPU device can be wrapped, got cuda:0");
+}
+
 TEST(FactoriesTest, TensorLiteralsInferDtypeAndShape) {
   Tensor i = tensor({{1, 2}, {3, 4}});
   EXPECT_EQ(i.dtype(), kInt64);
@@ -195,6 +226,11 @@ TEST(FactoriesTest, TensorLiteralsInferDtypeAndShape) {
 
 TEST(FactoriesTest, RaggedLiteralIsAnError) {
   EXPECT_THROW_MSG(tensor({{1, 2}, {3}}), "tensor: expected sequence of length 2 at dim 1 (got 1)");
+}
+
+TEST(FactoriesTest, NumberWhereALiteralExpectsASequenceIsAnError) {
+  EXPECT_THROW_MSG(tensor({{1, 2}, 3}),
+                   "tensor: expected a sequence of length 2 at dim 1 but got a number");
 }
 
 TEST(FactoriesTest, ScalarTensorIsZeroDim) {

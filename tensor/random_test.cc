@@ -287,6 +287,14 @@ TEST(RandomErrorTest, RandintBoundsMustFitTheDtype) {
   EXPECT_EQ(full_range.dtype(), kUInt8);
 }
 
+TEST(RandomErrorTest, RandintOnCudaRefusesReducedFloatDtypes) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "needs a GPU";
+  EXPECT_THROW_MSG(randint(0, 3, {2}, TensorOptions(kFloat16).device(Device("cuda:0"))),
+                   "\"randint\" not implemented for 'Half'");
+  EXPECT_THROW_MSG(randint(0, 3, {2}, TensorOptions(kBFloat16).device(Device("cuda:0"))),
+                   "\"randint\" not implemented for 'BFloat16'");
+}
+
 TEST(RandomErrorTest, RandpermNMustFitTheDtype) {
   EXPECT_THROW_MSG(randperm(300, kUInt8),
                    "randperm: n is too large for result tensor type uint8 (n=300, the largest "

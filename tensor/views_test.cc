@@ -37,6 +37,16 @@ TEST(ViewsTest, ViewOfTransposedSplitDimWorks) {
   EXPECT_EQ(v.strides(), IntArrayRef({2, 1, 4}));
 }
 
+TEST(ViewsTest, ViewRejectsANegativeDimensionOtherThanMinusOne) {
+  EXPECT_THROW_MSG(grid().view({-2, 6}), "view: invalid shape dimension -2");
+}
+
+TEST(ViewsTest, ViewCannotInferADimensionBesideAZeroSize) {
+  EXPECT_THROW_MSG(zeros({0, 3}).view({0, -1}),
+                   "view: cannot reshape tensor of 0 elements into shape [0, -1] because the "
+                   "unspecified dimension size -1 can be any value and is ambiguous");
+}
+
 TEST(ViewsTest, ReshapeCopiesOnlyWhenItMust) {
   Tensor a = grid();
   EXPECT_TRUE(a.reshape({6, 2}).shares_storage(a));
@@ -98,6 +108,17 @@ TEST(ViewsTest, NarrowSelectsARange) {
   EXPECT_THROW_MSG(grid().narrow(1, 3, 2), "narrow: start (3) + length (2) exceeds dimension size (4).");
 }
 
+TEST(ViewsTest, NarrowRejectsAStartOutOfRange) {
+  EXPECT_THROW_MSG(grid().narrow(1, 5, 0),
+                   "narrow: start out of range (expected to be in range of [-4, 4], but got 5)");
+  EXPECT_THROW_MSG(grid().narrow(1, -5, 0),
+                   "narrow: start out of range (expected to be in range of [-4, 4], but got -5)");
+}
+
+TEST(ViewsTest, NarrowRejectsANegativeLength) {
+  EXPECT_THROW_MSG(grid().narrow(1, 0, -1), "narrow: narrow(): length must be non-negative.");
+}
+
 TEST(ViewsTest, SelectDropsADim) {
   EXPECT_EQ(values(grid().select(1, -1)), (std::vector<double>{3, 7, 11}));
   EXPECT_THROW_MSG(grid().select(0, 3), "select: index 3 out of range for tensor of size [3, 4] at "
@@ -109,6 +130,11 @@ TEST(ViewsTest, SliceWithStepAndPythonClamping) {
   EXPECT_EQ(values(grid().slice(0, -2, 100)), (std::vector<double>{4, 5, 6, 7, 8, 9, 10, 11}));
   EXPECT_EQ(grid().slice(0, 5, 10).size(0), 0);
   EXPECT_THROW_MSG(grid().slice(0, 0, 2, 0), "slice: slice step must be positive, got 0");
+}
+
+TEST(ViewsTest, SliceOfAZeroDimTensorIsAnError) {
+  EXPECT_THROW_MSG(scalar_tensor(3.0).slice(0, 0, 1),
+                   "slice: slice() cannot be applied to a 0-dim tensor.");
 }
 
 TEST(ViewsTest, UnsqueezeAndSqueeze) {
@@ -138,6 +164,12 @@ TEST(ViewsTest, ExpandToIncompatibleSizeIsAnError) {
                                               "greater or equal to the number of dimensions");
 }
 
+TEST(ViewsTest, ExpandRejectsMinusOneInANewLeadingDimension) {
+  EXPECT_THROW_MSG(zeros({3}).expand({-1, 3}),
+                   "expand: The expanded size of the tensor (-1) isn't allowed in a leading, "
+                   "non-existing dimension 0");
+}
+
 TEST(ViewsTest, FlattenAndUnflatten) {
   Tensor a = zeros({2, 3, 4});
   EXPECT_EQ(a.flatten().sizes(), IntArrayRef({24}));
@@ -146,6 +178,10 @@ TEST(ViewsTest, FlattenAndUnflatten) {
   EXPECT_EQ(scalar_tensor(1.0).flatten().sizes(), IntArrayRef({1}));
   EXPECT_THROW_MSG(a.flatten(2, 1), "flatten() has invalid args: start_dim cannot come after end_dim");
   EXPECT_THROW_MSG(a.unflatten(1, {2, 2}), "unflatten: shape '[2, 2]' is invalid for input of size 3");
+}
+
+TEST(ViewsTest, UnflattenRejectsEmptySizes) {
+  EXPECT_THROW_MSG(zeros({2, 3}).unflatten(1, IntArrayRef()), "unflatten: sizes must be non-empty");
 }
 
 TEST(ViewsTest, ChunkSplitAndUnbind) {
@@ -170,10 +206,44 @@ TEST(ViewsTest, ChunkAndSplitErrors) {
                    "split_with_sizes: expects split_sizes to sum exactly to 5");
 }
 
+TEST(ViewsTest, ChunkAndSplitRejectZeroDimTensors) {
+  const Tensor s = scalar_tensor(3.0);
+  EXPECT_THROW_MSG(s.chunk(2), "chunk: chunk expects at least a 1-dimensional tensor");
+  EXPECT_THROW_MSG(s.split(1), "split: split expects at least a 1-dimensional tensor");
+  EXPECT_THROW_MSG(s.split_with_sizes({1}),
+                   "split_with_sizes: expects at least a 1-dimensional tensor");
+}
+
+TEST(ViewsTest, SplitRejectsAZeroSplitSizeOfANonEmptyDimension) {
+  EXPECT_THROW_MSG(arange(5).split(0), "split: split_size can only be 0 if dimension size is 0, "
+                                       "but got dimension size of 5");
+}
+
+TEST(ViewsTest, SplitWithSizesRejectsNegativeSizes) {
+  EXPECT_THROW_MSG(arange(5).split_with_sizes({-1, 6}),
+                   "split_with_sizes: expects split_sizes have only non-negative entries, but got "
+                   "split_sizes=[-1, 6]");
+}
+
 TEST(ViewsTest, AsStridedChecksBounds) {
   Tensor a = arange(6);
   EXPECT_EQ(values(a.as_strided({2, 2}, {3, 1})), (std::vector<double>{0, 1, 3, 4}));
   EXPECT_THROW_MSG(a.as_strided({2, 2}, {5, 1}), "out of bounds for storage of 6 elements");
+}
+
+TEST(ViewsTest, AsStridedRejectsStridesOfAnotherLength) {
+  EXPECT_THROW_MSG(arange(6).as_strided({2, 2}, {1}),
+                   "as_strided: mismatch in length of strides and shape ([2, 2] and [1])");
+}
+
+TEST(ViewsTest, AsStridedRejectsANegativeStorageOffset) {
+  EXPECT_THROW_MSG(arange(6).as_strided({2}, {1}, -1),
+                   "as_strided: Tensor: invalid storage offset -1");
+}
+
+TEST(ViewsTest, AsStridedRejectsNegativeStrides) {
+  EXPECT_THROW_MSG(arange(6).as_strided({2, 2}, {3, -1}),
+                   "as_strided: negative strides are not supported: [3, -1]");
 }
 
 TEST(ViewsTest, ZeroDimTensorViews) {

@@ -172,5 +172,35 @@ TEST(CloneTest, ResetThatRegistersSomethingElseIsReported) {
   EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register parameter `a`");
 }
 
+TEST(CloneTest, ResetThatSkipsABufferIsReported) {
+  // Registers its buffer only the first time: a copy's reset() registers nothing.
+  struct Fickle : Cloneable<Fickle> {
+    Fickle() { reset(); }
+    void reset() override {
+      if (!first_) return;
+      first_ = false;
+      register_buffer("running", zeros({1}));
+    }
+    bool first_ = true;
+  };
+  Fickle fickle;
+  EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register buffer `running`");
+}
+
+TEST(CloneTest, ResetThatSkipsASubmoduleIsReported) {
+  // Registers its child only the first time: a copy's reset() registers nothing.
+  struct Fickle : Cloneable<Fickle> {
+    Fickle() { reset(); }
+    void reset() override {
+      if (!first_) return;
+      first_ = false;
+      register_module("fc", Linear(2, 3));
+    }
+    bool first_ = true;
+  };
+  Fickle fickle;
+  EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register module `fc`");
+}
+
 }  // namespace
 }  // namespace torchlet::nn

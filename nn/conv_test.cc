@@ -190,6 +190,15 @@ TEST(ConvLayerTest, ConvTransposePaddingMustBeNumbers) {
                    "ConvTranspose3d: padding must be numbers, got padding='same'");
 }
 
+TEST(ConvLayerTest, PaddingOfTheWrongLengthIsRejected) {
+  EXPECT_THROW_MSG(Conv2d(Conv2dOptions(4, 4, 3).padding({1, 2, 3})),
+                   "Conv2d: expected padding to be a single integer value or a list of 2 values, "
+                   "but got padding=[1, 2, 3]");
+  EXPECT_THROW_MSG(ConvTranspose1d(ConvTranspose1dOptions(4, 4, 3).padding({1, 1})),
+                   "ConvTranspose1d: expected padding to be a single integer value or a list of 1 "
+                   "values, but got padding=[1, 1]");
+}
+
 TEST(ConvLayerTest, ForwardReportsPyTorchsInputErrors) {
   Conv2d conv(Conv2dOptions(1, 6, 5));
   EXPECT_THROW_MSG(conv(Variable(randn({64, 3, 28, 28}))),

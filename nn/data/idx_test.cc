@@ -237,6 +237,15 @@ TEST(MnistTest, ImagesFileHoldingLabelsIsAnError) {
                                     "rows, cols], but holds uint8 [4]");
 }
 
+TEST(MnistTest, LabelsFileHoldingImagesIsAnError) {
+  const std::string root = mnist_root("mnist_labels_2d", 4, 4);
+  write_gzip("mnist_labels_2d/train-labels-idx1-ubyte.gz",
+             concat(header(0x08, {4, 2}), counting(8)));
+  EXPECT_THROW_MSG(MNIST{root}, "MNIST: '" + root +
+                                    "/train-labels-idx1-ubyte.gz' should hold uint8 labels [N], "
+                                    "but holds uint8 [4, 2]");
+}
+
 // Debian's dataset-fashion-mnist (tools/install_deps.sh installs it).
 TEST(MnistTest, ReadsDebiansFashionMnist) {
   struct stat info;

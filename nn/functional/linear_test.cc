@@ -101,5 +101,11 @@ TEST(BilinearTest, RejectsA2DWeight) {
                    "bilinear(): expected a 3-D weight [out, in1, in2], got [6, 20]");
 }
 
+TEST(BilinearTest, RejectsZeroDimInputs) {
+  EXPECT_THROW_MSG(F::bilinear(Variable(scalar_tensor(1.0)), Variable(scalar_tensor(2.0)),
+                               Variable(randn({1, 1, 1}))),
+                   "bilinear(): expected inputs with at least one dimension");
+}
+
 }  // namespace
 }  // namespace torchlet

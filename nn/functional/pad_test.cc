@@ -84,5 +84,21 @@ TEST(PadTest, NonConstantModesAreChecked) {
                    "Invalid padding size, expected 2 but got 4");
 }
 
+TEST(PadTest, NonConstantModesRejectNegativePaddingThatLeavesANegativeSize) {
+  const Variable x(randn({1, 2, 4}));
+  for (const char* mode : {"reflect", "replicate", "circular"}) {
+    EXPECT_THROW_MSG(F::pad(x, {-3, -2}, mode),
+                     "pad: padding (-3, -2) of dimension 2 of input [1, 2, 4] leaves a negative "
+                     "size");
+  }
+}
+
+TEST(PadTest, NonConstantModesRejectAnEmptyPaddedDimension) {
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 2, 0})), {1, 1}, "replicate"),
+                   "pad: replicate padding of input [1, 2, 0] needs non-empty padded dimensions");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 0, 3})), {1, 1, 1, 1}, "circular"),
+                   "pad: circular padding of input [1, 0, 3] needs non-empty padded dimensions");
+}
+
 }  // namespace
 }  // namespace torchlet

@@ -476,6 +476,24 @@ TEST(OptimizerStateDictErrors, ParamsOfTheWrongDtype) {
   expect_load_error(sd, "'param_groups.0.params' must be an int64 [n] tensor");
 }
 
+TEST(OptimizerStateDictErrors, UndefinedOption) {
+  StateDict sd = adam_state();
+  sd["param_groups.0.lr"] = Tensor();
+  expect_load_error(sd, "load_state_dict: 'param_groups.0.lr' is undefined");
+}
+
+TEST(OptimizerStateDictErrors, UndefinedBuffer) {
+  StateDict sd = adam_state();
+  sd["state.0.exp_avg"] = Tensor();
+  expect_load_error(sd, "load_state_dict: 'state.0.exp_avg' is undefined");
+}
+
+TEST(OptimizerStateDictErrors, StepOfMoreThanOneNumber) {
+  StateDict sd = adam_state();
+  sd["state.0.step"] = zeros({2});
+  expect_load_error(sd, "load_state_dict: 'state.0.step' must hold one number, got shape [2]");
+}
+
 // ---- Construction errors ---------------------------------------------------------------
 
 TEST(OptimizerErrors, PyTorchsMessagesForInvalidOptions) {
@@ -565,6 +583,14 @@ TEST(OptimizerErrors, UnsupportedPyTorchFlags) {
 TEST(OptimizerErrors, IntegerParameter) {
   EXPECT_THROW_MSG(SGD({Variable(zeros({2}, kInt64), false).requires_grad_(false)}, SGDOptions(0.1)),
                    "SGD: optimizer can only optimize Variables that require grad");
+}
+
+TEST(OptimizerErrors, ParameterWhoseDataBecameIntegral) {
+  // requires_grad_ refuses an integral leaf, but set_data() may swap in one afterwards.
+  const Variable w(zeros({2}), true);
+  w.set_data(zeros({2}, kInt64));
+  EXPECT_THROW_MSG(SGD({w}, SGDOptions(0.1)),
+                   "SGD: optimizer can only optimize floating-point Variables, got dtype int64");
 }
 
 TEST(OptionValueErrors, WrongKindNamesBoth) {

@@ -1,8 +1,8 @@
 #include "nn/serialize/safetensors.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,10 +20,13 @@
 
 #include "nn/serialize/every_dtype.h"
 #include "nn/serialize/safetensors_testing.h"
+#include "tensor/file_size_limit.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
+
+using ::torchlet::testing::FileSizeLimit;
 
 /// The same dtype, shape and bytes.
 ::testing::AssertionResult identical(const Tensor& actual, const Tensor& expected) {
@@ -307,27 +310,6 @@ TEST_F(SafetensorsTest, SaveOverDirectoryFailsAndLeavesNoTemporaryFile) {
   ::rmdir(p.c_str());
 }
 
-/// Lowers the largest file this process may write (RLIMIT_FSIZE), so that
-/// writes fail as on a full disk, and ignores the SIGXFSZ that would kill it.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &saved_);
-    saved_handler_ = ::signal(SIGXFSZ, SIG_IGN);
-    rlimit limit = saved_;
-    limit.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &saved_);
-    ::signal(SIGXFSZ, saved_handler_);
-  }
-
- private:
-  rlimit saved_{};
-  sighandler_t saved_handler_;
-};
-
 TEST_F(SafetensorsTest, WriteErrorKeepsOldFileAndLeavesNoTemporaryFile) {
   const std::string p = path("m.safetensors");
   const StateDict old_sd{{"w", arange(4, kFloat32)}};
@@ -469,6 +451,33 @@ TEST_F(SafetensorsTest, LoadOfMissingFileNamesItAndOsError) {
 
 TEST_F(SafetensorsTest, LoadOfDirectoryFails) {
   EXPECT_THROW_MSG(load(dir_), where(dir_) + "not a regular file");
+}
+
+// A sysfs attribute is a regular file whose stat size is a page, whatever it
+// holds: a real file that ends before the size load() takes from fstat, as
+// one truncated while being read would.
+TEST_F(SafetensorsTest, FileEndingBeforeItsStatSizeFails) {
+  const std::string p = "/sys/class/net/lo/mtu";
+  struct stat st;
+  const std::string content = read_file(p);
+  if (::stat(p.c_str(), &st) != 0 || st.st_size < 8 || content.empty() || content.size() >= 8) {
+    GTEST_SKIP() << p << " is missing or not a short sysfs attribute";
+  }
+  EXPECT_THROW_MSG(load(p), where(p) + "the file ended at byte " + std::to_string(content.size()) +
+                                " while being read (was it changed meanwhile?)");
+}
+
+// Reading lo's link speed fails (EINVAL): loopback has none.
+TEST_F(SafetensorsTest, ReadErrorNamesTheFileAndOsError) {
+  const std::string p = "/sys/class/net/lo/speed";
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  if (fd < 0) GTEST_SKIP() << p << " is missing";
+  char byte;
+  const ssize_t got = ::read(fd, &byte, 1);
+  const int error = errno;
+  ::close(fd);
+  if (got >= 0) GTEST_SKIP() << p << " is readable here";
+  EXPECT_THROW_MSG(load(p), where(p) + "cannot read the file: " + std::strerror(error));
 }
 
 TEST_F(SafetensorsTest, FileShorterThanHeaderLengthFails) {

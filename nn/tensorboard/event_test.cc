@@ -130,5 +130,9 @@ TEST(HistogramTest, NonFiniteValueIsAnError) {
                    "add_histogram: values must be finite, got inf");
 }
 
+TEST(HistogramTest, ValuesBeyondTheOutermostBinsAreAnError) {
+  EXPECT_THROW_MSG(make_histogram({1e30, -1e25}), "add_histogram: every value is outside the bins");
+}
+
 }  // namespace
 }  // namespace torchlet::tensorboard

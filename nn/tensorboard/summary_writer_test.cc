@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -16,10 +17,13 @@
 #include "nn/tensorboard/event.h"
 #include "nn/tensorboard/tfrecord.h"
 #include "tensor/tensor.h"
+#include "tensor/file_size_limit.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
+
+using ::torchlet::testing::FileSizeLimit;
 
 namespace fs = std::filesystem;
 using tensorboard::read_records;
@@ -185,6 +189,37 @@ TEST(SummaryWriterTest, UndefinedHistogramIsAnError) {
   SummaryWriter writer(fresh_dir("undefined_histogram"));
   EXPECT_THROW_MSG(writer.add_histogram("w", Tensor(), 0),
                    "add_histogram: the values tensor is undefined");
+}
+
+TEST(SummaryWriterTest, UncreatableEventFileIsAnError) {
+  // The log directory can be created, but its path leaves no room for the
+  // event file's name within PATH_MAX.
+  const std::string base = fresh_dir("long_logdir");
+  std::string logdir = base;
+  while (logdir.size() < 4060) {
+    logdir += "/" + std::string(std::min<size_t>(200, 4070 - logdir.size()), 'd');
+  }
+  EXPECT_THROW_MSG(SummaryWriter writer(logdir),
+                   "SummaryWriter: cannot create '" + logdir + "/events.out.tfevents.");
+  EXPECT_THROW_MSG(SummaryWriter writer(logdir), "': File name too long");
+  EXPECT_TRUE(fs::is_directory(logdir));
+  fs::remove_all(base);
+}
+
+TEST(SummaryWriterTest, WriteErrorIsAnErrorNamingTheFile) {
+  SummaryWriter writer(fresh_dir("write_error"));
+  FileSizeLimit limit(0);
+  // A record larger than stdio's buffer is written through at once.
+  EXPECT_THROW_MSG(writer.add_scalar(std::string(1 << 16, 't'), 1.0, 0),
+                   "SummaryWriter: cannot write to '" + writer.path() + "': File too large");
+}
+
+TEST(SummaryWriterTest, FlushErrorIsAnErrorNamingTheFile) {
+  SummaryWriter writer(fresh_dir("flush_error"));
+  writer.add_scalar("loss", 1.0, 0);
+  FileSizeLimit limit(0);
+  EXPECT_THROW_MSG(writer.flush(),
+                   "SummaryWriter: cannot write to '" + writer.path() + "': File too large");
 }
 
 // The path of a file holding the file version and three scalar records.

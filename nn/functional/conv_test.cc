@@ -293,7 +293,8 @@ TEST(ConvTest, Float32VectorPathsAgreeWithFloat64ForwardAndBackward) {
                           Case{3, 20, 7, 3, 1, 1, 1}, Case{2, 5, 16, 3, 1, 0, 2},
                           Case{2, 3, 20, 3, 1, 1, 1}, Case{1, 7, 40, 3, 1, 1, 1},
                           Case{2, 4, 16, 3, 1, 1, 1, 2}, Case{2, 12, 16, 3, 1, 1, 1, 3},
-                          Case{2, 3, 4, 3, 1, 1, 1}}) {
+                          Case{2, 3, 4, 3, 1, 1, 1}, Case{4, 9, 12, 5, 1, 2, 1},
+                          Case{9, 8, 16, 3, 1, 1, 1}}) {
       const Tensor x = randn({2, c.cin, c.size, c.size});
       const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel});
       const int64_t stride_h = c.stride_h != 0 ? c.stride_h : c.stride;
@@ -338,6 +339,12 @@ TEST(ConvTest, Float32TiledPathsAgreeWithFloat64In3dAnd1d) {
           return F::conv1d(x, w, Variable(b1.to(x.dtype())), {2}, 1);
         },
         "conv1d");
+    // Rows of 14: the input gradient by input row (Note [Input gradient by
+    // input row]).
+    expect_float32_agrees(
+        randn({2, 5, 14}), randn({7, 5, 3}), randn({2, 7, 14}),
+        [&](const Variable& x, const Variable& w) { return F::conv1d(x, w, Variable(), {1}, 1); },
+        "conv1d by input row");
   }
   set_num_threads(0);
 }
@@ -382,13 +389,17 @@ TEST(ConvTest, Float32GroupedVectorPathsAgreeWithFloat64) {
 // gradient read the input through tables of tap and window offsets instead
 // of im2col's matrix (Notes [Transposed forward tiles] and [Implicit weight
 // gradient]), and col2im sums the input gradient's columns by input row
-// (Note [Column sums by input row]). Each result is a chain of fused
+// (Note [Column sums by input row]), except where input rows fit one tile
+// (Note [Input gradient by input row]). Each result is a chain of fused
 // multiply-adds in a fixed order: the forward from the bias over (c, kh,
 // kw); the weight gradient from 0 over the samples and then the output
 // positions; the input gradient's columns from 0 over the output channels,
-// summed over (kh, kw). On one thread that is exactly these loops, bit for
-// bit: LeNet's second layer, a strided, padded, dilated, grouped case with
-// partial tiles, and two padded ones with odd channel counts.
+// summed over (kh, kw), or by input row each element from 0 over (kh, o,
+// kw) for the kh whose output row exists, the taps beyond the row's ends
+// multiplying zeros. On one thread that is exactly these loops, bit for
+// bit: LeNet's second layer (by input row), a strided, padded, dilated,
+// grouped case with partial tiles, two padded ones with odd channel
+// counts, and a padded one by input row with 9 channels (tiles of 6 and 3).
 TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
   manual_seed(8);
   struct Case {
@@ -398,7 +409,8 @@ TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
   // The last two sum the input gradient's columns of an odd number of
   // channels (two planes at a time and one alone) into rows of 7 and of 20.
   for (const Case& c : {Case{3, 6, 16, 14, 5, 1, 0, 1, 1}, Case{2, 4, 24, 9, 3, 2, 2, 2, 2},
-                        Case{2, 3, 16, 7, 5, 1, 2, 1, 1}, Case{2, 5, 12, 20, 5, 1, 1, 1, 1}}) {
+                        Case{2, 3, 16, 7, 5, 1, 2, 1, 1}, Case{2, 5, 12, 20, 5, 1, 1, 1, 1},
+                        Case{2, 9, 10, 12, 3, 1, 1, 1, 1}}) {
     const int64_t out = (c.size + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
     const int64_t cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
     const Tensor x = randn({c.batch, c.cin, c.size, c.size});
@@ -462,7 +474,36 @@ TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
         }
       }
     }
-    for (int64_t n = 0; n < c.batch; ++n) {
+    const bool by_input_row = c.stride == 1 && c.dilation == 1 && c.groups == 1 &&
+                              c.size <= 16 && out >= 10;
+    // The output-gradient element an input position takes through a tap, or
+    // 0 beyond the output's edges.
+    auto gy_at = [&](int64_t n, int64_t oc, int64_t oh, int64_t ow) {
+      return oh < 0 || oh >= out || ow < 0 || ow >= out
+                 ? 0.0f
+                 : gs[((n * c.cout + oc) * out + oh) * out + ow];
+    };
+    for (int64_t n = 0; by_input_row && n < c.batch; ++n) {
+      for (int64_t ch = 0; ch < c.cin; ++ch) {
+        for (int64_t ih = 0; ih < c.size; ++ih) {
+          for (int64_t iw = 0; iw < c.size; ++iw) {
+            float acc = 0.0f;
+            for (int64_t kh = 0; kh < c.kernel; ++kh) {
+              const int64_t oh = ih + c.padding - kh;
+              if (oh < 0 || oh >= out) continue;
+              for (int64_t oc = 0; oc < c.cout; ++oc) {
+                for (int64_t kw = 0; kw < c.kernel; ++kw) {
+                  acc = std::fma(ws[((oc * c.cin + ch) * c.kernel + kh) * c.kernel + kw],
+                                 gy_at(n, oc, oh, iw + c.padding - kw), acc);
+                }
+              }
+            }
+            want_gx[static_cast<size_t>(((n * c.cin + ch) * c.size + ih) * c.size + iw)] = acc;
+          }
+        }
+      }
+    }
+    for (int64_t n = 0; !by_input_row && n < c.batch; ++n) {
       for (int64_t ch = 0; ch < c.cin; ++ch) {
         const int64_t grp = ch / cin_g, ci = ch % cin_g;
         for (int64_t kh = 0; kh < c.kernel; ++kh) {

@@ -57,8 +57,9 @@ namespace torchlet::cpu {
 // (Notes [Implicit weight gradient] and [Transposed forward tiles]). For
 // LeNet: conv1's forward and weight gradient read the input in place by
 // rows; conv2's forward and weight gradient through tables; conv2's input
-// gradient is tiles + col2im, summed by input row (Note [Column sums by
-// input row]).
+// gradient runs in tiles of input rows over (kh, o, kw) (Note [Input
+// gradient by input row]); other input gradients are tiles + col2im, summed
+// by input row (Note [Column sums by input row]).
 
 namespace {
 
@@ -1673,6 +1674,100 @@ void implicit_backward_weight_transposed(float* grad_w, const float* grad_out, c
   });
 }
 
+// Note [Input gradient by input row]
+// The input gradient of a convolution with stride 1 is a full correlation
+// of grad_out with the kernel: input row (y, .) of channel c sums
+// w[o, c, kh, kw] * grad_out[o, y + p - kh, x + p - kw] over the output
+// channels o and the taps whose output row exists. im2col's way (columns
+// = weightᵀ @ grad_out, then col2im) multiplies over only the output
+// channels (LeNet's second layer: 16), so each 6 x 16 tile spends as long
+// loading and storing as multiplying, and col2im then reads all the columns
+// back. Where an input row fits one 16-wide tile, the tiles here instead
+// hold 6 input channels x one input row and run over (kh, o, kw) for the
+// kh whose output row exists: 80 to 400 steps for LeNet, no column matrix.
+// Each step broadcasts the weights of 6 channels (transposed once per
+// call to [kh, o, kw, c]) and loads 16 lanes of an output row copied into a
+// zero-bordered buffer, so the taps that fall outside the row multiply
+// zeros: with LeNet's 10-wide output rows 10 of 16 lanes do useful work,
+// and the input gradient runs in about two thirds of im2col's time. Each
+// element is one chain of fused multiply-adds from 0 in (kh, o, kw) order.
+
+// The row-by-row input gradient above applies: float, one group, stride
+// and dilation 1, a 1-d or 2-d kernel (no depth), padding that leaves
+// every input position reachable (p < kernel), input rows of at most 16
+// and output rows of at least 10 (idle lanes beyond that cost more than
+// im2col's passes), on one thread per sample.
+bool input_rows_applies(const ConvGeometry& g) {
+  const bool one_thread = samples_in_parallel(g.batch) || get_num_threads() == 1 ||
+                          detail::in_parallel_region();
+  const std::array<int64_t, 3> ones{1, 1, 1};
+  return conv_algorithm(g) == ConvAlgorithm::kIm2colGemm && g.groups == 1 && g.stride == ones &&
+         g.dilation == ones && g.kernel[0] == 1 && g.input[0] == 1 && g.padding[0] == 0 &&
+         g.padding[1] < g.kernel[1] && g.padding[2] < g.kernel[2] && g.input[2] <= 16 &&
+         g.output[2] >= 10 && one_thread && cpu_has_avx2_fma();
+}
+
+void input_rows_backward_input(float* grad_in, const float* grad_out, const float* w,
+                               const ConvGeometry& g) {
+  const int64_t cin = g.in_channels, cout = g.out_channels;
+  const int64_t kh_n = g.kernel[1], kw_n = g.kernel[2];
+  const int64_t ih_n = g.input[1], iw_n = g.input[2];
+  const int64_t oh_n = g.output[1], ow_n = g.output[2];
+  const int64_t ph = g.padding[1], pw = g.padding[2];
+  // An output row at `left` in a zero-bordered row of `pitch`: tap kw of
+  // input column x reads element x + kw_n - 1 - kw, for x < 16.
+  const int64_t left = kw_n - 1 - pw;
+  const int64_t pitch = 16 + kw_n - 1;
+  const int64_t steps_per_kh = cout * kw_n;
+  // weight_t[kh][o][kw][c] and each step's offset in the bordered rows,
+  // relative to output row y + ph of input row y.
+  std::vector<float> weight_t(static_cast<size_t>(kh_n * steps_per_kh * cin));
+  std::vector<int64_t> offset(static_cast<size_t>(kh_n * steps_per_kh));
+  for (int64_t kh = 0; kh < kh_n; ++kh) {
+    for (int64_t o = 0; o < cout; ++o) {
+      for (int64_t kw = 0; kw < kw_n; ++kw) {
+        const int64_t step = (kh * cout + o) * kw_n + kw;
+        offset[static_cast<size_t>(step)] = (o * oh_n - kh) * pitch + kw_n - 1 - kw;
+        for (int64_t c = 0; c < cin; ++c) {
+          weight_t[static_cast<size_t>(step * cin + c)] = w[((o * cin + c) * kh_n + kh) * kw_n + kw];
+        }
+      }
+    }
+  }
+  over_batch(g.batch, [&](int64_t begin, int64_t end) {
+    std::vector<float> rows(static_cast<size_t>(cout * oh_n * pitch), 0.0f);
+    std::vector<float> tile(static_cast<size_t>(cin * ih_n * 16));
+    for (int64_t n = begin; n < end; ++n) {
+      const float* gy = grad_out + n * cout * oh_n * ow_n;
+      for (int64_t r = 0; r < cout * oh_n; ++r) {
+        std::copy(gy + r * ow_n, gy + (r + 1) * ow_n, &rows[static_cast<size_t>(r * pitch + left)]);
+      }
+      for (int64_t y = 0; y < ih_n; ++y) {
+        // Taps kh whose output row y + ph - kh exists.
+        const int64_t kh0 = std::max<int64_t>(0, y + ph - oh_n + 1);
+        const int64_t kh1 = std::min<int64_t>(kh_n, y + ph + 1);
+        const int64_t k = std::max<int64_t>(0, kh1 - kh0) * steps_per_kh;
+        const TableRows b{rows.data() + (y + ph) * pitch, offset.data() + kh0 * steps_per_kh};
+        for (int64_t c0 = 0; c0 < cin; c0 += 6) {
+          const int64_t channels = std::min<int64_t>(6, cin - c0);
+          const Operand a{weight_t.data() + kh0 * steps_per_kh * cin + c0, 1, cin};
+          float* c = tile.data() + (c0 * ih_n + y) * 16;
+          if (channels > 4) {
+            broadcast_tile<true, 6>(channels, 16, k, a, b, c, ih_n * 16, false);
+          } else {
+            broadcast_tile<true, 4>(channels, 16, k, a, b, c, ih_n * 16, false);
+          }
+        }
+      }
+      float* gx = grad_in + n * cin * ih_n * iw_n;
+      for (int64_t r = 0; r < cin * ih_n; ++r) {
+        std::copy(&tile[static_cast<size_t>(r * 16)], &tile[static_cast<size_t>(r * 16 + iw_n)],
+                  gx + r * iw_n);
+      }
+    }
+  });
+}
+
 template <typename T>
 const T* data_or_null(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
@@ -1734,6 +1829,8 @@ void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const
     } else if constexpr (std::is_same_v<T, float>) {
       if (winograd_backward_input_applies(g)) {
         winograd_backward_input(gx, gy, w, g);
+      } else if (input_rows_applies(g)) {
+        input_rows_backward_input(gx, gy, w, g);
       } else {
         gemm_backward_input(gx, gy, w, g);
       }

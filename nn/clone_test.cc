@@ -157,48 +157,36 @@ TEST(CloneTest, ModuleNotDerivedFromCloneableRefusesToClone) {
   EXPECT_THROW_MSG(holder.clone(), "clone: Plain does not support clone()");
 }
 
-TEST(CloneTest, ResetThatRegistersSomethingElseIsReported) {
-  // Registers its members only the first time: a copy's reset() registers nothing.
-  struct Fickle : Cloneable<Fickle> {
-    Fickle() { reset(); }
-    void reset() override {
-      if (!first_) return;
-      first_ = false;
-      register_parameter("a", zeros({1}));
+/// Registers one member, of the kind given, on its first reset() only: a
+/// copy's reset() registers nothing.
+struct Fickle : Cloneable<Fickle> {
+  enum class Member { kParameter, kBuffer, kModule };
+  explicit Fickle(Member member) : member_(member) { reset(); }
+  void reset() override {
+    if (!first_) return;
+    first_ = false;
+    switch (member_) {
+      case Member::kParameter: register_parameter("a", zeros({1})); break;
+      case Member::kBuffer: register_buffer("running", zeros({1})); break;
+      case Member::kModule: register_module("fc", Linear(2, 3)); break;
     }
-    bool first_ = true;
-  };
-  Fickle fickle;
+  }
+  Member member_;
+  bool first_ = true;
+};
+
+TEST(CloneTest, ResetThatSkipsAParameterIsReported) {
+  Fickle fickle(Fickle::Member::kParameter);
   EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register parameter `a`");
 }
 
 TEST(CloneTest, ResetThatSkipsABufferIsReported) {
-  // Registers its buffer only the first time: a copy's reset() registers nothing.
-  struct Fickle : Cloneable<Fickle> {
-    Fickle() { reset(); }
-    void reset() override {
-      if (!first_) return;
-      first_ = false;
-      register_buffer("running", zeros({1}));
-    }
-    bool first_ = true;
-  };
-  Fickle fickle;
+  Fickle fickle(Fickle::Member::kBuffer);
   EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register buffer `running`");
 }
 
 TEST(CloneTest, ResetThatSkipsASubmoduleIsReported) {
-  // Registers its child only the first time: a copy's reset() registers nothing.
-  struct Fickle : Cloneable<Fickle> {
-    Fickle() { reset(); }
-    void reset() override {
-      if (!first_) return;
-      first_ = false;
-      register_module("fc", Linear(2, 3));
-    }
-    bool first_ = true;
-  };
-  Fickle fickle;
+  Fickle fickle(Fickle::Member::kModule);
   EXPECT_THROW_MSG(fickle.clone(), "clone: reset() of Fickle did not register module `fc`");
 }
 

@@ -215,12 +215,18 @@ TEST(ConvTest, FoldRejectsAnOutputSizeOfThreeDims) {
 // The autograd backward only asks for the weight gradient of an
 // untransposed convolution, with a grad_output that fits: these checks are
 // reached through the tensor-level function.
-TEST(ConvTest, ConvolutionBackwardWeightRejectsTransposedParams) {
+/// A 2-d convolution's parameters: stride 1, no padding, no dilation.
+ConvParams plain_params_2d() {
   ConvParams params;
   params.stride = {1, 1};
   params.padding = {0, 0};
   params.dilation = {1, 1};
   params.output_padding = {0, 0};
+  return params;
+}
+
+TEST(ConvTest, ConvolutionBackwardWeightRejectsTransposedParams) {
+  ConvParams params = plain_params_2d();
   params.transposed = true;
   EXPECT_THROW_MSG(convolution_backward_weight(randn({1, 1, 4, 4}), randn({1, 1, 2, 2}),
                                                {1, 1, 3, 3}, params),
@@ -229,11 +235,7 @@ TEST(ConvTest, ConvolutionBackwardWeightRejectsTransposedParams) {
 }
 
 TEST(ConvTest, ConvolutionBackwardWeightRejectsAGradOutputLargerThanTheOutput) {
-  ConvParams params;
-  params.stride = {1, 1};
-  params.padding = {0, 0};
-  params.dilation = {1, 1};
-  params.output_padding = {0, 0};
+  const ConvParams params = plain_params_2d();
   EXPECT_THROW_MSG(convolution_backward_weight(randn({1, 1, 4, 4}), randn({1, 1, 3, 3}),
                                                {1, 1, 3, 3}, params),
                    "convolution_backward: expected grad_output of size at most [1, 1, 2, 2], "

@@ -5,10 +5,13 @@
 // along `dim` (as Tensor::chunk splits them) and concatenated back;
 // std::vector, std::tuple, std::pair, std::map<std::string, V> and
 // std::optional are taken apart and rebuilt recursively, keeping their
-// type; any other value is copied to every replica. Other containers of
-// Variables or Tensors (std::unordered_map, std::array, std::list,
-// std::deque, a map not keyed by strings) fail to compile rather than be
-// copied whole. The loops over devices live in scatter_gather.cc; only the
+// type; any other value is copied to every replica on scatter, and on
+// gather taken from the first replica if it visibly holds no Variables (a
+// number, a string: a class of the user's own fails to compile, as
+// PyTorch's gather raises for an object it cannot take apart). Other
+// containers of Variables or Tensors (std::unordered_map, std::array,
+// std::list, std::deque, a map not keyed by strings) fail to compile rather
+// than be copied whole. The loops over devices live in scatter_gather.cc; only the
 // recursion over types is here.
 
 #include <algorithm>
@@ -95,9 +98,26 @@ template <typename T>
 struct unsupported_holder_of_variables
     : std::bool_constant<untaken_container<T>::value && contains_variables<T>::value> {};
 
-/// Scatter and gather of a T: the primary template copies on scatter and
-/// keeps the first replica's value on gather (PyTorch's scatter copies
-/// non-tensor values the same way).
+/// Whether gather may take a T whole from the first replica: a value that
+/// visibly holds no Variables or Tensors (a number, an enum, a string, a
+/// std container of such values). A class of the user's own may hold
+/// Variables that gather cannot see, and taking replica 0's would silently
+/// drop the other replicas' rows, where PyTorch's gather raises a
+/// TypeError for an object it cannot take apart: such a type fails to
+/// compile instead.
+template <typename T, typename = void>
+struct has_value_type : std::false_type {};
+template <typename T>
+struct has_value_type<T, std::void_t<typename T::value_type>> : std::true_type {};
+template <typename T>
+struct gathered_whole
+    : std::bool_constant<std::is_arithmetic_v<T> || std::is_enum_v<T> ||
+                         std::is_same_v<T, std::string> || std::is_same_v<T, NoKwargs> ||
+                         (has_value_type<T>::value && !contains_variables<T>::value)> {};
+
+/// Scatter and gather of a T: the primary template copies on scatter
+/// (PyTorch's scatter copies non-tensor values the same way) and keeps the
+/// first replica's value on gather, for the types gathered_whole admits.
 template <typename T, typename = void>
 struct ScatterGather {
   static_assert(!unsupported_holder_of_variables<T>::value,
@@ -107,7 +127,14 @@ struct ScatterGather {
   static std::vector<T> scatter(const T& value, const std::vector<Device>& devices, int64_t) {
     return std::vector<T>(devices.size(), value);
   }
-  static T gather(const std::vector<T>& outputs, Device, int64_t) { return outputs.front(); }
+  static T gather(const std::vector<T>& outputs, Device, int64_t) {
+    static_assert(gathered_whole<T>::value,
+                  "gather cannot take apart this type, which may hold Variables: return them "
+                  "inside std::vector, std::tuple, std::pair, std::map<std::string, V> or "
+                  "std::optional (other values gathered must be numbers, enums, strings or "
+                  "std containers of those)");
+    return outputs.front();
+  }
 };
 
 template <>
@@ -332,7 +359,9 @@ std::pair<std::vector<Inputs>, std::vector<Kwargs>> scatter_kwargs(
 /// (PyTorch's gather), keeping their type: containers are gathered
 /// element-wise (vectors and tuples to the length of the shortest), maps
 /// key by key (maps with different keys throw PyTorch's error), an empty
-/// optional stays empty; other values are taken from the first replica.
+/// optional stays empty; numbers, enums, strings and std containers of
+/// those are taken from the first replica, and any other type fails to
+/// compile (detail::gathered_whole).
 /// 0-dim Variables are gathered into a vector of one element per replica,
 /// with PyTorch's warning (torchlet::warn). Differentiable to any order.
 template <typename T>

@@ -167,5 +167,20 @@ static_assert(detail::unsupported_holder_of_variables<
               std::array<std::pair<std::string, std::optional<Variable>>, 2>>::value);
 static_assert(!detail::unsupported_holder_of_variables<std::array<std::tuple<int, std::string>, 2>>::value);
 
+// gather takes only values that visibly hold no Variables from the first
+// replica; a struct of the user's own (which may hold some) fails to compile.
+struct UserOutput {
+  Variable logits;
+  Variable features;
+};
+enum class Phase { kTrain, kEval };
+static_assert(!detail::gathered_whole<UserOutput>::value);
+static_assert(!detail::gathered_whole<const char*>::value);
+static_assert(detail::gathered_whole<int64_t>::value);
+static_assert(detail::gathered_whole<Phase>::value);
+static_assert(detail::gathered_whole<std::string>::value);
+static_assert(detail::gathered_whole<std::array<int, 2>>::value);
+static_assert(!detail::gathered_whole<std::array<Variable, 2>>::value);
+
 }  // namespace
 }  // namespace torchlet::parallel

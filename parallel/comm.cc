@@ -244,7 +244,7 @@ Tensor reduce_add(const std::vector<Tensor>& inputs, std::optional<Device> desti
                    " has dtype ", inputs[i].dtype(), ", but expected ", inputs[0].dtype());
   }
   const size_t root = root_index(inputs, dest);
-  if (inputs.size() == 1) return inputs[0].clone();
+  if (inputs.size() == 1) return inputs[0];  // PyTorch returns the input itself
   Tensor result;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (i == root) continue;

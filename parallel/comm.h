@@ -29,7 +29,8 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
                                                      const std::vector<Device>& devices);
 
 /// The sum of `inputs` (same shape, one per device) on `destination`, which
-/// must be the device of one of them (default: the current device).
+/// must be the device of one of them (default: the current device). A single
+/// input is returned itself, not copied (as PyTorch's comm.reduce_add).
 Tensor reduce_add(const std::vector<Tensor>& inputs,
                   std::optional<Device> destination = std::nullopt);
 

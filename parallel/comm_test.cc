@@ -73,6 +73,12 @@ TEST_P(CommTest, ReduceAddSumsOnTheDestination) {
   for (const Tensor& t : ts) EXPECT_FALSE(sum.shares_storage(t));
 }
 
+TEST_P(CommTest, ReduceAddOfOneTensorReturnsThatTensor) {
+  // comm.py: `if len(inputs) == 1: return inputs[0]`.
+  const Tensor t = leaf({2, 2}).data();
+  EXPECT_TRUE(comm::reduce_add({t}, devices()[0]).is_same(t));
+}
+
 TEST_P(CommTest, ReduceAddRejectsMismatchedSizesAndAMissingDestination) {
   const Tensor a = zeros({2, 3});
   const Tensor b = zeros({3, 2}, TensorOptions().device(devices()[1]));

@@ -47,15 +47,20 @@ void device_properties(const std::vector<Device>& devices, std::vector<double>& 
 
 std::optional<std::string> imbalance(const std::vector<Device>& devices,
                                      const std::vector<double>& values) {
-  const auto [min, max] = std::minmax_element(values.begin(), values.end());
+  // The first smallest and the first largest, as Python's min() and max()
+  // of enumerate() pick them (std::minmax_element's max is the last).
+  const auto min = std::min_element(values.begin(), values.end());
+  const auto max = std::max_element(values.begin(), values.end());
   if (*max <= 0 || *min / *max >= 0.75) return std::nullopt;
   const auto lo = static_cast<size_t>(min - values.begin());
   const auto hi = static_cast<size_t>(max - values.begin());
+  // PyTorch's text, line breaks and indentation included.
   return ::torchlet::detail::str_cat(
-      "There is an imbalance between your GPUs. You may want to exclude GPU ", devices[lo].index,
-      " which has less than 75% of the memory or cores of GPU ", devices[hi].index,
-      ". You can do so by setting the device_ids argument to DataParallel, or by setting the "
-      "CUDA_VISIBLE_DEVICES environment variable.");
+      "\n    There is an imbalance between your GPUs. You may want to exclude GPU ",
+      devices[lo].index, " which\n    has less than 75% of the memory or cores of GPU ",
+      devices[hi].index,
+      ". You can do so by setting\n    the device_ids argument to DataParallel, or by setting "
+      "the CUDA_VISIBLE_DEVICES\n    environment variable.");
 }
 
 }  // namespace

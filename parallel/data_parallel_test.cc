@@ -664,11 +664,25 @@ TEST(DataParallelConstructionTest, BalanceWarningNamesBothDevices) {
   EXPECT_EQ(detail::imbalance_warning(devs, {8.0, 8.0}, {10.0, 10.0}), std::nullopt);
   const std::optional<std::string> memory = detail::imbalance_warning(devs, {8.0, 4.0}, {1, 1});
   ASSERT_TRUE(memory.has_value());
-  EXPECT_NE(memory->find("You may want to exclude GPU 1 which has less than 75% of the memory "
-                         "or cores of GPU 0"),
-            std::string::npos);
+  EXPECT_EQ(*memory,
+            "\n    There is an imbalance between your GPUs. You may want to exclude GPU 1 which"
+            "\n    has less than 75% of the memory or cores of GPU 0. You can do so by setting"
+            "\n    the device_ids argument to DataParallel, or by setting the CUDA_VISIBLE_DEVICES"
+            "\n    environment variable.");
   const std::optional<std::string> cores = detail::imbalance_warning(devs, {8, 8}, {10.0, 7.0});
   ASSERT_TRUE(cores.has_value());
+}
+
+TEST(DataParallelConstructionTest, ImbalanceWarningNamesTheFirstLargestAndSmallestDevices) {
+  // Python's max() and min() over enumerate() keep the first of equal values.
+  const std::vector<Device> devs{Device(kCUDA, 0), Device(kCUDA, 1), Device(kCUDA, 2),
+                                 Device(kCUDA, 3)};
+  const std::optional<std::string> warning =
+      detail::imbalance_warning(devs, {8.0, 4.0, 8.0, 4.0}, {1, 1, 1, 1});
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("exclude GPU 1 which\n    has less than 75% of the memory or cores of "
+                          "GPU 0."),
+            std::string::npos);
 }
 
 TEST(DataParallelConstructionTest, ConsumePrefixLeavesOtherKeys) {

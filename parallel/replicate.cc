@@ -412,7 +412,7 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
                                                    const std::vector<Device>& devices,
                                                    bool detach) {
   TORCHLET_CHECK(module != nullptr, "replicate: the module is null");
-  TORCHLET_CHECK(!devices.empty(), "replicate: Expected at least one device");
+  if (devices.empty()) return {};  // replicate.py: `if not devices: return []`
   for (Device device : devices) check_device_exists(device, "replicate");
   const Checkout r(module);
   const Layout& layout = layout_of(r->layout, *module);

@@ -62,7 +62,7 @@ namespace torchlet::parallel {
 /// Replicas of `module` on `devices` (PyTorch's replicate): kept across
 /// calls and re-bound to the module's current parameters and buffers on
 /// each call (Note [Kept replicas]). With `detach`, the replicas are not
-/// connected to the original by autograd.
+/// connected to the original by autograd. No devices give no replicas.
 std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
                                                    const std::vector<Device>& devices,
                                                    bool detach = false);

@@ -50,6 +50,33 @@ TEST(SequentialTest, SliceKeepsNamesAndSharesModules) {
   EXPECT_EQ(printed(*seq->slice(-2, 4)), "Sequential(\n  (2): Tanh()\n  (3): Sigmoid()\n)");
 }
 
+TEST(SequentialTest, IteratesItsModulesInOrder) {
+  Sequential seq({{"fc", Linear(1, 2)}, {"act", ReLU()}});
+  std::vector<Module*> seen;
+  for (const std::shared_ptr<Module>& m : *seq) seen.push_back(m.get());
+  EXPECT_EQ(seen, (std::vector<Module*>{seq[0].get(), seq[1].get()}));
+}
+
+TEST(SequentialTest, ExtendAppendsTheOtherModulesNumberedByPosition) {
+  // torch.nn.Sequential.extend appends each layer under str(len(self)).
+  Sequential seq({{"fc", Linear(3, 3)}});
+  Sequential tail(ReLU(), Linear(3, 2));
+  seq->extend(*tail);
+  seq->append(Tanh());
+  EXPECT_EQ(child_names(*seq), (std::vector<std::string>{"fc", "1", "2", "3"}));
+  EXPECT_EQ(seq[2].get(), tail[1].get());
+  const Variable x(randn({4, 3}));
+  EXPECT_TRUE(all_close(seq(x).data(), tail(seq->ptr<LinearImpl>(0)->forward(x)).tanh().data()));
+}
+
+TEST(SequentialTest, ExtendWithItselfRepeatsItsModules) {
+  Sequential seq(Linear(2, 2), ReLU());
+  seq->extend(*seq);
+  EXPECT_EQ(seq->size(), 4u);
+  EXPECT_EQ(seq[2].get(), seq[0].get());
+  EXPECT_EQ(seq->parameters().size(), 2u);
+}
+
 TEST(SequentialTest, BadIndexOrNameThrows) {
   Sequential seq({{"fc", Linear(1, 2)}, {"act", ReLU()}});
   EXPECT_THROW_MSG(seq[5], "index 5 is out of range");
@@ -140,6 +167,10 @@ TEST(ParameterDictTest, InsertLookupAndPrintAsPyTorch) {
   EXPECT_THROW_MSG(dict["z"], "ParameterDict: no parameter under the key 'z'");
 }
 
+// Every dtype's legacy type name, as PyTorch 1.13 prints a ParameterDict
+// holding a 2-element parameter of it (float16 and bfloat16 once read past
+// the end of a name table).
+// PyTorch 1.13 prints a ParameterList entry's dtype as "torch.<dtype>".
 TEST(ContainersTest, NestedContainersPrintAsPyTorch) {
   struct M : Module {
     M() {

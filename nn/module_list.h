@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "nn/child_iterator.h"
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
 
@@ -19,20 +20,7 @@ namespace torchlet::nn {
 class ModuleListImpl : public Cloneable<ModuleListImpl> {
  public:
   /// Iterates the modules (shared_ptr<Module>), in order.
-  class Iterator {
-   public:
-    using Base = std::vector<NamedModule>::const_iterator;
-    explicit Iterator(Base it) : it_(it) {}
-    const std::shared_ptr<Module>& operator*() const { return it_->second; }
-    Iterator& operator++() {
-      ++it_;
-      return *this;
-    }
-    bool operator!=(const Iterator& other) const { return it_ != other.it_; }
-
-   private:
-    Base it_;
-  };
+  using Iterator = ChildIterator;
 
   ModuleListImpl() = default;
   explicit ModuleListImpl(std::initializer_list<ModuleRef> modules);

@@ -23,6 +23,16 @@ void SequentialImpl::push_back(std::string name, SequentialEntry entry) {
   callers_.push_back(entry.caller());
 }
 
+void SequentialImpl::extend(const SequentialImpl& other) {
+  // Copied first: `other` may be this module.
+  const std::vector<NamedModule> children = other.registered_children();
+  const std::vector<detail::VariableCaller> callers = other.callers_;
+  for (size_t i = 0; i < children.size(); ++i) {
+    register_child(std::to_string(size()), children[i].second);
+    callers_.push_back(callers[i]);
+  }
+}
+
 Variable SequentialImpl::forward(const Variable& input) {
   Variable output = input;
   const auto& children = registered_children();

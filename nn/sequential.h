@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "nn/child_iterator.h"
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
 
@@ -70,6 +71,16 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   void add_module(std::string name, SequentialEntry entry) {
     push_back(std::move(name), std::move(entry));
   }
+  /// push_back (Python's append).
+  void append(SequentialEntry entry) { push_back(std::move(entry)); }
+  /// Appends every module of `other`, in order, each numbered as
+  /// push_back numbers it (the modules are shared, not copied).
+  void extend(const SequentialImpl& other);
+
+  /// Iterates the modules (shared_ptr<Module>), in order.
+  using Iterator = ChildIterator;
+  Iterator begin() const { return Iterator(registered_children().begin()); }
+  Iterator end() const { return Iterator(registered_children().end()); }
 
   /// The input passed through every module in order.
   Variable forward(const Variable& input);

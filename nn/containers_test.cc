@@ -170,7 +170,33 @@ TEST(ParameterDictTest, InsertLookupAndPrintAsPyTorch) {
 // Every dtype's legacy type name, as PyTorch 1.13 prints a ParameterDict
 // holding a 2-element parameter of it (float16 and bfloat16 once read past
 // the end of a name table).
+TEST(ParameterDictTest, PrintsTheLegacyTypeNameOfEveryDtypeAsPyTorch) {
+  const std::vector<std::pair<DType, std::string>> cases = {
+      {kBool, "BoolTensor"},       {kUInt8, "ByteTensor"},   {kInt32, "IntTensor"},
+      {kInt64, "LongTensor"},      {kFloat16, "HalfTensor"}, {kBFloat16, "BFloat16Tensor"},
+      {kFloat32, "FloatTensor"},   {kFloat64, "DoubleTensor"},
+  };
+  for (const auto& [dtype, name] : cases) {
+    ParameterDict dict;
+    // Only floating point parameters may require grad (PyTorch's
+    // nn.Parameter(..., requires_grad=False) for the others).
+    dict->register_parameter("b", ones({2}, dtype), is_floating_point(dtype));
+    EXPECT_EQ(printed(dict), "ParameterDict(  (b): Parameter containing: [torch." + name +
+                                 " of size 2])")
+        << dtype;
+  }
+}
+
 // PyTorch 1.13 prints a ParameterList entry's dtype as "torch.<dtype>".
+TEST(ParameterListTest, PrintsEveryDtypeAsPyTorch) {
+  for (DType dtype : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+    ParameterList list;
+    list->register_parameter("0", ones({2}, dtype), is_floating_point(dtype));
+    EXPECT_EQ(printed(list), "ParameterList(  (0): Parameter containing: [torch." +
+                                 std::string(dtype_name(dtype)) + " of size 2])");
+  }
+}
+
 TEST(ContainersTest, NestedContainersPrintAsPyTorch) {
   struct M : Module {
     M() {

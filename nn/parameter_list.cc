@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "tensor/dtype.h"
+
 namespace torchlet::nn {
 namespace {
 
@@ -16,12 +18,13 @@ std::string gpu_suffix(const Variable& p) {
   return p.device().is_cuda() ? " (GPU " + std::to_string(p.device().index) + ")" : "";
 }
 
-/// torch.typename: "torch.FloatTensor", "torch.cuda.LongTensor", …
+/// torch.typename: "torch.FloatTensor", "torch.cuda.HalfTensor", … (by a
+/// switch over every DType, so a new dtype cannot read past a table).
 std::string legacy_type_name(const Variable& p) {
-  static const char* const kNames[] = {"FloatTensor", "DoubleTensor", "LongTensor",
-                                       "IntTensor",   "ByteTensor",   "BoolTensor"};
-  return std::string(p.device().is_cuda() ? "torch.cuda." : "torch.") +
-         kNames[static_cast<int>(p.dtype())];
+  const std::string name = legacy_tensor_type_name(p.dtype());  // "torch.FloatTensor"
+  const std::string prefix = "torch.";
+  if (!p.device().is_cuda() || name.compare(0, prefix.size(), prefix) != 0) return name;
+  return "torch.cuda." + name.substr(prefix.size());
 }
 
 /// PyTorch's extra_repr of the parameter containers: one line per entry.

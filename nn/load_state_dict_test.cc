@@ -72,8 +72,8 @@ TEST(LoadStateDictTest, StrictErrorListsEveryProblemAsPyTorch) {
       "Error(s) in loading state_dict for Net:\n"
       "\tMissing key(s) in state_dict: \"fc.bias\", \"seq.0.bias\". \n"
       "\tUnexpected key(s) in state_dict: \"extra\", \"seq.0.zz\". \n"
-      "\tsize mismatch for fc.weight: copying a param with shape [3, 4] from checkpoint, the "
-      "shape in current model is [4, 3].");
+      "\tsize mismatch for fc.weight: copying a param with shape torch.Size([3, 4]) from "
+      "checkpoint, the shape in current model is torch.Size([4, 3]).");
 }
 
 TEST(LoadStateDictTest, FailedLoadChangesNothing) {
@@ -109,8 +109,19 @@ TEST(LoadStateDictTest, NonStrictStillRefusesSizeMismatches) {
   for (const auto& [name, value] : state) bad.insert(name, name == "fc.bias" ? zeros({5}) : value);
   EXPECT_THROW_MSG(net->load_state_dict(bad, /*strict=*/false),
                    "Error(s) in loading state_dict for Net:\n\tsize mismatch for fc.bias: "
-                   "copying a param with shape [5] from checkpoint, the shape in current model "
-                   "is [4].");
+                   "copying a param with shape torch.Size([5]) from checkpoint, the shape in "
+                   "current model is torch.Size([4]).");
+}
+
+TEST(LoadStateDictTest, SizeMismatchWithAZeroDimValuePrintsAnEmptyTorchSize) {
+  Net net;
+  StateDict bad;
+  for (const auto& [name, value] : net->state_dict()) {
+    bad.insert(name, name == "fc.bias" ? scalar_tensor(1.0) : value);
+  }
+  EXPECT_THROW_MSG(net->load_state_dict(bad),
+                   "\tsize mismatch for fc.bias: copying a param with shape torch.Size([]) from "
+                   "checkpoint, the shape in current model is torch.Size([4]).");
 }
 
 TEST(LoadStateDictTest, NonPersistentBufferIsNeitherSavedNorExpected) {

@@ -46,12 +46,20 @@ std::string add_indent(const std::string& text, int spaces) {
   return out;
 }
 
+/// Python's text.split('\n'): n newlines make n + 1 lines, so a trailing
+/// newline leaves an empty last line (PyTorch's __repr__ keeps it).
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  lines.push_back(text.substr(start));
   return lines;
 }
+
+/// A shape as PyTorch prints a torch.Size: "torch.Size([4, 2])".
+std::string torch_size(IntArrayRef sizes) { return "torch.Size(" + shape_str(sizes) + ")"; }
 
 std::string join_keys(const std::vector<std::string>& keys) {
   std::string out;
@@ -374,7 +382,7 @@ void Module::to(Device device) {
 void Module::to(DType dtype) {
   TORCHLET_CHECK(is_floating_point(dtype),
                  "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                 "dtype=",
+                 "dtype=torch.",
                  dtype);
   NoGradGuard no_grad;
   for_each_tensor([dtype](const Variable& v) {
@@ -452,9 +460,9 @@ class LoadStateDict {
       missing_.push_back(key);
     } else if (value->sizes() != target.sizes()) {
       size_errors_.push_back("size mismatch for " + key + ": copying a param with shape " +
-                             shape_str(value->sizes()) +
+                             torch_size(value->sizes()) +
                              " from checkpoint, the shape in current model is " +
-                             shape_str(target.sizes()) + ".");
+                             torch_size(target.sizes()) + ".");
     } else {
       copies_.emplace_back(target, *value);
     }

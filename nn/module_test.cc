@@ -263,9 +263,16 @@ TEST(ModuleTest, ToDtypeConvertsFloatingTensorsKeepingIdentity) {
   net->to(kFloat64);
   EXPECT_TRUE(net->scale.is_same(scale));
   for (const Slot& slot : net->slots()) EXPECT_EQ(slot.variable.dtype(), kFloat64);
+}
+
+TEST(ModuleTest, ToAnIntegralDtypeThrowsNamingItAsPyTorch) {
+  Net net;
   EXPECT_THROW_MSG(net->to(kInt64),
                    "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                   "dtype=int64");
+                   "dtype=torch.int64");
+  EXPECT_THROW_MSG(net->to(kBool),
+                   "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                   "dtype=torch.bool");
 }
 
 TEST(ModuleTest, SlotsListParametersThenBuffersInAFixedOrder) {
@@ -337,6 +344,23 @@ TEST(ModuleTest, ModuleWithoutChildrenPrintsEmptyParentheses) {
   EXPECT_EQ(empty.repr(), "Empty()");
   Module named("Custom");
   EXPECT_EQ(named.repr(), "Custom()");
+}
+
+// PyTorch splits extra_repr at every '\n' (str.split): a trailing newline
+// leaves an empty last line, so the text no longer fits on one line.
+TEST(ModuleTest, ExtraReprEndingInANewlineKeepsItsEmptyLastLineAsPyTorch) {
+  struct E : Module {
+    std::string extra_repr() const override { return "one\n"; }
+  };
+  EXPECT_EQ(E().repr(), "E(\n  one\n  \n)");
+}
+
+TEST(ModuleTest, ExtraReprEmptyLinesAreKeptBeforeTheChildrenAsPyTorch) {
+  struct E : Module {
+    E() { register_module("r", ReLU()); }
+    std::string extra_repr() const override { return "\none\n\ntwo\n"; }
+  };
+  EXPECT_EQ(E().repr(), "E(\n  \n  one\n  \n  two\n  \n  (r): ReLU()\n)");
 }
 
 TEST(ModuleTest, ForwardWithManyInputsNoneAndNonTensorArguments) {

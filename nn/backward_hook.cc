@@ -39,7 +39,9 @@ variable_list BackwardHookState::forward_inputs(autograd::AutogradContext* ctx,
     if (!input.requires_grad()) constant.push_back(input);
   }
   ctx->mark_non_differentiable(constant);
-  ctx->set_materialize_grads(false);
+  // Grads stay materialized (the default), as in PyTorch's
+  // BackwardHookFunction: an input no gradient reached, whether or not it
+  // requires grad, shows in grad_input as zeros of its shape and dtype.
   ctx->saved_data[kStateKey] = shared_from_this();
   return inputs;
 }

@@ -22,8 +22,13 @@ namespace torchlet::nn {
 // backward, the output function's node runs first (it was recorded last) and
 // stores grad_output; the input function's node then receives grad_input,
 // runs the hooks — which may assign to grad_input — and passes on what they
-// leave. When no input requires grad, the input function records nothing, so
-// the hooks run from the output node with undefined grad_input. The hooks are
+// leave. As PyTorch 1.13 materializes the grads of its input function, an
+// input that got no gradient (it does not require grad, or the outputs do not
+// depend on it) appears in grad_input as zeros, and an input requiring grad
+// receives those zeros; grad_output keeps undefined entries for outputs that
+// got none (PyTorch's None). When no input requires grad, the input function
+// records nothing, so the hooks run from the output node with undefined
+// grad_input (None in PyTorch). The hooks are
 // those registered when the module was called; a call's state is its own, so
 // concurrent calls do not share anything mutable.
 

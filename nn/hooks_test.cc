@@ -13,6 +13,7 @@ namespace {
 
 using testing::all_close;
 using testing::load_golden;
+using testing::values;
 
 Variable constant(double value, std::vector<int64_t> shape = {2}) {
   return Variable(full(shape, value));
@@ -208,6 +209,82 @@ TEST(HooksTest, FullBackwardHookGetsUndefinedGradForInputsWithoutGrad) {
   ASSERT_EQ(seen_output.size(), 1u);
   EXPECT_TRUE(all_close(seen_output[0].data(), ones({1, 2})));
   EXPECT_TRUE(layer->weight.grad().defined());
+}
+
+class TwoInputsImpl : public Cloneable<TwoInputsImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& x, const Variable& y) { return x * 2 + y * 3; }
+};
+TORCHLET_MODULE(TwoInputs);
+
+class FirstOfTwoImpl : public Cloneable<FirstOfTwoImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& x, const Variable& y) {
+    (void)y;
+    return x * 2;
+  }
+};
+TORCHLET_MODULE(FirstOfTwo);
+
+// PyTorch 1.13 (materialized grads of BackwardHookFunction): once some input
+// requires grad, an input that does not gets zeros, not None.
+TEST(HooksTest, FullBackwardHookGetsZerosForAnInputNotRequiringGrad) {
+  TwoInputs module;
+  variable_list seen_input;
+  module->register_full_backward_hook(
+      [&](Module&, variable_list& grad_input, const variable_list&) { seen_input = grad_input; });
+  Variable x(ones({2}), true), y(ones({2}));
+  module(x, y).sum().backward();
+  ASSERT_EQ(seen_input.size(), 2u);
+  EXPECT_EQ(values(seen_input[0].data()), (std::vector<double>{2, 2}));
+  ASSERT_TRUE(seen_input[1].defined());
+  EXPECT_EQ(seen_input[1].sizes(), (SizeVec{2}));
+  EXPECT_EQ(values(seen_input[1].data()), (std::vector<double>{0, 0}));
+}
+
+// An integer input's zeros keep its dtype (PyTorch 1.13 prints [0, 0]).
+TEST(HooksTest, FullBackwardHookGetsZerosOfTheInputsDtypeForAnIntegerInput) {
+  TwoInputs module;
+  variable_list seen_input;
+  module->register_full_backward_hook(
+      [&](Module&, variable_list& grad_input, const variable_list&) { seen_input = grad_input; });
+  Variable x(ones({2}), true), y(ones({2}, kInt64));
+  module(x, y).sum().backward();
+  ASSERT_EQ(seen_input.size(), 2u);
+  ASSERT_TRUE(seen_input[1].defined());
+  EXPECT_EQ(seen_input[1].dtype(), kInt64);
+  EXPECT_EQ(values(seen_input[1].data()), (std::vector<double>{0, 0}));
+}
+
+// An input that requires grad but that the output does not depend on gets
+// zeros in grad_input, and they reach its .grad (PyTorch 1.13: y.grad is
+// tensor([0., 0.])).
+TEST(HooksTest, FullBackwardHookGetsZerosForAnInputTheOutputDoesNotUse) {
+  FirstOfTwo module;
+  variable_list seen_input;
+  module->register_full_backward_hook(
+      [&](Module&, variable_list& grad_input, const variable_list&) { seen_input = grad_input; });
+  Variable x(ones({2}), true), y(ones({2}), true);
+  module(x, y).sum().backward();
+  ASSERT_EQ(seen_input.size(), 2u);
+  EXPECT_EQ(values(seen_input[0].data()), (std::vector<double>{2, 2}));
+  ASSERT_TRUE(seen_input[1].defined());
+  EXPECT_EQ(values(seen_input[1].data()), (std::vector<double>{0, 0}));
+  ASSERT_TRUE(y.grad().defined());
+  EXPECT_EQ(values(y.grad().data()), (std::vector<double>{0, 0}));
+}
+
+// A hook setting a grad_input to undefined (None) leaves that input no grad.
+TEST(HooksTest, FullBackwardHookMayDropAnInputsGradient) {
+  TwoInputs module;
+  module->register_full_backward_hook(
+      [](Module&, variable_list& grad_input, const variable_list&) { grad_input[1] = Variable(); });
+  Variable x(ones({2}), true), y(ones({2}), true);
+  module(x, y).sum().backward();
+  EXPECT_EQ(values(x.grad().data()), (std::vector<double>{2, 2}));
+  EXPECT_FALSE(y.grad().defined());
 }
 
 TEST(HooksTest, FullBackwardHookSeesEveryOutputOfATuple) {

@@ -17,6 +17,12 @@ void check_options(const DataLoaderOptions& options) {
                  options.prefetch_factor);
 }
 
+void check_shuffled_size(int64_t dataset_size) {
+  TORCHLET_CHECK(dataset_size > 0,
+                 "num_samples should be a positive integer value, but got num_samples=",
+                 dataset_size);
+}
+
 bool pins_batches(const DataLoaderOptions& options) {
   if (!options.pin_memory) return false;
   if (cuda::device_count() > 0) return true;

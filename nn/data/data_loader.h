@@ -30,8 +30,12 @@ struct DataLoaderOptions {
   int64_t num_workers = 0;
   /// Batches each worker may make ahead (with num_workers > 0).
   int64_t prefetch_factor = 2;
-  /// Seed of the shuffling generator; unset, it is drawn from the global
-  /// generator (so manual_seed fixes it too).
+  /// Seed of the loader's shuffling generator, seeded once when the loader
+  /// is made: each epoch continues its sequence, whatever else draws random
+  /// numbers (PyTorch's DataLoader(generator=...)). Unset, every epoch draws
+  /// a fresh seed from the global generator when it starts, as PyTorch's
+  /// RandomSampler does at each iter(): `manual_seed(s)` before an epoch
+  /// fixes that epoch's order.
   std::optional<uint64_t> seed;
   /// Each batch's tensors copied into page-locked memory where the batch is
   /// made (a worker, with num_workers > 0), so that moving them to a GPU
@@ -42,6 +46,8 @@ struct DataLoaderOptions {
 
 namespace detail {
 void check_options(const DataLoaderOptions& options);
+/// PyTorch's RandomSampler check: a shuffled loader needs examples.
+void check_shuffled_size(int64_t dataset_size);
 /// Whether batches are pinned: options.pin_memory and a GPU present (else
 /// PyTorch's warning, once per DataLoader).
 bool pins_batches(const DataLoaderOptions& options);
@@ -73,9 +79,11 @@ class DataLoader {
       : dataset_(std::move(dataset)),
         options_(std::move(options)),
         collate_(std::move(collate)),
-        generator_(options_.seed ? Generator(*options_.seed) : Generator()) {
+        // Unseeded, start_epoch reseeds it from the global generator.
+        generator_(options_.seed.value_or(0)) {
     TORCHLET_CHECK(dataset_ != nullptr, "DataLoader: the dataset is null");
     detail::check_options(options_);
+    if (options_.shuffle) detail::check_shuffled_size(dataset_->size());
     if constexpr (!std::is_same_v<Batch, ExampleT> || !has_default_collate_v<ExampleT>) {
       TORCHLET_CHECK(collate_ != nullptr,
                      "DataLoader: this example type has no default_collate; pass a collate "
@@ -114,6 +122,8 @@ class DataLoader {
 
   std::shared_ptr<Epoch> start_epoch() {
     const int64_t n = dataset_->size();
+    // The order is drawn here, on the loop's thread, whatever num_workers.
+    if (options_.shuffle && !options_.seed) generator_ = Generator();  // from the global one
     std::vector<int64_t> order = options_.shuffle ? generator_.randperm(n) : identity(n);
     auto make_batch = [dataset = dataset_, collate = collate_, order = std::move(order),
                        batch_size = options_.batch_size, pin = pin_](int64_t b) {

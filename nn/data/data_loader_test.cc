@@ -136,14 +136,54 @@ TEST(DataLoaderTest, DifferentSeedsShuffleDifferently) {
   EXPECT_NE(epoch(a), epoch(b));
 }
 
-TEST(DataLoaderTest, UnseededShuffleFollowsTheGlobalSeed) {
-  DataLoaderOptions options = shuffled(4, 0);
+DataLoaderOptions unseeded_shuffle(int64_t batch_size, int64_t num_workers = 0) {
+  DataLoaderOptions options = shuffled(batch_size, 0, num_workers);
   options.seed.reset();
+  return options;
+}
+
+TEST(DataLoaderTest, UnseededShuffleFollowsTheGlobalSeed) {
+  DataLoader<Example> a(numbered(20), unseeded_shuffle(4));
+  DataLoader<Example> b(numbered(20), unseeded_shuffle(4));
   manual_seed(3);
-  DataLoader<Example> a(numbered(20), options);
+  const auto from_a = epoch(a);
   manual_seed(3);
-  DataLoader<Example> b(numbered(20), options);
-  EXPECT_EQ(epoch(a), epoch(b));
+  EXPECT_EQ(epoch(b), from_a);
+}
+
+// As PyTorch's RandomSampler, which draws a seed from the global generator at
+// every iter(): manual_seed before an epoch fixes that epoch's order.
+TEST(DataLoaderTest, UnseededShuffleDrawsEachEpochsSeedFromTheGlobalGenerator) {
+  DataLoader<Example> loader(numbered(20), unseeded_shuffle(4));
+  manual_seed(0);
+  const auto first = epoch(loader);
+  manual_seed(0);
+  EXPECT_EQ(epoch(loader), first);
+}
+
+TEST(DataLoaderTest, UnseededShuffleStillReshufflesEveryEpoch) {
+  manual_seed(0);
+  DataLoader<Example> loader(numbered(20), unseeded_shuffle(4));
+  EXPECT_NE(flat(epoch(loader)), flat(epoch(loader)));
+}
+
+TEST(DataLoaderTest, UnseededShuffleWithWorkersFollowsTheGlobalSeedAsWithout) {
+  DataLoader<Example> serial(numbered(50), unseeded_shuffle(4, 0));
+  DataLoader<Example> parallel(numbered(50), unseeded_shuffle(4, 3));
+  manual_seed(7);
+  const auto expected = epoch(serial);
+  manual_seed(7);
+  EXPECT_EQ(epoch(parallel), expected);
+}
+
+// A seeded loader keeps its own generator: reseeding the global one changes
+// nothing, and successive epochs continue its sequence.
+TEST(DataLoaderTest, SeededShuffleIgnoresTheGlobalGenerator) {
+  DataLoader<Example> a(numbered(20), shuffled(4, 5)), b(numbered(20), shuffled(4, 5));
+  manual_seed(1);
+  const auto a1 = epoch(a);
+  manual_seed(2);
+  EXPECT_EQ(epoch(b), a1);
 }
 
 TEST(DataLoaderTest, WorkersGiveTheSameBatchesAsTheLoopThread) {
@@ -348,6 +388,14 @@ TEST(DataLoaderTest, ExceptionInTheLoopBodyStopsTheWorkers) {
       },
       std::runtime_error);
   EXPECT_EQ(dataset.use_count(), 2);
+}
+
+// PyTorch's RandomSampler refuses an empty dataset when the loader is made.
+TEST(DataLoaderTest, ShuffledLoaderOverAnEmptyDatasetIsAnErrorAsPyTorch) {
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(0), shuffled(2, 1)),
+                   "num_samples should be a positive integer value, but got num_samples=0");
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(0), unseeded_shuffle(2)),
+                   "num_samples should be a positive integer value, but got num_samples=0");
 }
 
 TEST(DataLoaderTest, NonPositiveBatchSizeIsAnError) {

@@ -26,8 +26,9 @@ TensorDataset::TensorDataset(Tensor data, Tensor target)
 int64_t TensorDataset::size() const { return data_.size(0); }
 
 Example TensorDataset::get(int64_t index) const {
-  TORCHLET_CHECK(index >= 0 && index < size(), "TensorDataset: index ", index,
+  TORCHLET_CHECK(index >= -size() && index < size(), "TensorDataset: index ", index,
                  " is out of bounds for dimension 0 with size ", size());
+  if (index < 0) index += size();
   return {data_.select(0, index), target_.select(0, index)};
 }
 

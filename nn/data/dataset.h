@@ -47,6 +47,8 @@ class TensorDataset : public Dataset<Example> {
   TensorDataset(Tensor data, Tensor target);
 
   int64_t size() const override;
+  /// As PyTorch indexes the tensors, a negative index (>= -size()) counts
+  /// from the end: get(-1) is the last example.
   Example get(int64_t index) const override;
   /// {data.index_select(0, indices), target.index_select(0, indices)}.
   std::optional<Example> get_batch(const std::vector<int64_t>& indices) const override;

@@ -84,8 +84,16 @@ TEST(TensorDatasetTest, GetBatchGathersRows) {
 TEST(TensorDatasetTest, GetOutOfRangeIsAnError) {
   EXPECT_THROW_MSG(rows(5)->get(5),
                    "TensorDataset: index 5 is out of bounds for dimension 0 with size 5");
-  EXPECT_THROW_MSG(rows(5)->get(-1),
-                   "TensorDataset: index -1 is out of bounds for dimension 0 with size 5");
+  EXPECT_THROW_MSG(rows(5)->get(-6),
+                   "TensorDataset: index -6 is out of bounds for dimension 0 with size 5");
+}
+
+// PyTorch indexes the tensors, so -1 is the last example and -size the first.
+TEST(TensorDatasetTest, NegativeIndexCountsFromTheEndAsPyTorch) {
+  const Example last = rows(5)->get(-1);
+  EXPECT_EQ(values(last.data), (std::vector<double>{4, 14}));
+  EXPECT_EQ(last.target.item<int64_t>(), 104);
+  EXPECT_EQ(rows(5)->get(-5).target.item<int64_t>(), 100);
 }
 
 TEST(TensorDatasetTest, SizeMismatchIsAnError) {

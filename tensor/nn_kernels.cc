@@ -57,21 +57,43 @@ void check_class_target(const Tensor& input, const Tensor& target, const Tensor&
                    "Expected input batch_size (", input.size(0), ") to match target batch_size (",
                    target.dim() >= 1 ? target.size(0) : 0, ").");
   }
+  const int64_t classes = input.size(input.dim() == 1 ? 0 : 1);
+  // PyTorch checks only the weight's numel; torchlet wants it 1-D as well.
+  const auto check_weight_shape = [&] {
+    TORCHLET_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
+                   "weight tensor should be defined either for all ", classes,
+                   " classes or no classes but got weight tensor of shape: ",
+                   shape_str(weight.sizes()));
+  };
+  // nll_loss2d's (4-D inputs, and the others reshaped to 4-D) words.
+  const auto check_spatial_weight = [&] {
+    TORCHLET_CHECK(!weight.defined() || weight.numel() == classes,
+                   "weight tensor should be defined either for all or no classes");
+    check_weight_shape();
+  };
   if (input.dim() <= 2) {
     TORCHLET_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
     TORCHLET_CHECK(input.dim() == 2 || target.dim() == 0, "size mismatch (got input: ",
                    shape_str(input.sizes()), ", target: ", shape_str(target.sizes()), ")");
+    check_weight_shape();
+  } else if (input.dim() == 4) {
+    // PyTorch's nll_loss2d checks, in its order and words (its size message
+    // has no closing parenthesis).
+    TORCHLET_CHECK(target.dim() == 3,
+                   "only batches of spatial targets supported (3D tensors) but got targets of "
+                   "dimension: ",
+                   target.dim());
+    check_spatial_weight();
+    TORCHLET_CHECK(input.size(2) == target.size(1) && input.size(3) == target.size(2),
+                   "size mismatch (got input: ", shape_str(input.sizes()),
+                   " , target: ", shape_str(target.sizes()));
   } else {
     SizeVec expected{input.size(0)};
     for (int64_t d = 2; d < input.dim(); ++d) expected.push_back(input.size(d));
     TORCHLET_CHECK(target.sizes() == IntArrayRef(expected), "Expected target size ",
                    shape_str(expected), ", got ", shape_str(target.sizes()));
+    check_spatial_weight();
   }
-  const int64_t classes = input.size(input.dim() == 1 ? 0 : 1);
-  TORCHLET_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
-                 "weight tensor should be defined either for all ", classes,
-                 " classes or no classes but got weight tensor of shape: ",
-                 shape_str(weight.sizes()));
 }
 
 // Throws PyTorch's "Target 5 is out of bounds." for the first target

@@ -7,6 +7,8 @@
 #include "autograd/nn_ops.h"
 #include "nn/functional/activation.h"
 #include "tensor/nn_kernels.h"
+#include "tensor/shape.h"
+#include "tensor/warning.h"
 
 namespace torchlet::nn::functional {
 namespace {
@@ -25,6 +27,16 @@ Variable reduce(const Variable& loss, const std::string& reduction) {
     case Reduction::kSum: return loss.sum();
   }
   return loss;
+}
+
+// PyTorch's UserWarning of the regression losses, which broadcast target
+// against input (then, or on error, carry on).
+void warn_if_target_size_differs(const Variable& input, const Variable& target) {
+  if (input.sizes() == target.sizes()) return;
+  warn("Using a target size (torch.Size(" + shape_str(target.sizes()) +
+       ")) that is different to the input size (torch.Size(" + shape_str(input.sizes()) +
+       ")). This will likely lead to incorrect results due to broadcasting. Please ensure they "
+       "have the same size.");
 }
 
 Tensor data_or_undefined(const Variable& v) { return v.defined() ? v.data() : Tensor(); }
@@ -59,26 +71,37 @@ Variable cross_entropy_probabilities(const Variable& input, const Variable& targ
 }  // namespace
 
 Variable mse_loss(const Variable& input, const Variable& target, const std::string& reduction) {
+  warn_if_target_size_differs(input, target);
   const Variable diff = input - target;
   return reduce(diff * diff, reduction);
 }
 
 Variable l1_loss(const Variable& input, const Variable& target, const std::string& reduction) {
+  warn_if_target_size_differs(input, target);
   return reduce((input - target).abs(), reduction);
 }
 
+// PyTorch's order: the size warning, the broadcast, the reduction, beta.
 Variable smooth_l1_loss(const Variable& input, const Variable& target,
                         const std::string& reduction, double beta) {
-  TORCHLET_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
-  if (beta == 0) return l1_loss(input, target, reduction);
+  warn_if_target_size_differs(input, target);
   const Variable diff = input - target, size = diff.abs();
+  parse_reduction(reduction);
+  TORCHLET_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  if (beta == 0) {
+    // |d|, but with PyTorch's gradient -1 at d == 0 (its kernel's d <= -beta
+    // branch), where abs's is 0; 0 - d keeps the loss +0 there.
+    return reduce((0.0 - diff).where(diff.eq(0), size), reduction);
+  }
   return reduce((diff * diff * (0.5 / beta)).where(size.lt(beta), size - 0.5 * beta), reduction);
 }
 
 Variable huber_loss(const Variable& input, const Variable& target, const std::string& reduction,
                     double delta) {
-  TORCHLET_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  warn_if_target_size_differs(input, target);
   const Variable diff = input - target, size = diff.abs();
+  parse_reduction(reduction);
+  TORCHLET_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   return reduce((diff * diff * 0.5).where(size.lt(delta), (size - 0.5 * delta) * delta), reduction);
 }
 
@@ -104,7 +127,10 @@ Variable nll_loss(const Variable& input, const Variable& target, const Variable&
       (weight.defined() ? weight.data().index_select(0, index.reshape({-1})).view(t.sizes())
                         : ones(t.sizes(), input.options()))
           .masked_fill(ignored, 0);
-  const Variable loss = -input.gather(dim, index).squeeze(dim) * Variable(picked_weight);
+  // Ignored targets' losses are 0 and pass no gradient, even when "mean"
+  // divides by a total weight of 0 (PyTorch: NaN loss, zero gradient there).
+  const Variable loss =
+      (-input.gather(dim, index).squeeze(dim) * Variable(picked_weight)).masked_fill(ignored, 0);
   switch (r) {
     case Reduction::kNone: return loss;
     case Reduction::kSum: return loss.sum();
@@ -113,14 +139,23 @@ Variable nll_loss(const Variable& input, const Variable& target, const Variable&
   return loss;
 }
 
+// PyTorch's order: the reduction, the target's size, the weight broadcast
+// against the target, the input's range, the broadcast weight's shape.
 Variable binary_cross_entropy(const Variable& input, const Variable& target,
                               const Variable& weight, const std::string& reduction) {
+  parse_reduction(reduction);
   TORCHLET_CHECK(input.sizes() == target.sizes(), "Using a target size (torch.Size(",
                  shape_str(target.sizes()), ")) that is different to the input size (torch.Size(",
                  shape_str(input.sizes()), ")) is deprecated. Please ensure they have the same size.");
+  SizeVec weight_shape;
+  if (weight.defined()) {
+    weight_shape = broadcast_shapes(target.sizes(), weight.sizes(), "binary_cross_entropy");
+  }
   TORCHLET_CHECK(!input.lt(0).logical_or(input.gt(1)).any().item<bool>(),
                  "all elements of input should be between 0 and 1");
-  parse_reduction(reduction);
+  TORCHLET_CHECK(!weight.defined() || IntArrayRef(weight_shape) == input.sizes(),
+                 "output with shape ", shape_str(input.sizes()),
+                 " doesn't match the broadcast shape ", shape_str(weight_shape));
   return reduce(torchlet::binary_cross_entropy(input, target, data_or_undefined(weight)), reduction);
 }
 
@@ -141,6 +176,11 @@ Variable binary_cross_entropy_with_logits(const Variable& input, const Variable&
 
 Variable kl_div(const Variable& input, const Variable& target, const std::string& reduction,
                 bool log_target) {
+  if (reduction == "mean") {
+    warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+         "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+         "'mean' will be changed to behave the same as 'batchmean' in the next major release.");
+  }
   const bool batchmean = reduction == "batchmean";
   if (!batchmean) parse_reduction(reduction);
   const Variable loss = log_target

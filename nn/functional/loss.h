@@ -12,14 +12,18 @@
 
 namespace torchlet::nn::functional {
 
-/// (input - target)^2, target broadcast to input.
+// mse_loss, l1_loss, smooth_l1_loss and huber_loss broadcast input and
+// target, warning (as PyTorch) when target's size differs from input's.
+
+/// (input - target)^2.
 Variable mse_loss(const Variable& input, const Variable& target,
                   const std::string& reduction = "mean");
 /// |input - target|.
 Variable l1_loss(const Variable& input, const Variable& target,
                  const std::string& reduction = "mean");
 /// 0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta (d = input -
-/// target); beta == 0 is l1_loss, beta < 0 an error.
+/// target); beta == 0 is |d| with PyTorch's gradient -1 at d == 0, beta < 0
+/// an error.
 Variable smooth_l1_loss(const Variable& input, const Variable& target,
                         const std::string& reduction = "mean", double beta = 1.0);
 /// 0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta); delta > 0.
@@ -42,7 +46,8 @@ Variable nll_loss(const Variable& input, const Variable& target,
                   const Variable& weight = Variable(), int64_t ignore_index = -100,
                   const std::string& reduction = "mean");
 /// -weight * (target * log(input) + (1 - target) * log(1 - input)), each
-/// log clamped at -100; input in [0, 1] and of target's shape.
+/// log clamped at -100; input in [0, 1] and of target's shape, weight
+/// broadcastable to it.
 Variable binary_cross_entropy(const Variable& input, const Variable& target,
                               const Variable& weight = Variable(),
                               const std::string& reduction = "mean");
@@ -54,7 +59,8 @@ Variable binary_cross_entropy_with_logits(const Variable& input, const Variable&
                                           const Variable& pos_weight = Variable());
 /// target * (log(target) - input) (0 where target is 0), input being
 /// log-probabilities; with log_target, target is given as log-probabilities
-/// too. reduction may also be "batchmean": the sum over input.size(0).
+/// too. reduction may also be "batchmean": the sum over input.size(0);
+/// "mean" (the mean over all elements) warns as PyTorch does.
 Variable kl_div(const Variable& input, const Variable& target,
                 const std::string& reduction = "mean", bool log_target = false);
 

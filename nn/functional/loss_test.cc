@@ -3,10 +3,14 @@
 #include "nn/functional/loss.h"
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "tensor/nn_kernels.h"
 #include "tensor/test_util.h"
+#include "tensor/warning.h"
 
 namespace torchlet {
 namespace {
@@ -14,9 +18,27 @@ namespace {
 namespace F = nn::functional;
 
 Variable logits() { return Variable(randn({3, 5})); }
+Variable longs(SizeVec shape) { return Variable(zeros(shape, TensorOptions(kInt64))); }
 Variable targets(std::vector<int64_t> t) {
   const int64_t n = static_cast<int64_t>(t.size());
   return Variable(from_vector(t, {n}));
+}
+
+// Collects the warnings emitted while it lives.
+class WarningCapture {
+ public:
+  WarningCapture() : guard_([this](const std::string& m) { messages_.push_back(m); }) {}
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+  WarningHandlerGuard guard_;
+};
+
+std::string target_size_warning(const std::string& target, const std::string& input) {
+  return "Using a target size (torch.Size(" + target + ")) that is different to the input size "
+         "(torch.Size(" + input + ")). This will likely lead to incorrect results due to "
+         "broadcasting. Please ensure they have the same size.";
 }
 
 TEST(CrossEntropyTest, FusedGradientIsSoftmaxMinusOneHotOverBatch) {
@@ -142,6 +164,31 @@ TEST(CrossEntropyTest, RejectsASpatialTargetOfTheWrongSize) {
                    "Expected target size [2, 4], got [2, 5]");
 }
 
+// A 4-D input goes to PyTorch's nll_loss2d, which words its checks its own way.
+TEST(CrossEntropyTest, RejectsATargetOfTheWrongRankFor4DInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 2, 2})), longs({2, 2})),
+                   "only batches of spatial targets supported (3D tensors) but got targets of "
+                   "dimension: 2");
+}
+
+TEST(CrossEntropyTest, RejectsATargetOfTheRightRankButWrongSizeFor4DInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 2, 2})), longs({2, 2, 3})),
+                   "size mismatch (got input: [2, 3, 2, 2] , target: [2, 2, 3]");
+}
+
+TEST(CrossEntropyTest, RejectsAWeightOfTheWrongSizeForSpatialInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 2, 2})), longs({2, 2, 3}),
+                                    Variable(ones({4}))),
+                   "weight tensor should be defined either for all or no classes");
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 4})), longs({2, 4}), Variable(ones({4}))),
+                   "weight tensor should be defined either for all or no classes");
+}
+
+TEST(CrossEntropyTest, RejectsATargetOfTheWrongRankFor5DInput) {
+  EXPECT_THROW_MSG(F::cross_entropy(Variable(randn({2, 3, 2, 2, 2})), longs({2, 2})),
+                   "Expected target size [2, 2, 2, 2], got [2, 2]");
+}
+
 TEST(CrossEntropyTest, RejectsAZeroDimInputWithClassIndices) {
   EXPECT_THROW_MSG(F::cross_entropy(Variable(zeros({})), targets({0})),
                    "Expected 1 or more dimensions (got 0)");
@@ -180,6 +227,45 @@ TEST(NllLossTest, RejectsMismatchedBatchSizes) {
 TEST(NllLossTest, RejectsA1DTargetFor1DInput) {
   EXPECT_THROW_MSG(F::nll_loss(Variable(randn({3})), targets({0, 1, 2})),
                    "size mismatch (got input: [3], target: [3])");
+}
+
+TEST(NllLossTest, RejectsATargetOfTheWrongRankFor4DInput) {
+  EXPECT_THROW_MSG(F::nll_loss(Variable(randn({2, 3, 2, 2})), longs({2, 2})),
+                   "only batches of spatial targets supported (3D tensors) but got targets of "
+                   "dimension: 2");
+}
+
+TEST(NllLossTest, MeanOverOnlyIgnoredTargetsHasZeroGradient) {
+  const Variable x(randn({3, 4}, TensorOptions(kFloat64)), true);
+  const Variable loss = F::nll_loss(x, targets({-100, -100, -100}));
+  EXPECT_TRUE(std::isnan(loss.item<double>()));
+  loss.backward();
+  EXPECT_EQ(testing::values(x.grad().data()), std::vector<double>(12, 0.0));
+}
+
+// PyTorch: -weight / total_weight at each kept target, 0/0 = NaN where the
+// kept targets weigh nothing; ignored rows stay 0.
+TEST(NllLossTest, MeanOverTargetsOfZeroWeightHasNanGradientAtTheTargets) {
+  const Variable x(randn({3, 4}, TensorOptions(kFloat64)), true);
+  const Variable w(from_vector<double>({0, 1, 1, 1}, {4}));
+  const Variable loss = F::nll_loss(x, targets({0, -100, 0}), w);
+  EXPECT_TRUE(std::isnan(loss.item<double>()));
+  loss.backward();
+  const std::vector<double> grad = testing::values(x.grad().data());
+  for (size_t i = 0; i < grad.size(); ++i) {
+    if (i == 0 || i == 8) {
+      EXPECT_TRUE(std::isnan(grad[i])) << i;
+    } else {
+      EXPECT_EQ(grad[i], 0.0) << i;
+    }
+  }
+}
+
+TEST(NllLossTest, IgnoredTargetsLossIsZeroEvenForNanInput) {
+  Tensor values = randn({2, 3});
+  values.index_put_({1, 0}, std::nan(""));
+  const Variable loss = F::nll_loss(Variable(values), targets({1, -100}), Variable(), -100, "none");
+  EXPECT_EQ(loss.data()[1].item<double>(), 0.0);
 }
 
 TEST(NllLossTest, RejectsAnUnknownReduction) {
@@ -224,10 +310,114 @@ TEST(RegressionLossTest, L1GradientAtZeroDifferenceIsZero) {
   EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{0, 1}));
 }
 
+// PyTorch's kernel takes its d <= -beta branch at d == 0 when beta is 0.
+TEST(RegressionLossTest, SmoothL1WithZeroBetaHasGradientMinusOneAtZeroDifference) {
+  for (const char* reduction : {"none", "sum"}) {
+    const Variable x(from_vector<double>({1, 3, 2}, {3}), true);
+    const Variable t(from_vector<double>({1, 2, 3}, {3}), true);
+    const Variable loss = F::smooth_l1_loss(x, t, reduction, 0.0);
+    EXPECT_EQ(testing::values(loss.data().sum()), std::vector<double>{2.0}) << reduction;
+    loss.sum().backward();
+    EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{-1, 1, -1})) << reduction;
+    EXPECT_EQ(testing::values(t.grad().data()), (std::vector<double>{1, -1, 1})) << reduction;
+  }
+}
+
+TEST(RegressionLossTest, SmoothL1WithZeroBetaIsPositiveZeroAtZeroDifference) {
+  const Variable x(from_vector<double>({1}, {1}));
+  const double loss = F::smooth_l1_loss(x, x, "none", 0.0).data()[0].item<double>();
+  EXPECT_EQ(loss, 0.0);
+  EXPECT_FALSE(std::signbit(loss));
+}
+
+TEST(RegressionLossTest, WarnOnceWhenTheTargetSizeDiffers) {
+  const Variable x(randn({3, 4})), t(randn({3, 1}));
+  const std::string expected = target_size_warning("[3, 1]", "[3, 4]");
+  for (const auto& loss : std::vector<std::function<Variable()>>{
+           [&] { return F::mse_loss(x, t); }, [&] { return F::l1_loss(x, t); },
+           [&] { return F::smooth_l1_loss(x, t); }, [&] { return F::huber_loss(x, t); }}) {
+    WarningCapture warnings;
+    loss();
+    EXPECT_EQ(warnings.messages(), std::vector<std::string>{expected});
+  }
+}
+
+TEST(RegressionLossTest, WarnWhenTheTargetHasAnotherRankButAsManyElements) {
+  WarningCapture warnings;
+  F::mse_loss(Variable(randn({})), Variable(randn({1})));
+  EXPECT_EQ(warnings.messages(), std::vector<std::string>{target_size_warning("[1]", "[]")});
+}
+
+TEST(RegressionLossTest, DoNotWarnWhenTheSizesMatch) {
+  const Variable x(randn({3, 4}));
+  WarningCapture warnings;
+  F::mse_loss(x, x);
+  F::l1_loss(x, x);
+  F::smooth_l1_loss(x, x, "mean", 0.0);
+  F::huber_loss(x, x);
+  F::kl_div(x, x, "sum");
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
+TEST(RegressionLossTest, WarnBeforeRejectingShapesThatDoNotBroadcast) {
+  WarningCapture warnings;
+  EXPECT_THROW_MSG(F::huber_loss(Variable(randn({3, 4})), Variable(randn({3, 5}))),
+                   "The size of tensor a (4) must match the size of tensor b (5) at non-singleton "
+                   "dimension 1");
+  EXPECT_EQ(warnings.messages(), std::vector<std::string>{target_size_warning("[3, 5]", "[3, 4]")});
+}
+
+TEST(KlDivTest, DoesNotWarnAboutADifferentTargetSize) {
+  WarningCapture warnings;
+  F::kl_div(Variable(randn({3, 4})), Variable(rand({3, 1})), "sum");
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
+TEST(KlDivTest, MeanReductionWarnsThatItDividesByTheSupportSizeToo) {
+  const Variable x(randn({3, 4}));
+  WarningCapture warnings;
+  F::kl_div(x, x.exp());
+  EXPECT_EQ(warnings.messages(),
+            std::vector<std::string>{
+                "reduction: 'mean' divides the total loss by both the batch size and the support "
+                "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+                "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+                "major release."});
+}
+
+TEST(KlDivTest, BatchmeanDoesNotWarn) {
+  const Variable x(randn({3, 4}));
+  WarningCapture warnings;
+  F::kl_div(x, x.exp(), "batchmean");
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
 TEST(BinaryCrossEntropyTest, RejectsATargetOfAnotherSize) {
   EXPECT_THROW_MSG(F::binary_cross_entropy(Variable(rand({3})), Variable(rand({3, 1}))),
                    "Using a target size (torch.Size([3, 1])) that is different to the input size "
                    "(torch.Size([3])) is deprecated. Please ensure they have the same size.");
+}
+
+TEST(BinaryCrossEntropyTest, RejectsAWeightThatBroadcastsBeyondTheInput) {
+  EXPECT_THROW_MSG(F::binary_cross_entropy(Variable(rand({2})), Variable(rand({2})),
+                                           Variable(rand({2, 2}))),
+                   "output with shape [2] doesn't match the broadcast shape [2, 2]");
+}
+
+TEST(BinaryCrossEntropyTest, AcceptsAWeightThatBroadcastsToTheInput) {
+  const Variable x(from_vector<double>({0.25, 0.5, 0.75, 0.5}, {2, 2}));
+  const Variable y(from_vector<double>({1, 0, 1, 0}, {2, 2}));
+  const Variable w(from_vector<double>({2, 3}, {2, 1}));
+  const Variable loss = F::binary_cross_entropy(x, y, w, "sum");
+  EXPECT_NEAR(loss.item<double>(),
+              -2 * (std::log(0.25) + std::log(0.5)) - 3 * (std::log(0.75) + std::log(0.5)), 1e-12);
+}
+
+TEST(BinaryCrossEntropyTest, RejectsAWeightThatDoesNotBroadcastToTheTarget) {
+  EXPECT_THROW_MSG(F::binary_cross_entropy(Variable(rand({2})), Variable(rand({2})),
+                                           Variable(rand({3}))),
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+                   "dimension 0");
 }
 
 TEST(BinaryCrossEntropyTest, RejectsInputOutsideZeroOne) {

@@ -188,6 +188,7 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Sets requires_grad on every parameter.
   void requires_grad_(bool requires_grad = true);
   /// Clears every parameter's gradient: set to undefined, or zeroed in place.
+  /// The default follows PyTorch 2.0 (true), not 1.13 (false).
   void zero_grad(bool set_to_none = true);
   /// Moves every parameter, its gradient and every buffer to `device`, in
   /// place: each Variable keeps its identity.

@@ -205,10 +205,12 @@ std::vector<double> CosineAnnealingLR::get_lr() {
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
                    int64_t total_iters)
+    // PyTorch 1.13 accepts start_factor == 0 here, then its first step()
+    // divides by zero (a ZeroDivisionError); torchlet refuses 0 up front, in
+    // 1.13's words for the range.
     : LRScheduler(checked(
           checked(optimizer, start_factor > 0 && start_factor <= 1.0,
-                  "Starting multiplicative factor expected to be greater than 0 and less or "
-                  "equal to 1."),
+                  "Starting multiplicative factor expected to be between 0 and 1."),
           end_factor >= 0 && end_factor <= 1.0,
           "Ending multiplicative factor expected to be between 0 and 1.")),
       start_factor_(start_factor),

@@ -107,7 +107,8 @@ class CosineAnnealingLR : public LRScheduler {
 };
 
 /// Scales the lr by a factor going linearly from `start_factor` to
-/// `end_factor` over `total_iters` epochs.
+/// `end_factor` over `total_iters` epochs; start_factor in (0, 1],
+/// end_factor in [0, 1].
 class LinearLR : public LRScheduler {
  public:
   LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,

@@ -205,10 +205,19 @@ TEST(LRSchedulerErrors, InvalidArguments) {
   auto o = two_group_sgd();
   EXPECT_THROW_MSG(StepLR(*o, 0), "StepLR: step_size must be positive, got 0");
   EXPECT_THROW_MSG(CosineAnnealingLR(*o, 0), "CosineAnnealingLR: T_max must be positive, got 0");
-  EXPECT_THROW_MSG(LinearLR(*o, 0.0),
-                   "Starting multiplicative factor expected to be greater than 0 and less or equal "
-                   "to 1.");
   EXPECT_THROW_MSG(LinearLR(*o, 0.5, 1.5), "Ending multiplicative factor expected to be between 0 and 1.");
+}
+
+TEST(LRSchedulerErrors, LinearLRRejectsAStartFactorOutsideZeroOneInPyTorch113Words) {
+  auto o = two_group_sgd();
+  EXPECT_THROW_MSG(LinearLR(*o, 1.5), "Starting multiplicative factor expected to be between 0 and 1.");
+  EXPECT_THROW_MSG(LinearLR(*o, -0.1), "Starting multiplicative factor expected to be between 0 and 1.");
+}
+
+// PyTorch 1.13 accepts 0 and fails at its first step() (division by zero).
+TEST(LRSchedulerErrors, LinearLRRejectsAZeroStartFactor) {
+  auto o = two_group_sgd();
+  EXPECT_THROW_MSG(LinearLR(*o, 0.0), "Starting multiplicative factor expected to be between 0 and 1.");
 }
 
 TEST(LRSchedulerErrors, InvalidArgumentsLeaveTheGroupsUntouched) {

@@ -181,9 +181,9 @@ void Optimizer::add_param_group(ParamGroup group) {
   std::unordered_set<const VariableImpl*> seen;
   for (const Variable& param : group.params) {
     TORCHLET_CHECK(param.defined(), name_, ": optimizer can only optimize defined Variables");
+    // A Variable that does not require grad (a frozen layer's) is accepted,
+    // as in PyTorch; step() skips it while it has no gradient.
     TORCHLET_CHECK(param.is_leaf(), "can't optimize a non-leaf Tensor");
-    TORCHLET_CHECK(param.requires_grad(), name_,
-                   ": optimizer can only optimize Variables that require grad");
     TORCHLET_CHECK(param.is_floating_point(), name_,
                    ": optimizer can only optimize floating-point Variables, got dtype ",
                    param.dtype());
@@ -195,7 +195,13 @@ void Optimizer::add_param_group(ParamGroup group) {
       }
     }
   }
-  for (const Variable& param : group.params) init_state(group, param, state_[param.impl()]);
+  // A parameter has state once init_state or its first update made some
+  // (PyTorch's state_dict lists no others).
+  for (const Variable& param : group.params) {
+    ParamState state;
+    init_state(group, param, state);
+    if (state.step != 0 || !state.buffers.empty()) state_[param.impl()] = std::move(state);
+  }
   param_groups_.push_back(std::move(group));
 }
 

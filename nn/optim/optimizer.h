@@ -110,12 +110,16 @@ class Optimizer {
 
   /// Adds a group; its missing options take defaults(). Throws if it is
   /// empty, shares a parameter with another group, holds a non-leaf or a
-  /// Variable that does not require grad, or has an invalid option.
+  /// non-floating-point Variable, or has an invalid option. A Variable that
+  /// does not require grad (a frozen layer's) is accepted, as in PyTorch:
+  /// step() skips it until it has a gradient.
   void add_param_group(ParamGroup group);
   /// Clears every parameter's gradient: undefined with `set_to_none`,
-  /// otherwise zeroed in place (and detached).
+  /// otherwise zeroed in place (and detached). The default follows PyTorch
+  /// 2.0 (true), not 1.13 (false).
   void zero_grad(bool set_to_none = true);
-  /// One update of every parameter with a defined gradient. Runs without
+  /// One update of every parameter with a defined gradient; the others
+  /// (frozen ones among them) are left as they are. Runs without
   /// recording a graph; parameters are written in place (their version is
   /// bumped).
   void step();

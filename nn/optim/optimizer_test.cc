@@ -162,6 +162,94 @@ TEST_P(Resume, ThreePlusStateDictRoundTripPlusThreeEqualsSixStepsBitForBit) {
 INSTANTIATE_TEST_SUITE_P(Optimizers, Resume, ::testing::ValuesIn(config_names()),
                          [](const auto& info) { return info.param; });
 
+// ---- Frozen parameters -----------------------------------------------------------------
+// PyTorch accepts parameters that do not require grad (a frozen layer's) and
+// skips them while their grad is None. b1 (index 1) is frozen here.
+
+std::vector<Variable> params_with_b1_frozen() {
+  std::vector<Variable> params = initial_params();
+  params[1].requires_grad_(false);
+  return params;
+}
+
+bool has_state_for(const StateDict& sd, int index) {
+  const std::string prefix = "state." + std::to_string(index) + ".";
+  for (const auto& [key, value] : sd) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+class FrozenParameter : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FrozenParameter, IsAcceptedAndLeftUnchangedByStep) {
+  const std::vector<Variable> params = params_with_b1_frozen();
+  std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
+  train(*optimizer, params, 3);
+  EXPECT_FALSE(params[1].grad().defined());
+  EXPECT_TRUE(bit_equal(params[1].data(), golden().at("init.b1").to(kFloat32)));
+  EXPECT_FALSE(bit_equal(params[0].data(), golden().at("init.w1").to(kFloat32)));
+}
+
+// Adagrad makes its state for every parameter when constructed (PyTorch's
+// step 0 and sum filled with initial_accumulator_value); the others have none
+// for a parameter that never had a gradient.
+TEST_P(FrozenParameter, HasStateOnlyInAdagrad) {
+  const std::vector<Variable> params = params_with_b1_frozen();
+  std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
+  train(*optimizer, params, 2);
+  const StateDict sd = optimizer->state_dict();
+  if (optimizer->name() != "Adagrad") {
+    EXPECT_FALSE(has_state_for(sd, 1));
+    return;
+  }
+  EXPECT_EQ(sd.at("state.1.step").item<double>(), 0.0);
+  const double initial = optimizer->param_groups()[0].number("initial_accumulator_value");
+  EXPECT_TRUE(bit_equal(sd.at("state.1.sum"), full_like(params[1].data(), initial)));
+}
+
+TEST_P(FrozenParameter, IsUpdatedOnceUnfrozen) {
+  const std::vector<Variable> params = params_with_b1_frozen();
+  std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
+  train(*optimizer, params, 2);
+  params[1].requires_grad_(true);
+  train(*optimizer, params, 1);
+  ASSERT_TRUE(params[1].grad().defined());
+  EXPECT_FALSE(bit_equal(params[1].data(), golden().at("init.b1").to(kFloat32)));
+}
+
+TEST_P(FrozenParameter, StateDictRoundTripResumesBitForBit) {
+  const Factory& factory = configs().at(GetParam());
+  const std::vector<Variable> straight = params_with_b1_frozen();
+  std::unique_ptr<Optimizer> straight_optimizer = factory(straight);
+  train(*straight_optimizer, straight, 6);
+
+  const std::vector<Variable> first = params_with_b1_frozen();
+  std::unique_ptr<Optimizer> first_optimizer = factory(first);
+  train(*first_optimizer, first, 3);
+  std::vector<Variable> resumed = copies(first);
+  resumed[1].requires_grad_(false);
+  std::unique_ptr<Optimizer> resumed_optimizer = factory(resumed);
+  resumed_optimizer->load_state_dict(first_optimizer->state_dict());
+  train(*resumed_optimizer, resumed, 3);
+
+  for (size_t i = 0; i < resumed.size(); ++i) {
+    EXPECT_TRUE(bit_equal(resumed[i].data(), straight[i].data())) << kNames[i];
+  }
+  const StateDict a = resumed_optimizer->state_dict(), b = straight_optimizer->state_dict();
+  ASSERT_EQ(a.keys(), b.keys());
+  for (const auto& [key, value] : a) EXPECT_TRUE(bit_equal(value, b.at(key))) << key;
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, FrozenParameter, ::testing::ValuesIn(config_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Optimizer, NewOptimizerHasNoStateBeforeItsFirstStep) {
+  const Variable w(zeros({2}), true);
+  Adam adam({w});
+  EXPECT_FALSE(has_state_for(adam.state_dict(), 0));
+}
+
 // ---- Printing --------------------------------------------------------------------------
 
 std::map<std::string, std::string> golden_reprs() {
@@ -265,6 +353,7 @@ TEST(Optimizer, StepSkipsParametersWithoutGrad) {
   EXPECT_EQ(b.item<float>(), 3.f);
   EXPECT_NE(w.data().to_vector<float>()[0], 1.f);
   EXPECT_FALSE(adam.state_dict().contains("state.1.exp_avg"));
+  EXPECT_FALSE(adam.state_dict().contains("state.1.step"));
   EXPECT_TRUE(adam.state_dict().contains("state.0.exp_avg"));
 }
 
@@ -542,11 +631,6 @@ TEST(OptimizerErrors, NonLeafParameter) {
   EXPECT_THROW_MSG(SGD({w * 2.0}, SGDOptions(0.1)), "can't optimize a non-leaf Tensor");
 }
 
-TEST(OptimizerErrors, ParameterThatDoesNotRequireGrad) {
-  EXPECT_THROW_MSG(SGD({Variable(zeros({2}))}, SGDOptions(0.1)),
-                   "SGD: optimizer can only optimize Variables that require grad");
-}
-
 TEST(OptimizerErrors, UndefinedParameter) {
   EXPECT_THROW_MSG(SGD({Variable()}, SGDOptions(0.1)),
                    "SGD: optimizer can only optimize defined Variables");
@@ -580,9 +664,10 @@ TEST(OptimizerErrors, UnsupportedPyTorchFlags) {
                    "Adam: foreach must be None or a bool, got 1");
 }
 
+// PyTorch accepts any tensor; torchlet refuses one no optimizer could update.
 TEST(OptimizerErrors, IntegerParameter) {
-  EXPECT_THROW_MSG(SGD({Variable(zeros({2}, kInt64), false).requires_grad_(false)}, SGDOptions(0.1)),
-                   "SGD: optimizer can only optimize Variables that require grad");
+  EXPECT_THROW_MSG(SGD({Variable(zeros({2}, kInt64), false)}, SGDOptions(0.1)),
+                   "SGD: optimizer can only optimize floating-point Variables, got dtype int64");
 }
 
 TEST(OptimizerErrors, ParameterWhoseDataBecameIntegral) {

@@ -4,7 +4,11 @@
 // taken, and clamp the other branch's argument so it never overflows.
 #include "nn/functional/activation.h"
 
+#include <string>
+
+#include "autograd/custom_function.h"
 #include "autograd/functions.h"
+#include "autograd/grad_mode.h"
 
 namespace torchlet::nn::functional {
 namespace {
@@ -21,7 +25,53 @@ Variable finish(const Variable& input, const Variable& result, bool inplace) {
   return out;
 }
 
+// The input an in-place op computes from: a differentiable copy while a
+// gradient is being recorded, so a backward that saved it (silu and mish
+// multiply by the input) never sees the value the write overwrites. PyTorch
+// saves a clone of self for such in-place ops too.
+Variable old_value(const Variable& input, bool inplace) {
+  return inplace && input.requires_grad() && is_grad_enabled() ? input.clone() : input;
+}
+
+// PyTorch's CPU kernels of these activations compute floating types only;
+// `kernel` is the name its "not implemented" error gives.
+void check_floating(const Variable& input, const char* kernel) {
+  const Tensor& data = input.data();
+  TORCHLET_CHECK(data.is_cuda() || data.is_floating_point(), "\"", kernel,
+                 "\" not implemented for '", scalar_type_name(input.dtype()), "'");
+}
+
+// PyTorch's in-place leaky_relu_ and elu_ cannot differentiate through a
+// negative slope (their backward reads the output, whose sign no longer
+// tells the branch): the forward succeeds and the backward raises. Refused
+// passes its input through a node whose backward throws that message.
+struct Refused : autograd::Function<Refused> {
+  static Variable forward(autograd::AutogradContext* ctx, const Variable& x, const char* message) {
+    ctx->saved_data["message"] = std::string(message);
+    return Variable(x.data().clone());
+  }
+  static variable_list backward(autograd::AutogradContext* ctx, variable_list) {
+    detail::throw_error(ctx->get<std::string>("message"));
+  }
+};
+
+Variable refuse_backward_if(bool refuse, const Variable& result, const char* message) {
+  if (!refuse || !result.requires_grad() || !is_grad_enabled()) return result;
+  return Refused::apply(result, message);
+}
+
+constexpr const char* kInplaceLeakyNegativeSlope =
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, please "
+    "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
+    "do require supporting in-place leakRelu backward calculation with negative slope";
+constexpr const char* kInplaceEluNegativeAlpha =
+    "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+    "This is caused by calling in-place forward function with a negative slope, please call "
+    "out-of-place version instead.";
+
 Variable elu_like(const Variable& input, double alpha, double input_scale, double output_scale) {
+  check_floating(input, "elu_cpu");
   const Variable negative = ((input.clamp_max(0) * input_scale).exp() - 1.0) * alpha;
   const Variable out = input.where(input.gt(0), negative);
   return output_scale == 1.0 ? out : out * output_scale;
@@ -39,7 +89,11 @@ Variable relu(const Variable& input, bool inplace) {
 Variable relu6(const Variable& input, bool inplace) { return hardtanh(input, 0.0, 6.0, inplace); }
 
 Variable leaky_relu(const Variable& input, double negative_slope, bool inplace) {
-  return finish(input, input.where(input.gt(0), input * negative_slope), inplace);
+  check_floating(input, "leaky_relu_cpu");
+  const Variable result = refuse_backward_if(inplace && negative_slope < 0,
+                                             input.where(input.gt(0), input * negative_slope),
+                                             kInplaceLeakyNegativeSlope);
+  return finish(input, result, inplace);
 }
 
 Variable prelu(const Variable& input, const Variable& weight) {
@@ -59,7 +113,9 @@ Variable prelu(const Variable& input, const Variable& weight) {
 }
 
 Variable elu(const Variable& input, double alpha, bool inplace) {
-  return finish(input, elu_like(input, alpha, 1.0, 1.0), inplace);
+  const Variable result = elu_like(input, alpha, 1.0, 1.0);
+  return finish(input, refuse_backward_if(inplace && alpha < 0, result, kInplaceEluNegativeAlpha),
+                inplace);
 }
 
 Variable selu(const Variable& input, bool inplace) {
@@ -68,21 +124,28 @@ Variable selu(const Variable& input, bool inplace) {
 
 Variable celu(const Variable& input, double alpha, bool inplace) {
   TORCHLET_CHECK(alpha != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
-  return finish(input, elu_like(input, alpha, 1.0 / alpha, 1.0), inplace);
+  const Variable result = elu_like(input, alpha, 1.0 / alpha, 1.0);
+  return finish(input, refuse_backward_if(inplace && alpha < 0, result, kInplaceEluNegativeAlpha),
+                inplace);
 }
 
 Variable gelu(const Variable& input, const std::string& approximate) {
   TORCHLET_CHECK(approximate == "none" || approximate == "tanh",
                  "approximate argument must be either none or tanh.");
+  check_floating(input, "GeluKernelImpl");
   return input.gelu(approximate);
 }
 
 Variable silu(const Variable& input, bool inplace) {
-  return finish(input, input * input.sigmoid(), inplace);
+  check_floating(input, "silu_cpu");
+  const Variable x = old_value(input, inplace);
+  return finish(input, x * x.sigmoid(), inplace);
 }
 
 Variable mish(const Variable& input, bool inplace) {
-  return finish(input, input * softplus(input).tanh(), inplace);
+  check_floating(input, "mish_cpu");
+  const Variable x = old_value(input, inplace);
+  return finish(input, x * softplus(x).tanh(), inplace);
 }
 
 Variable sigmoid(const Variable& input) { return input.sigmoid(); }
@@ -97,6 +160,7 @@ Variable hardtanh(const Variable& input, double min_val, double max_val, bool in
 }
 
 Variable softplus(const Variable& input, double beta, double threshold) {
+  check_floating(input, "softplus_cpu");
   const Variable scaled = input * beta;
   const Variable smooth = scaled.clamp_max(threshold).exp().log1p() / beta;
   return smooth.where(scaled.le(threshold), input);

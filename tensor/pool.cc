@@ -101,7 +101,8 @@ void check_rank(const char* op, const Tensor& input, const PoolGeometry& g, bool
 void check_input(const char* op, const Tensor& input, const PoolGeometry& g, bool is_max,
                  Checked& c) {
   check_defined(op, input);
-  TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
+  // Average pools check their dtype after the geometry (check_avg_dtype).
+  TORCHLET_CHECK(!is_max || input.is_floating_point(), "\"", op, "\" not implemented for '",
                  scalar_type_name(input.dtype()), "'");
   check_rank(op, input, g, is_max, c);
   c.batched = input.dim() == g.spatial_dims + 2;
@@ -187,12 +188,28 @@ Checked checked_max(const char* op, const Tensor& input, const PoolGeometry& g) 
   return c;
 }
 
+// PyTorch's average pools dispatch on the dtype after their shape checks:
+// on the CPU float32, float64 and int64 (summed in int64, the sum divided
+// with truncation toward zero), naming the 2-D kernel for 1-D pools (Note
+// [1-D pools are 2-D pools]); bfloat16 is not computed here.
+void check_avg_dtype(const Tensor& input, const Checked& c) {
+  const DType dtype = input.dtype();
+  const bool cpu_integer = dtype == kInt64 && !input.is_cuda();
+  const char* kernel = input.is_cuda() ? (c.dims == 3 ? "avg_pool3d_out_cuda" : "avg_pool2d_out_cuda_frame")
+                                       : (c.dims == 3 ? "avg_pool3d_out_frame" : "avg_pool2d");
+  TORCHLET_CHECK(input.is_floating_point() || cpu_integer, "\"", kernel, "\" not implemented for '",
+                 scalar_type_name(dtype), "'");
+  TORCHLET_CHECK(dtype != kFloat16 || input.is_cuda(), "\"", kernel, "\" not implemented for '",
+                 scalar_type_name(dtype), "'");
+}
+
 Checked checked_avg(const char* op, const Tensor& input, const PoolGeometry& g,
                     std::optional<int64_t> divisor_override) {
   TORCHLET_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   Checked c = lift(g);
   check_input(op, input, g, /*is_max=*/false, c);
   check_window(op, input, g, c, /*is_max=*/false);
+  check_avg_dtype(input, c);
   return c;
 }
 
@@ -221,9 +238,11 @@ Checked backward_geometry(IntArrayRef input_shape, const PoolGeometry& g) {
 cpu::PoolWindow adaptive_window(const char* op, const Tensor& input, IntArrayRef output_size,
                                 bool is_max) {
   check_defined(op, input);
-  TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
-                 scalar_type_name(input.dtype()), "'");
   const int64_t spatial = static_cast<int64_t>(output_size.size());
+  // Average pools check their dtype after the shape (below), naming
+  // PyTorch's CPU kernel: the 2-D one for 1-D pools.
+  TORCHLET_CHECK(!is_max || input.is_floating_point(), "\"", op, "\" not implemented for '",
+                 scalar_type_name(input.dtype()), "'");
   const int64_t dim = input.dim();
   if (spatial == 1) {
     TORCHLET_CHECK(dim == 2 || dim == 3, "Expected 2 to 3 dimensions, but got ", dim,
@@ -255,6 +274,14 @@ cpu::PoolWindow adaptive_window(const char* op, const Tensor& input, IntArrayRef
   }
   TORCHLET_CHECK(non_negative, op, ": elements of output_size must be greater than or equal to 0 ",
                  "but received ", received, "}");
+  if (!is_max && !input.is_cuda()) {
+    TORCHLET_CHECK(input.is_floating_point(), "\"",
+                   spatial == 3 ? "adaptive_avg_pool3d_cpu" : "adaptive_avg_pool2d",
+                   "\" not implemented for '", scalar_type_name(input.dtype()), "'");
+  } else if (!is_max) {
+    TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
+                   scalar_type_name(input.dtype()), "'");
+  }
   cpu::PoolWindow w;
   w.planes = 1;
   for (int64_t d = 0; d < dim - spatial; ++d) w.planes *= input.size(d);

@@ -444,6 +444,69 @@ TEST(PoolErrors, IntegerInputAndZeroDivisor) {
                    "divisor must be not zero");
 }
 
+// int64 average pools as PyTorch 1.13's CPU kernels: an int64 result, the
+// int64 sum divided with truncation toward zero.
+std::vector<double> int_values(const Variable& out) {
+  EXPECT_EQ(out.dtype(), kInt64);
+  return testing::values(out.data());
+}
+
+TEST(IntegerAvgPool, AvgPool2dOfInt64IsTheTruncatedInt64Average) {
+  const Variable x(arange(16).reshape({1, 1, 4, 4}));
+  EXPECT_EQ(int_values(F::avg_pool2d(x, AvgPool2dOptions(2))), (std::vector<double>{2, 4, 10, 12}));
+}
+
+TEST(IntegerAvgPool, AvgPool1dOfInt64TruncatesNegativeAveragesTowardZero) {
+  const Variable x(arange(-5, 7).reshape({1, 2, 6}));
+  EXPECT_EQ(int_values(F::avg_pool1d(x, AvgPool1dOptions(2))),
+            (std::vector<double>{-4, -2, 0, 1, 3, 5}));
+}
+
+TEST(IntegerAvgPool, AvgPool2dOfInt64DividesByThePaddedOrCoveredCount) {
+  const Variable x(arange(-7, 9).reshape({1, 1, 4, 4}));
+  EXPECT_EQ(int_values(F::avg_pool2d(x, AvgPool2dOptions(3).stride(1).padding(1))),
+            (std::vector<double>{-2, -2, -2, -1, -1, -2, -1, 0, 1, 2, 3, 2, 1, 2, 3, 2}));
+  EXPECT_EQ(int_values(F::avg_pool2d(
+                x, AvgPool2dOptions(3).stride(1).padding(1).count_include_pad(false))),
+            (std::vector<double>{-4, -4, -3, -2, -2, -2, -1, 0, 1, 2, 3, 3, 3, 4, 5, 5}));
+}
+
+TEST(IntegerAvgPool, AvgPool3dOfInt64TruncatesAndHonoursTheDivisorOverride) {
+  const Variable x(from_vector<int64_t>(
+      {-7, 2, -3, 5, -11, 0, 4, -1, -9, -13, 6, 3, -2, 8, -5, 1, -4, 7}, {1, 1, 2, 3, 3}));
+  EXPECT_EQ(int_values(F::avg_pool3d(x, AvgPool3dOptions(2).stride(1))),
+            (std::vector<double>{-1, 0, 0, -1}));
+  EXPECT_EQ(int_values(F::avg_pool3d(x, AvgPool3dOptions(2).stride(1).divisor_override(3))),
+            (std::vector<double>{-4, 0, 0, -5}));
+}
+
+TEST(IntegerAvgPool, AvgPoolRefusesOtherIntegerDtypesNamingPyTorchsKernel) {
+  EXPECT_THROW_MSG(F::avg_pool1d(Variable(zeros({1, 2, 6}, kInt32)), AvgPool1dOptions(2)),
+                   "\"avg_pool2d\" not implemented for 'Int'");
+  EXPECT_THROW_MSG(F::avg_pool2d(Variable(zeros({1, 1, 4, 4}, kUInt8)), AvgPool2dOptions(2)),
+                   "\"avg_pool2d\" not implemented for 'Byte'");
+  EXPECT_THROW_MSG(F::avg_pool3d(Variable(zeros({1, 1, 2, 2, 4}, kBool)), AvgPool3dOptions(2)),
+                   "\"avg_pool3d_out_frame\" not implemented for 'Bool'");
+  EXPECT_THROW_MSG(F::avg_pool2d(Variable(zeros({1, 1, 4, 4}, kFloat16)), AvgPool2dOptions(2)),
+                   "\"avg_pool2d\" not implemented for 'Half'");
+}
+
+TEST(IntegerAvgPool, AvgPoolChecksTheGeometryBeforeTheDtype) {
+  EXPECT_THROW_MSG(F::avg_pool2d(Variable(zeros({1, 1, 4, 4}, kInt32)), AvgPool2dOptions(2).padding(2)),
+                   "pad should be at most half of kernel size, but got pad=2 and kernel_size=2");
+}
+
+TEST(IntegerAvgPool, AdaptiveAvgPoolRefusesInt64NamingPyTorchsKernel) {
+  const Variable x(arange(16).reshape({1, 1, 4, 4}));
+  EXPECT_THROW_MSG(F::adaptive_avg_pool1d(Variable(arange(12).reshape({1, 2, 6})), 4),
+                   "\"adaptive_avg_pool2d\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(x, 2), "\"adaptive_avg_pool2d\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool3d(Variable(arange(16).reshape({1, 1, 2, 2, 4})), {1, 1, 3}),
+                   "\"adaptive_avg_pool3d_cpu\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(Variable(arange(4)), 2),
+                   "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [4]");
+}
+
 TEST(AdaptivePoolErrors, OutputSizeArityAndSign) {
   const Variable x(randn({1, 1, 4, 4}));
   EXPECT_THROW_MSG(F::adaptive_avg_pool2d(x, {2, 2, 2}), "adaptive_avg_pool2d: output_size must be 2");

@@ -556,7 +556,12 @@ void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const T
 
 void avg_pool(const Tensor& out, const Tensor& input, const PoolWindow& window,
               AvgDivisor divisor) {
-  dispatch_floating(input.dtype(), "avg_pool", [&](auto tag) {
+  // int64 as PyTorch: summed in int64, divided with truncation toward zero.
+  const auto dispatch = [&](auto&& fn) {
+    if (input.dtype() == kInt64) return fn(int64_t{});
+    return dispatch_floating(input.dtype(), "avg_pool", fn);
+  };
+  dispatch([&](auto tag) {
     using T = decltype(tag);
     const T* in = data<const T>(input);
     T* o = data<T>(out);

@@ -13,8 +13,8 @@ void verify_batch_size(const Variable& input) {
   int64_t values = input.size(0);
   for (int64_t d = 2; d < input.dim(); ++d) values *= input.size(d);
   TORCHLET_CHECK(values != 1,
-                 "Expected more than 1 value per channel when training, got input size ",
-                 shape_str(input.sizes()));
+                 "Expected more than 1 value per channel when training, got input size torch.Size(",
+                 shape_str(input.sizes()), ")");
 }
 
 Tensor data_or_undefined(const Variable& v) { return v.defined() ? v.data() : Tensor(); }
@@ -24,8 +24,9 @@ Tensor data_or_undefined(const Variable& v) { return v.defined() ? v.data() : Te
 void verify_spatial_size(const Variable& input) {
   int64_t values = 1;
   for (int64_t d = 2; d < input.dim(); ++d) values *= input.size(d);
+  // PyTorch prints input.size(), a torch.Size.
   TORCHLET_CHECK(values != 1, "Expected more than 1 spatial element when training, got input size ",
-                 shape_str(input.sizes()));
+                 "torch.Size(", shape_str(input.sizes()), ")");
 }
 
 // [C] repeated n times: [n * C] (undefined stays undefined).
@@ -110,6 +111,11 @@ Variable group_norm(const Variable& input, int64_t num_groups, const Variable& w
                    " to be a vector of size equal to the number of channels in input, but got ",
                    name, " of shape ", shape_str(v->defined() ? v->sizes() : IntArrayRef()),
                    " and input of shape ", shape_str(input.sizes()));
+  }
+  // PyTorch's CPU kernel reads weight and bias as the input's type.
+  for (const Variable* v : {&weight, &bias}) {
+    TORCHLET_CHECK(!v->defined() || v->dtype() == input.dtype(), "expected scalar type ",
+                   scalar_type_name(input.dtype()), " but found ", scalar_type_name(v->dtype()));
   }
   const Variable normalized =
       torchlet::batch_norm(input.reshape({1, n * num_groups, c / num_groups * spatial}), Variable(),

@@ -214,7 +214,7 @@ TEST(BatchNormTest, EmptyBatchGivesEmptyOutputAndKeepsRunningStats) {
 TEST(BatchNormErrorTest, OneValuePerChannelInTrainingIsAnError) {
   EXPECT_THROW_MSG(
       F::batch_norm(Variable(randn({1, 3})), Variable(), Variable(), Variable(), Variable(), true),
-      "Expected more than 1 value per channel when training, got input size [1, 3]");
+      "Expected more than 1 value per channel when training, got input size torch.Size([1, 3])");
 }
 
 TEST(BatchNormErrorTest, EvalWithoutRunningStatsIsAnError) {
@@ -410,7 +410,7 @@ TEST(InstanceNormTest, RunningStatsAverageOverTheBatchInPlace) {
 
 TEST(InstanceNormErrorTest, OneSpatialElementIsAnError) {
   EXPECT_THROW_MSG(F::instance_norm(Variable(randn({2, 3, 1}))),
-                   "Expected more than 1 spatial element when training, got input size [2, 3, 1]");
+                   "Expected more than 1 spatial element when training, got input size torch.Size([2, 3, 1])");
 }
 
 TEST(InstanceNormErrorTest, RunningStatsAreNeededWithoutInputStats) {
@@ -433,6 +433,16 @@ TEST(GroupNormErrorTest, WeightOfWrongSizeIsAnError) {
   EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 4, 4})), 2, Variable(), Variable(zeros({0}))),
                    "Expected bias to be a vector of size equal to the number of channels in "
                    "input, but got bias of shape [0] and input of shape [2, 4, 4]");
+}
+
+TEST(GroupNormErrorTest, ParametersOfAnotherDtypeThanTheInputAreAnError) {
+  const Variable x(randn({2, 4, 3}, kFloat64));
+  EXPECT_THROW_MSG(F::group_norm(x, 2, Variable(ones({4})), Variable(zeros({4}))),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::group_norm(x, 2, Variable(), Variable(zeros({4}))),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::group_norm(Variable(randn({2, 4, 3})), 2, Variable(ones({4}, kFloat64))),
+                   "expected scalar type Float but found Double");
 }
 
 TEST(GroupNormErrorTest, OneValuePerGroupIsAnError) {

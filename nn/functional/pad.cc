@@ -82,21 +82,56 @@ Variable index_pad(const Variable& input, IntArrayRef pad, const std::string& mo
   return out;
 }
 
+// PyTorch's reflection_pad{1,2,3}d: the padding of the dim that pad[2 * i]
+// and pad[2 * i + 1] apply to is argument #(2 * i + 4); the 2-D kernel
+// names the input by its rank, the others by its shape.
 void check_reflect(const Variable& input, IntArrayRef pad) {
   const size_t dims = pad.size() / 2;
   for (size_t i = 0; i < dims; ++i) {
     const int64_t dim = padded_dim(input, i), size = input.size(dim);
     const int64_t left = pad[2 * i], right = pad[2 * i + 1];
-    if (left < size && right < size) continue;
-    TORCHLET_CHECK(dims != 1, "Argument #4: Padding size should be less than the corresponding "
-                              "input dimension, but got: padding (",
-                   left, ", ", right, ") at dimension ", dim, " of input ",
-                   shape_str(input.sizes()));
-    TORCHLET_CHECK(false, "Argument #", 2 * dims + 2,
+    TORCHLET_CHECK(left < size && right < size, "Argument #", 2 * i + 4,
                    ": Padding size should be less than the corresponding input dimension, but "
                    "got: padding (",
-                   left, ", ", right, ") at dimension ", dim, " of input ", input.dim());
+                   left, ", ", right, ") at dimension ", dim, " of input ",
+                   dims == 2 ? std::to_string(input.dim()) : shape_str(input.sizes()));
   }
+}
+
+// Every dim but a batch dim holds elements, with the message of PyTorch's
+// replication pads and 3-D reflection pad (which count a zero-size first dim
+// only in batch mode) or of its 1-D and 2-D reflection pads (which never
+// check the first dim).
+void check_non_empty(const Variable& input, int64_t dims, const std::string& mode) {
+  const bool old_reflect = mode == "reflect" && dims <= 2;
+  const int64_t first = old_reflect || input.dim() == dims + 2 ? 1 : 0;
+  for (int64_t d = first; d < input.dim(); ++d) {
+    if (input.size(d) != 0) continue;
+    if (old_reflect) {
+      std::string sizes;
+      for (int64_t k = 0; k < input.dim(); ++k) sizes += (k ? "," : "") + std::to_string(input.size(k));
+      TORCHLET_CHECK(false, dims + 1, "D or ", dims + 2,
+                     "D (batch mode) tensor expected for input, but got: [ ",
+                     legacy_tensor_type_name(input.dtype()), "{", sizes, "} ]");
+    }
+    TORCHLET_CHECK(false, "Expected ", dims + 1, "D or ", dims + 2,
+                   "D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                   "dimensions for input, but got: ",
+                   shape_str(input.sizes()));
+  }
+}
+
+// PyTorch's CPU reflection and replication pads compute float32 and float64
+// (and bfloat16 in 3-D reflection); circular padding takes every dtype.
+void check_dtype(const Variable& input, int64_t dims, const std::string& mode) {
+  if (mode == "circular" || input.data().is_cuda()) return;
+  const DType dtype = input.dtype();
+  const bool ok = dtype == kFloat32 || dtype == kFloat64 ||
+                  (dtype == kBFloat16 && mode == "reflect" && dims == 3);
+  const std::string kernel = mode == "reflect"
+                                 ? "reflection_pad" + std::to_string(dims) + "d" + (dims == 3 ? "_cpu" : "")
+                                 : "replication_pad" + std::to_string(dims) + "d_cpu";
+  TORCHLET_CHECK(ok, "\"", kernel, "\" not implemented for '", scalar_type_name(dtype), "'");
 }
 
 void check_circular(const Variable& input, IntArrayRef pad) {
@@ -118,12 +153,10 @@ void check_non_constant(const Variable& input, IntArrayRef pad, const std::strin
   const int64_t dims = static_cast<int64_t>(pad.size() / 2);
   TORCHLET_CHECK(dims >= 1 && dims <= 3 && (input.dim() == dims + 1 || input.dim() == dims + 2),
                  "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
-  for (int64_t d = input.dim() - dims; d < input.dim(); ++d) {
-    TORCHLET_CHECK(input.size(d) > 0, "pad: ", mode, " padding of input ",
-                   shape_str(input.sizes()), " needs non-empty padded dimensions");
-  }
+  if (mode != "circular") check_non_empty(input, dims, mode);
   if (mode == "reflect") check_reflect(input, pad);
   if (mode == "circular") check_circular(input, pad);
+  check_dtype(input, dims, mode);
 }
 
 }  // namespace

@@ -93,11 +93,88 @@ TEST(PadTest, NonConstantModesRejectNegativePaddingThatLeavesANegativeSize) {
   }
 }
 
-TEST(PadTest, NonConstantModesRejectAnEmptyPaddedDimension) {
+TEST(PadTest, ReplicateRejectsAnEmptyNonBatchDimension) {
   EXPECT_THROW_MSG(F::pad(Variable(randn({1, 2, 0})), {1, 1}, "replicate"),
-                   "pad: replicate padding of input [1, 2, 0] needs non-empty padded dimensions");
+                   "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [1, 2, 0]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 0, 3})), {1, 1}, "replicate"),
+                   "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [1, 0, 3]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({0, 3, 4})), {1, 1, 1, 1}, "replicate"),
+                   "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [0, 3, 4]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 0, 2, 3, 4})), {1, 1, 1, 1, 1, 1}, "replicate"),
+                   "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [1, 0, 2, 3, 4]");
+}
+
+TEST(PadTest, ReplicateAcceptsAnEmptyBatch) {
+  EXPECT_EQ(F::pad(Variable(randn({0, 2, 3})), {1, 1}, "replicate").sizes(), (SizeVec{0, 2, 5}));
+}
+
+TEST(PadTest, ReflectRejectsAnEmptyNonBatchDimensionInPyTorchsWords) {
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 0, 3})), {1, 1}, "reflect"),
+                   "2D or 3D (batch mode) tensor expected for input, but got: [ "
+                   "torch.FloatTensor{1,0,3} ]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 1, 0, 3}, kFloat64)), {1, 1, 1, 1}, "reflect"),
+                   "3D or 4D (batch mode) tensor expected for input, but got: [ "
+                   "torch.DoubleTensor{1,1,0,3} ]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({0, 2, 3, 4})), {1, 1, 1, 1, 1, 1}, "reflect"),
+                   "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other "
+                   "non-zero dimensions for input, but got: [0, 2, 3, 4]");
+  EXPECT_EQ(F::pad(Variable(randn({0, 3})), {1, 1}, "reflect").sizes(), (SizeVec{0, 5}));
+}
+
+TEST(PadTest, CircularPadsAnInputWithAnEmptyChannelDim) {
+  EXPECT_EQ(F::pad(Variable(randn({1, 0, 3})), {1, 1}, "circular").sizes(), (SizeVec{1, 0, 5}));
   EXPECT_THROW_MSG(F::pad(Variable(randn({1, 0, 3})), {1, 1, 1, 1}, "circular"),
-                   "pad: circular padding of input [1, 0, 3] needs non-empty padded dimensions");
+                   "Invalid padding size, expected 2 but got 4");
+}
+
+TEST(PadTest, ReflectAndReplicateRefuseIntegerInputNamingPyTorchsKernel) {
+  const Variable x(arange(6).reshape({1, 2, 3}));
+  EXPECT_THROW_MSG(F::pad(x, {1, 1}, "reflect"), "\"reflection_pad1d\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(F::pad(x, {1, 1}, "replicate"),
+                   "\"replication_pad1d_cpu\" not implemented for 'Long'");
+  const Variable x4(arange(6).reshape({1, 1, 2, 3}).to(kInt32));
+  EXPECT_THROW_MSG(F::pad(x4, {1, 1, 1, 1}, "reflect"),
+                   "\"reflection_pad2d\" not implemented for 'Int'");
+  EXPECT_THROW_MSG(F::pad(x4, {1, 1, 1, 1}, "replicate"),
+                   "\"replication_pad2d_cpu\" not implemented for 'Int'");
+  const Variable x5(arange(6).reshape({1, 1, 1, 2, 3}));
+  EXPECT_THROW_MSG(F::pad(x5, {1, 1, 1, 1, 0, 0}, "reflect"),
+                   "\"reflection_pad3d_cpu\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(F::pad(x5, {1, 1, 1, 1, 0, 0}, "replicate"),
+                   "\"replication_pad3d_cpu\" not implemented for 'Long'");
+}
+
+TEST(PadTest, CircularPadsIntegerInput) {
+  const Variable x(arange(6).reshape({1, 2, 3}));
+  EXPECT_EQ(testing::values(F::pad(x, {1, 1}, "circular").data()),
+            (std::vector<double>{2, 0, 1, 2, 0, 5, 3, 4, 5, 3}));
+}
+
+TEST(PadTest, ReflectPaddingTooLargeNamesTheArgumentOfItsDim) {
+  const Variable x4(randn({1, 1, 3, 4}));
+  EXPECT_THROW_MSG(F::pad(x4, {4, 4, 0, 0}, "reflect"),
+                   "Argument #4: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (4, 4) at dimension 3 of input 4");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 3, 4})), {0, 0, 3, 0}, "reflect"),
+                   "Argument #6: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (3, 0) at dimension 1 of input 3");
+  const Variable x5(randn({1, 1, 2, 3, 4}));
+  EXPECT_THROW_MSG(F::pad(x5, {4, 0, 0, 0, 0, 0}, "reflect"),
+                   "Argument #4: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (4, 0) at dimension 4 of input [1, 1, 2, 3, 4]");
+  EXPECT_THROW_MSG(F::pad(x5, {0, 0, 3, 0, 0, 0}, "reflect"),
+                   "Argument #6: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (3, 0) at dimension 3 of input [1, 1, 2, 3, 4]");
+  EXPECT_THROW_MSG(F::pad(x5, {0, 0, 0, 0, 0, 2}, "reflect"),
+                   "Argument #8: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (0, 2) at dimension 2 of input [1, 1, 2, 3, 4]");
+  EXPECT_THROW_MSG(F::pad(Variable(randn({1, 2, 3, 4})), {0, 0, 0, 0, 2, 0}, "reflect"),
+                   "Argument #8: Padding size should be less than the corresponding input "
+                   "dimension, but got: padding (2, 0) at dimension 1 of input [1, 2, 3, 4]");
 }
 
 }  // namespace

@@ -9,8 +9,15 @@
 
 namespace torchlet::parallel {
 
+const char* const kMinusOneIsCpuWarning =
+    "Using -1 to represent CPU tensor is deprecated. Please use a device object or string "
+    "instead, e.g., \"cpu\".";
+
 DeviceId::DeviceId(int index) {
   if (index == -1) {
+    // comm.gather's warning, which PyTorch gives where -1 reaches it (an
+    // output_device of -1).
+    warn(kMinusOneIsCpuWarning);
     device_ = Device(kCPU, 0);
   } else {
     device_ = Device(cuda_device_count() > 0 ? kCUDA : kCPU, index);

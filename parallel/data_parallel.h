@@ -18,10 +18,13 @@
 
 namespace torchlet::parallel {
 
+extern const char* const kMinusOneIsCpuWarning;
+
 /// A device as DataParallel takes it: an index, a Device or a string
 /// ("cpu:1"). An index names a CUDA device when CUDA devices exist, else
 /// the CPU device of that index; -1 names the CPU (cpu:0), as PyTorch's
-/// output_device = -1 does.
+/// output_device = -1 does, with its deprecation warning
+/// (kMinusOneIsCpuWarning).
 class DeviceId {
  public:
   DeviceId(int index);                   // NOLINT: implicit

@@ -366,6 +366,18 @@ TEST_P(DataParallelTest, OutputDevicePlacement) {
   EXPECT_EQ(data_parallel(seq, leaf({5, 3}), device_ids(), DeviceId(-1)).device(), cpu(0));
 }
 
+TEST(DataParallelConstructionTest, MinusOneForTheCpuWarnsAsDeprecated) {
+  std::vector<std::string> warnings;
+  WarningHandlerGuard guard([&warnings](const std::string& m) { warnings.push_back(m); });
+  EXPECT_EQ(DeviceId(-1).device(), Device(kCPU, 0));
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "Using -1 to represent CPU tensor is deprecated. Please use a device "
+                          "object or string instead, e.g., \"cpu\"."}));
+  warnings.clear();
+  EXPECT_EQ(DeviceId("cpu").device(), Device(kCPU, 0));
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST_P(DataParallelTest, ParametersAfterThreeSgdStepsMatchThePlainModule) {
   nn::Sequential seq = mlp();
   nn::Sequential plain = copy_of(seq);

@@ -7,7 +7,8 @@ Run with Debian's python3-torch (1.13): /usr/bin/python3 tools/gen_optim_golden.
   values), and every optimizer configuration's parameters after the steps.
 - optim_reprs.txt: optimizer reprs, each as `=== name` followed by the text.
 - lr_scheduler_golden.txt: each scheduler's lr (and momentum) per epoch over
-  12 epochs, shape [12, groups].
+  12 epochs (25 for LambdaLR and the schedulers after it), shape
+  [epochs, groups].
 The configurations are rebuilt by nn/optim/optimizer_test.cc and
 nn/optim/lr_scheduler_test.cc under the same names.
 """
@@ -106,9 +107,9 @@ S = O.lr_scheduler
 def scheduler_cases():
     cases = {}
 
-    def record(name, opt, step, momentum=None):
+    def record(name, opt, step, momentum=None, epochs=12):
         lrs, moms = [], []
-        for epoch in range(12):
+        for epoch in range(epochs):
             lrs.append([g["lr"] for g in opt.param_groups])
             if momentum:
                 moms.append([momentum(g) for g in opt.param_groups])
@@ -118,10 +119,10 @@ def scheduler_cases():
         if momentum:
             cases[name + ".momentum"] = torch.tensor(moms, dtype=torch.float64)
 
-    def simple(name, make):
+    def simple(name, make, epochs=12):
         opt = two_group_sgd()
         sched = make(opt)
-        record(name, opt, lambda e: sched.step())
+        record(name, opt, lambda e: sched.step(), epochs=epochs)
 
     simple("step_lr", lambda o: S.StepLR(o, step_size=3, gamma=0.5))
     simple("multi_step_lr", lambda o: S.MultiStepLR(o, milestones=[2, 5, 5, 9], gamma=0.1))
@@ -155,6 +156,64 @@ def scheduler_cases():
     plateau = S.ReduceLROnPlateau(opt, mode="max", factor=0.1, patience=1, threshold=0.05,
                                   threshold_mode="abs", min_lr=[0.002, 0.0])
     record("reduce_lr_on_plateau_max_abs", opt, lambda e: plateau.step(PLATEAU_METRICS[e]))
+
+    # 25 epochs from here on.
+    simple("lambda_lr", lambda o: S.LambdaLR(o, lambda e: 1.0 / (1 + 0.1 * e)), epochs=25)
+    simple("lambda_lr_per_group",
+           lambda o: S.LambdaLR(o, [lambda e: 0.95 ** e, lambda e: 0.5 ** (e // 5) + e % 3]),
+           epochs=25)
+    simple("multiplicative_lr", lambda o: S.MultiplicativeLR(o, lambda e: 0.9), epochs=25)
+    simple("multiplicative_lr_per_group",
+           lambda o: S.MultiplicativeLR(o, [lambda e: 0.95, lambda e: 0.5 if e % 4 == 0 else 1.1]),
+           epochs=25)
+    simple("constant_lr", lambda o: S.ConstantLR(o, factor=0.3, total_iters=6), epochs=25)
+    simple("constant_lr_total_iters_0", lambda o: S.ConstantLR(o, factor=0.5, total_iters=0),
+           epochs=25)
+    simple("polynomial_lr", lambda o: S.PolynomialLR(o, total_iters=10, power=2.0), epochs=25)
+    simple("polynomial_lr_default", lambda o: S.PolynomialLR(o), epochs=25)
+    simple("cosine_annealing_warm_restarts",
+           lambda o: S.CosineAnnealingWarmRestarts(o, T_0=5, eta_min=0.001), epochs=25)
+    simple("cosine_annealing_warm_restarts_t_mult",
+           lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=3, eta_min=0.002), epochs=25)
+
+    # SequentialLR: each later scheduler starts with step(0), the closed form
+    # where the scheduler has one.
+    opt = two_group_sgd()
+    seq = S.SequentialLR(opt, [S.ConstantLR(opt, factor=0.1, total_iters=3),
+                               S.CosineAnnealingLR(opt, T_max=6, eta_min=0.001),
+                               S.MultiplicativeLR(opt, lambda e: 0.9)], milestones=[4, 12])
+    record("sequential_constant_cosine_multiplicative", opt, lambda e: seq.step(), epochs=25)
+
+    opt = two_group_sgd()
+    seq = S.SequentialLR(opt, [S.LinearLR(opt, start_factor=0.25, total_iters=4),
+                               S.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001),
+                               S.StepLR(opt, step_size=3, gamma=0.5),
+                               S.MultiStepLR(opt, milestones=[0, 2, 2, 5], gamma=0.5)],
+                         milestones=[5, 12, 18])
+    record("sequential_linear_warm_restarts_step_multi_step", opt, lambda e: seq.step(),
+           epochs=25)
+
+    opt = two_group_sgd()
+    seq = S.SequentialLR(opt, [S.LambdaLR(opt, [lambda e: 0.1 * (e + 1), lambda e: 0.2]),
+                               S.PolynomialLR(opt, total_iters=6, power=0.5),
+                               S.ExponentialLR(opt, gamma=0.8),
+                               S.LinearLR(opt, start_factor=0.5, end_factor=0.1,
+                                          total_iters=3)],
+                         milestones=[3, 10, 16])
+    record("sequential_lambda_polynomial_exponential_linear", opt, lambda e: seq.step(),
+           epochs=25)
+
+    opt = two_group_sgd()
+    chained = S.ChainedScheduler([S.ConstantLR(opt, factor=0.1, total_iters=2),
+                                  S.ExponentialLR(opt, gamma=0.9)])
+    record("chained_constant_exponential", opt, lambda e: chained.step(), epochs=25)
+
+    opt = two_group_sgd()
+    chained = S.ChainedScheduler([S.CosineAnnealingWarmRestarts(opt, T_0=4, eta_min=0.01),
+                                  S.MultiplicativeLR(opt, lambda e: 0.97),
+                                  S.PolynomialLR(opt, total_iters=8, power=1.5)])
+    record("chained_warm_restarts_multiplicative_polynomial", opt, lambda e: chained.step(),
+           epochs=25)
     return cases
 
 

@@ -21,6 +21,9 @@ int64_t floor_mod(int64_t x, int64_t m) {
   return r < 0 ? r + m : r;
 }
 
+// x / m rounded down for m > 0 (Python's //).
+int64_t floor_div(int64_t x, int64_t m) { return (x - floor_mod(x, m)) / m; }
+
 int64_t int_entry(const StateDict& state_dict, const std::string& key) {
   const Tensor* t = state_dict.find(key);
   TORCHLET_CHECK(t != nullptr, "load_state_dict: missing key '", key, "'");
@@ -103,6 +106,24 @@ void LRScheduler::step() {
     throw;
   }
   ++step_count_;
+  apply(lrs);
+}
+
+void LRScheduler::step_to(int64_t epoch) {
+  const int64_t previous = last_epoch_;
+  last_epoch_ = epoch;
+  std::vector<double> lrs;
+  try {
+    lrs = closed_form_lr();
+  } catch (...) {
+    last_epoch_ = previous;
+    throw;
+  }
+  ++step_count_;
+  apply(lrs);
+}
+
+void LRScheduler::apply(const std::vector<double>& lrs) {
   std::vector<ParamGroup>& groups = optimizer_.param_groups();
   for (size_t g = 0; g < groups.size(); ++g) groups[g].set_lr(lrs[g]);
   last_lr_ = group_lrs();
@@ -147,6 +168,13 @@ std::vector<double> StepLR::get_lr() {
   return lrs;
 }
 
+std::vector<double> StepLR::closed_form_lr() {
+  const double k = static_cast<double>(floor_div(last_epoch_, step_size_));
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) lrs.push_back(base_lr * std::pow(gamma_, k));
+  return lrs;
+}
+
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
     : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
   initial_step();
@@ -160,6 +188,17 @@ std::vector<double> MultiStepLR::get_lr() {
   return lrs;
 }
 
+std::vector<double> MultiStepLR::closed_form_lr() {
+  // PyTorch: gamma ** bisect_right(sorted(milestones), last_epoch).
+  const auto passed = std::count_if(milestones_.begin(), milestones_.end(),
+                                    [&](int64_t m) { return m <= last_epoch_; });
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) {
+    lrs.push_back(base_lr * std::pow(gamma_, static_cast<double>(passed)));
+  }
+  return lrs;
+}
+
 ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
     : LRScheduler(optimizer), gamma_(gamma) {
   initial_step();
@@ -169,6 +208,14 @@ std::vector<double> ExponentialLR::get_lr() {
   std::vector<double> lrs = group_lrs();
   if (last_epoch_ == 0) return lrs;
   for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+std::vector<double> ExponentialLR::closed_form_lr() {
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) {
+    lrs.push_back(base_lr * std::pow(gamma_, static_cast<double>(last_epoch_)));
+  }
   return lrs;
 }
 
@@ -197,6 +244,15 @@ std::vector<double> CosineAnnealingLR::get_lr() {
     lr = (1 + std::cos(kPi * epoch / t_max)) / (1 + std::cos(kPi * (epoch - 1) / t_max)) *
              (lr - eta_min_) +
          eta_min_;
+  }
+  return lrs;
+}
+
+std::vector<double> CosineAnnealingLR::closed_form_lr() {
+  std::vector<double> lrs;
+  const double angle = kPi * static_cast<double>(last_epoch_) / static_cast<double>(t_max_);
+  for (double base_lr : base_lrs_) {
+    lrs.push_back(eta_min_ + (base_lr - eta_min_) * (1 + std::cos(angle)) / 2);
   }
   return lrs;
 }
@@ -230,6 +286,168 @@ std::vector<double> LinearLR::get_lr() {
   for (double& lr : lrs) {
     lr *= 1. + delta / (static_cast<double>(total_iters_) * start_factor_ +
                         static_cast<double>(last_epoch_ - 1) * delta);
+  }
+  return lrs;
+}
+
+std::vector<double> LinearLR::closed_form_lr() {
+  TORCHLET_CHECK(total_iters_ != 0,
+                 "LinearLR: division by zero (total_iters is 0) in the closed form");
+  const double fraction = static_cast<double>(std::min(total_iters_, last_epoch_)) /
+                          static_cast<double>(total_iters_);
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) {
+    lrs.push_back(base_lr * (start_factor_ + (end_factor_ - start_factor_) * fraction));
+  }
+  return lrs;
+}
+
+// ---- ConstantLR, PolynomialLR ------------------------------------------------------------
+
+ConstantLR::ConstantLR(Optimizer& optimizer, double factor, int64_t total_iters)
+    : LRScheduler(checked(optimizer, factor >= 0 && factor <= 1.0,
+                          "Constant multiplicative factor expected to be between 0 and 1.")),
+      factor_(factor),
+      total_iters_(total_iters) {
+  initial_step();
+}
+
+std::vector<double> ConstantLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0) {
+    for (double& lr : lrs) lr *= factor_;
+    return lrs;
+  }
+  if (last_epoch_ != total_iters_) return lrs;
+  // PyTorch 1.13 accepts factor 0 and raises ZeroDivisionError here.
+  TORCHLET_CHECK(factor_ != 0,
+                 "ConstantLR: float division by zero (factor 0 cannot be undone at total_iters)");
+  const double undo = 1.0 / factor_;
+  for (double& lr : lrs) lr *= undo;
+  return lrs;
+}
+
+std::vector<double> ConstantLR::closed_form_lr() {
+  const double reached = last_epoch_ >= total_iters_ ? 1.0 : 0.0;
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) lrs.push_back(base_lr * (factor_ + reached * (1 - factor_)));
+  return lrs;
+}
+
+PolynomialLR::PolynomialLR(Optimizer& optimizer, int64_t total_iters, double power)
+    : LRScheduler(optimizer), total_iters_(total_iters), power_(power) {
+  initial_step();
+}
+
+std::vector<double> PolynomialLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ == 0 || last_epoch_ > total_iters_) return lrs;
+  const double total = static_cast<double>(total_iters_);
+  const double decay = std::pow((1.0 - static_cast<double>(last_epoch_) / total) /
+                                    (1.0 - static_cast<double>(last_epoch_ - 1) / total),
+                                power_);
+  for (double& lr : lrs) lr *= decay;
+  return lrs;
+}
+
+std::vector<double> PolynomialLR::closed_form_lr() {
+  TORCHLET_CHECK(total_iters_ != 0,
+                 "PolynomialLR: division by zero (total_iters is 0) in the closed form");
+  const double remaining = 1.0 - static_cast<double>(std::min(total_iters_, last_epoch_)) /
+                                     static_cast<double>(total_iters_);
+  const double factor = std::pow(remaining, power_);
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) lrs.push_back(base_lr * factor);
+  return lrs;
+}
+
+// ---- LambdaLR, MultiplicativeLR --------------------------------------------------------------
+
+namespace {
+
+// Checks one function per group, run before the base class touches the
+// groups.
+Optimizer& check_lambdas(Optimizer& optimizer, const char* scheduler,
+                         const std::vector<LRLambda>& lambdas) {
+  const size_t groups = optimizer.param_groups().size();
+  TORCHLET_CHECK(lambdas.size() == groups, "Expected ", groups, " lr_lambdas, but got ",
+                 lambdas.size());
+  for (const LRLambda& f : lambdas) {
+    TORCHLET_CHECK(static_cast<bool>(f), scheduler, ": lr_lambda must not be empty");
+  }
+  return optimizer;
+}
+
+}  // namespace
+
+LambdaLR::LambdaLR(Optimizer& optimizer, LRLambda lr_lambda)
+    : LambdaLR(optimizer,
+               std::vector<LRLambda>(optimizer.param_groups().size(), std::move(lr_lambda))) {}
+
+LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<LRLambda> lr_lambdas)
+    : LRScheduler(check_lambdas(optimizer, "LambdaLR", lr_lambdas)),
+      lr_lambdas_(std::move(lr_lambdas)) {
+  initial_step();
+}
+
+std::vector<double> LambdaLR::get_lr() {
+  std::vector<double> lrs;
+  for (size_t g = 0; g < base_lrs_.size(); ++g) {
+    lrs.push_back(base_lrs_[g] * lr_lambdas_[g](last_epoch_));
+  }
+  return lrs;
+}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, LRLambda lr_lambda)
+    : MultiplicativeLR(optimizer, std::vector<LRLambda>(optimizer.param_groups().size(),
+                                                        std::move(lr_lambda))) {}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, std::vector<LRLambda> lr_lambdas)
+    : LRScheduler(check_lambdas(optimizer, "MultiplicativeLR", lr_lambdas)),
+      lr_lambdas_(std::move(lr_lambdas)) {
+  initial_step();
+}
+
+std::vector<double> MultiplicativeLR::get_lr() {
+  std::vector<double> lrs = group_lrs();
+  if (last_epoch_ <= 0) return lrs;
+  for (size_t g = 0; g < lrs.size(); ++g) lrs[g] *= lr_lambdas_[g](last_epoch_);
+  return lrs;
+}
+
+// ---- CosineAnnealingWarmRestarts -------------------------------------------------------------
+
+CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, int64_t t_0,
+                                                         int64_t t_mult, double eta_min)
+    : LRScheduler(checked(checked(optimizer, t_0 > 0, "Expected positive integer T_0, but got ",
+                                  t_0),
+                          t_mult >= 1, "Expected integer T_mult >= 1, but got ", t_mult)),
+      t_0_(t_0),
+      t_mult_(t_mult),
+      eta_min_(eta_min) {
+  initial_step();
+}
+
+std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
+  // PyTorch 1.13 advances T_cur by one per step() and, on reaching T_i,
+  // subtracts T_i and multiplies T_i by T_mult; stepped by whole epochs
+  // from 0 (including SequentialLR's step(0)), T_cur and T_i are this
+  // function of last_epoch.
+  int64_t t_cur = std::max<int64_t>(last_epoch_, 0);
+  int64_t t_i = t_0_;
+  if (t_mult_ == 1) {
+    t_cur %= t_0_;
+  } else {
+    while (t_cur >= t_i) {
+      t_cur -= t_i;
+      if (t_i > std::numeric_limits<int64_t>::max() / t_mult_) break;  // t_cur < t_i from here
+      t_i *= t_mult_;
+    }
+  }
+  const double angle = kPi * static_cast<double>(t_cur) / static_cast<double>(t_i);
+  std::vector<double> lrs;
+  for (double base_lr : base_lrs_) {
+    lrs.push_back(eta_min_ + (base_lr - eta_min_) * (1 + std::cos(angle)) / 2);
   }
   return lrs;
 }
@@ -423,6 +641,163 @@ void ReduceLROnPlateau::load_state_dict(const StateDict& state_dict) {
   best_ = best;
   num_bad_epochs_ = num_bad_epochs;
   cooldown_counter_ = cooldown_counter;
+  last_lr_ = std::move(last_lr);
+}
+
+// ---- SequentialLR, ChainedScheduler -----------------------------------------------------
+
+namespace {
+
+// Python's bisect.bisect_right, step for step (milestones need not be sorted).
+size_t bisect_right(const std::vector<int64_t>& values, int64_t x) {
+  size_t lo = 0, hi = values.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (x < values[mid]) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+// Adds each scheduler's state_dict() to `out` under "schedulers.<i>.".
+void insert_schedulers(StateDict& out, const std::vector<LRScheduler*>& schedulers) {
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    const std::string prefix = "schedulers." + std::to_string(i) + ".";
+    for (const auto& item : schedulers[i]->state_dict()) {
+      out.insert(prefix + item.first, item.second);
+    }
+  }
+}
+
+// Loads the "schedulers.<i>." entries into the schedulers, all or nothing;
+// the other keys must be `own_keys`.
+void load_schedulers(const StateDict& state_dict, const std::vector<LRScheduler*>& schedulers,
+                     const std::vector<std::string>& own_keys) {
+  std::vector<StateDict> parts(schedulers.size());
+  for (const auto& item : state_dict) {
+    const std::string& key = item.first;
+    if (std::find(own_keys.begin(), own_keys.end(), key) != own_keys.end()) continue;
+    bool placed = false;
+    for (size_t i = 0; i < schedulers.size() && !placed; ++i) {
+      const std::string prefix = "schedulers." + std::to_string(i) + ".";
+      if (key.compare(0, prefix.size(), prefix) == 0) {
+        parts[i].insert(key.substr(prefix.size()), item.second);
+        placed = true;
+      }
+    }
+    TORCHLET_CHECK(placed, "load_state_dict: unexpected key '", key,
+                   "' in the scheduler's state dict");
+  }
+  std::vector<StateDict> before;
+  for (const LRScheduler* s : schedulers) before.push_back(s->state_dict());
+  size_t loaded = 0;
+  try {
+    for (; loaded < schedulers.size(); ++loaded) schedulers[loaded]->load_state_dict(parts[loaded]);
+  } catch (...) {
+    for (size_t i = 0; i < loaded; ++i) schedulers[i]->load_state_dict(before[i]);
+    throw;
+  }
+}
+
+std::vector<LRScheduler*> checked_schedulers(const char* name,
+                                             std::vector<LRScheduler*> schedulers) {
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    TORCHLET_CHECK(schedulers[i] != nullptr, name, ": the scheduler at index ", i, " is null");
+  }
+  return schedulers;
+}
+
+}  // namespace
+
+SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<LRScheduler*> schedulers,
+                           std::vector<int64_t> milestones)
+    : schedulers_(checked_schedulers("SequentialLR", std::move(schedulers))),
+      milestones_(std::move(milestones)) {
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    TORCHLET_CHECK(&schedulers_[i]->optimizer() == &optimizer,
+                   "Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+                   "but got schedulers at index ", i,
+                   " to be different than the optimizer passed in.");
+  }
+  TORCHLET_CHECK(milestones_.size() + 1 == schedulers_.size(),
+                 "Sequential Schedulers expects number of schedulers provided to be one more than "
+                 "the number of milestone points, but got number of schedulers ",
+                 schedulers_.size(), " and the number of milestones to be equal to ",
+                 milestones_.size());
+  // PyTorch 1.13: back to the initial lrs, undo each scheduler's initial
+  // step, and take the first scheduler's again.
+  for (ParamGroup& group : optimizer.param_groups()) group.set_lr(group.number("initial_lr"));
+  for (LRScheduler* scheduler : schedulers_) --scheduler->last_epoch_;
+  schedulers_[0]->initial_step();
+  last_lr_ = schedulers_[0]->get_last_lr();
+}
+
+void SequentialLR::step() {
+  const int64_t epoch = last_epoch_ + 1;
+  const size_t idx = bisect_right(milestones_, epoch);
+  LRScheduler& scheduler = *schedulers_[idx];
+  if (idx > 0 && milestones_[idx - 1] == epoch) {
+    scheduler.step_to(0);
+  } else {
+    scheduler.step();
+  }
+  last_epoch_ = epoch;
+  last_lr_ = scheduler.get_last_lr();
+}
+
+StateDict SequentialLR::state_dict() const {
+  StateDict out;
+  out.insert("last_epoch", scalar_tensor(last_epoch_, kInt64));
+  out.insert("last_lr", from_vector(last_lr_));
+  insert_schedulers(out, schedulers_);
+  return out;
+}
+
+void SequentialLR::load_state_dict(const StateDict& state_dict) {
+  const int64_t last_epoch = int_entry(state_dict, "last_epoch");
+  std::vector<double> last_lr =
+      lrs_entry(state_dict, "last_lr", schedulers_[0]->optimizer().param_groups().size());
+  load_schedulers(state_dict, schedulers_, {"last_epoch", "last_lr"});
+  last_epoch_ = last_epoch;
+  last_lr_ = std::move(last_lr);
+}
+
+ChainedScheduler::ChainedScheduler(std::vector<LRScheduler*> schedulers)
+    : schedulers_(checked_schedulers("ChainedScheduler", std::move(schedulers))) {
+  // PyTorch 1.13 fails with an IndexError here.
+  TORCHLET_CHECK(!schedulers_.empty(), "ChainedScheduler expects at least one scheduler");
+  for (size_t i = 1; i < schedulers_.size(); ++i) {
+    TORCHLET_CHECK(&schedulers_[i]->optimizer() == &schedulers_[0]->optimizer(),
+                   "ChainedScheduler expects all schedulers to belong to the same optimizer, but "
+                   "got schedulers at index 0 and ", i, " to be different");
+  }
+  for (const ParamGroup& group : schedulers_.back()->optimizer().param_groups()) {
+    last_lr_.push_back(group.lr());
+  }
+}
+
+void ChainedScheduler::step() {
+  for (LRScheduler* scheduler : schedulers_) scheduler->step();
+  last_lr_.clear();
+  for (const ParamGroup& group : schedulers_.back()->optimizer().param_groups()) {
+    last_lr_.push_back(group.lr());
+  }
+}
+
+StateDict ChainedScheduler::state_dict() const {
+  StateDict out;
+  out.insert("last_lr", from_vector(last_lr_));
+  insert_schedulers(out, schedulers_);
+  return out;
+}
+
+void ChainedScheduler::load_state_dict(const StateDict& state_dict) {
+  std::vector<double> last_lr =
+      lrs_entry(state_dict, "last_lr", schedulers_[0]->optimizer().param_groups().size());
+  load_schedulers(state_dict, schedulers_, {"last_lr"});
   last_lr_ = std::move(last_lr);
 }
 

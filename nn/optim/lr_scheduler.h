@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
+  /// The optimizer whose lrs it sets.
+  Optimizer& optimizer() const { return optimizer_; }
 
   /// The scheduler's progress: last_epoch and step_count (int64 0-dim),
   /// base_lrs and last_lr (float64 [groups]). Its hyperparameters are
@@ -41,6 +44,14 @@ class LRScheduler {
   /// The lrs for last_epoch(), from the groups' current lrs (PyTorch's
   /// chainable get_lr()).
   virtual std::vector<double> get_lr() = 0;
+  /// The lrs for last_epoch() in closed form (from base_lrs), for
+  /// step_to(); PyTorch's _get_closed_form_lr where the scheduler has one,
+  /// get_lr() otherwise.
+  virtual std::vector<double> closed_form_lr() { return get_lr(); }
+  /// PyTorch's deprecated step(epoch): jumps to `epoch` and writes
+  /// closed_form_lr(). SequentialLR starts each later scheduler with
+  /// step_to(0).
+  void step_to(int64_t epoch);
 
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
@@ -50,6 +61,43 @@ class LRScheduler {
 
   /// The groups' current lrs.
   std::vector<double> group_lrs() const;
+
+ private:
+  /// Writes `lrs` to the groups and records them as the last lrs.
+  void apply(const std::vector<double>& lrs);
+
+  friend class SequentialLR;
+};
+
+/// One lr factor (LambdaLR) or multiplier (MultiplicativeLR) per epoch.
+using LRLambda = std::function<double(int64_t epoch)>;
+
+/// Sets each group's lr to its base lr times lr_lambda(epoch), one function
+/// for all groups or one per group.
+class LambdaLR : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& optimizer, LRLambda lr_lambda);
+  LambdaLR(Optimizer& optimizer, std::vector<LRLambda> lr_lambdas);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<LRLambda> lr_lambdas_;
+};
+
+/// Multiplies each group's lr by lr_lambda(epoch) every epoch after the
+/// first, one function for all groups or one per group.
+class MultiplicativeLR : public LRScheduler {
+ public:
+  MultiplicativeLR(Optimizer& optimizer, LRLambda lr_lambda);
+  MultiplicativeLR(Optimizer& optimizer, std::vector<LRLambda> lr_lambdas);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<LRLambda> lr_lambdas_;
 };
 
 /// Multiplies the lr by `gamma` every `step_size` epochs.
@@ -59,6 +107,7 @@ class StepLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
 
  private:
   int64_t step_size_;
@@ -73,6 +122,7 @@ class MultiStepLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
 
  private:
   std::vector<int64_t> milestones_;
@@ -86,6 +136,7 @@ class ExponentialLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
 
  private:
   double gamma_;
@@ -100,6 +151,7 @@ class CosineAnnealingLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
 
  private:
   int64_t t_max_;
@@ -116,11 +168,60 @@ class LinearLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
 
  private:
   double start_factor_;
   double end_factor_;
   int64_t total_iters_;
+};
+
+/// Scales the lr by `factor` (in [0, 1]) until epoch `total_iters`, where
+/// it divides it back out (PyTorch 1.13's recursive form: with
+/// total_iters <= 0 the lr stays scaled).
+class ConstantLR : public LRScheduler {
+ public:
+  ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, int64_t total_iters = 5);
+
+ protected:
+  std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
+
+ private:
+  double factor_;
+  int64_t total_iters_;
+};
+
+/// Decays the lr by (1 - epoch / total_iters)^power over `total_iters`
+/// epochs (recursively, as PyTorch 1.13), then leaves it.
+class PolynomialLR : public LRScheduler {
+ public:
+  PolynomialLR(Optimizer& optimizer, int64_t total_iters = 5, double power = 1.0);
+
+ protected:
+  std::vector<double> get_lr() override;
+  std::vector<double> closed_form_lr() override;
+
+ private:
+  int64_t total_iters_;
+  double power_;
+};
+
+/// SGDR: cosine annealing from the base lr to `eta_min` over T_i epochs,
+/// restarting at the base lr, with T_0 = `t_0` and T_{i+1} = T_i * `t_mult`.
+/// Steps by whole epochs only (no fractional step(epoch)).
+class CosineAnnealingWarmRestarts : public LRScheduler {
+ public:
+  CosineAnnealingWarmRestarts(Optimizer& optimizer, int64_t t_0, int64_t t_mult = 1,
+                              double eta_min = 0);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  int64_t t_0_;
+  int64_t t_mult_;
+  double eta_min_;
 };
 
 /// OneCycleLR's arguments (PyTorch's defaults). Give total_steps, or
@@ -237,6 +338,60 @@ class ReduceLROnPlateau {
   int64_t num_bad_epochs_ = 0;
   int64_t cooldown_counter_ = 0;
   int64_t last_epoch_ = 0;
+  std::vector<double> last_lr_;
+};
+
+/// Runs `schedulers` one after another, switching to the next at each of
+/// `milestones` (one fewer than schedulers), where it starts it with
+/// PyTorch's step(0) (the closed form, where the scheduler has one).
+/// Construction resets the groups' lrs to their initial_lr, undoes the
+/// schedulers' initial steps and takes the first scheduler's again, as
+/// PyTorch 1.13 does. The schedulers (of `optimizer`) must outlive it.
+class SequentialLR {
+ public:
+  SequentialLR(Optimizer& optimizer, std::vector<LRScheduler*> schedulers,
+               std::vector<int64_t> milestones);
+  SequentialLR(const SequentialLR&) = delete;
+  SequentialLR& operator=(const SequentialLR&) = delete;
+
+  void step();
+  /// The lrs the current scheduler's last step wrote.
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+  int64_t last_epoch() const { return last_epoch_; }
+
+  /// last_epoch (int64 0-dim), last_lr (float64 [groups]) and each
+  /// scheduler's state_dict() under "schedulers.<i>.".
+  StateDict state_dict() const;
+  /// Restores state_dict()'s progress; all or nothing.
+  void load_state_dict(const StateDict& state_dict);
+
+ private:
+  std::vector<LRScheduler*> schedulers_;
+  std::vector<int64_t> milestones_;
+  int64_t last_epoch_ = 0;
+  std::vector<double> last_lr_;
+};
+
+/// Steps all of `schedulers` (of one optimizer) at each step(). Takes no
+/// step at construction. The schedulers must outlive it.
+class ChainedScheduler {
+ public:
+  explicit ChainedScheduler(std::vector<LRScheduler*> schedulers);
+  ChainedScheduler(const ChainedScheduler&) = delete;
+  ChainedScheduler& operator=(const ChainedScheduler&) = delete;
+
+  void step();
+  /// The groups' lrs after the last step() (at construction before).
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+
+  /// last_lr (float64 [groups]) and each scheduler's state_dict() under
+  /// "schedulers.<i>.".
+  StateDict state_dict() const;
+  /// Restores state_dict()'s progress; all or nothing.
+  void load_state_dict(const StateDict& state_dict);
+
+ private:
+  std::vector<LRScheduler*> schedulers_;
   std::vector<double> last_lr_;
 };
 

@@ -58,4 +58,43 @@ Variable KLDivLossImpl::forward(const Variable& input, const Variable& target) {
   return F::kl_div(input, target, options.reduction(), options.log_target());
 }
 
+Variable MarginRankingLossImpl::forward(const Variable& input1, const Variable& input2,
+                                        const Variable& target) {
+  return F::margin_ranking_loss(input1, input2, target, options.margin(), options.reduction());
+}
+
+Variable HingeEmbeddingLossImpl::forward(const Variable& input, const Variable& target) {
+  return F::hinge_embedding_loss(input, target, options.margin(), options.reduction());
+}
+
+Variable SoftMarginLossImpl::forward(const Variable& input, const Variable& target) {
+  return F::soft_margin_loss(input, target, options.reduction());
+}
+
+Variable MultiLabelSoftMarginLossImpl::forward(const Variable& input, const Variable& target) {
+  return F::multilabel_soft_margin_loss(input, target, weight, options.reduction());
+}
+
+Variable CosineEmbeddingLossImpl::forward(const Variable& input1, const Variable& input2,
+                                          const Variable& target) {
+  return F::cosine_embedding_loss(input1, input2, target, options.margin(), options.reduction());
+}
+
+Variable TripletMarginLossImpl::forward(const Variable& anchor, const Variable& positive,
+                                        const Variable& negative) {
+  return F::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(),
+                                options.eps(), options.swap(), options.reduction());
+}
+
+Variable PoissonNLLLossImpl::forward(const Variable& input, const Variable& target) {
+  return F::poisson_nll_loss(input, target, options.log_input(), options.full(),
+                             options.eps(), options.reduction());
+}
+
+Variable GaussianNLLLossImpl::forward(const Variable& input, const Variable& target,
+                                      const Variable& var) {
+  return F::gaussian_nll_loss(input, target, var, options.full(), options.eps(),
+                              options.reduction());
+}
+
 }  // namespace torchlet::nn

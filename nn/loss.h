@@ -68,6 +68,56 @@ struct KLDivLossOptions {
   TORCHLET_ARG(bool, log_target) = false;
 };
 
+/// torch.nn.MarginRankingLoss's arguments.
+struct MarginRankingLossOptions {
+  TORCHLET_ARG(double, margin) = 0.0;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+/// torch.nn.HingeEmbeddingLoss's arguments.
+struct HingeEmbeddingLossOptions {
+  TORCHLET_ARG(double, margin) = 1.0;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+using SoftMarginLossOptions = ReductionOptions;
+
+/// torch.nn.MultiLabelSoftMarginLoss's arguments.
+struct MultiLabelSoftMarginLossOptions {
+  TORCHLET_ARG(Tensor, weight);
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+/// torch.nn.CosineEmbeddingLoss's arguments.
+struct CosineEmbeddingLossOptions {
+  TORCHLET_ARG(double, margin) = 0.0;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+/// torch.nn.TripletMarginLoss's arguments.
+struct TripletMarginLossOptions {
+  TORCHLET_ARG(double, margin) = 1.0;
+  TORCHLET_ARG(double, p) = 2.0;
+  TORCHLET_ARG(double, eps) = 1e-6;
+  TORCHLET_ARG(bool, swap) = false;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+/// torch.nn.PoissonNLLLoss's arguments.
+struct PoissonNLLLossOptions {
+  TORCHLET_ARG(bool, log_input) = true;
+  TORCHLET_ARG(bool, full) = false;
+  TORCHLET_ARG(double, eps) = 1e-8;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
+/// torch.nn.GaussianNLLLoss's arguments.
+struct GaussianNLLLossOptions {
+  TORCHLET_ARG(bool, full) = false;
+  TORCHLET_ARG(double, eps) = 1e-6;
+  TORCHLET_ARG(std::string, reduction) = "mean";
+};
+
 /// The base of a loss with a class weight (PyTorch's _WeightedLoss): the
 /// options' weight is the buffer `weight` (shared, not copied; an
 /// undefined weight registers None), which forward uses, so that to() and
@@ -165,5 +215,80 @@ class KLDivLossImpl : public StatelessModule<KLDivLossImpl, KLDivLossOptions> {
   Variable forward(const Variable& input, const Variable& target);
 };
 TORCHLET_MODULE(KLDivLoss);
+
+/// max(0, -target * (input1 - input2) + margin) (torch.nn.MarginRankingLoss).
+class MarginRankingLossImpl
+    : public StatelessModule<MarginRankingLossImpl, MarginRankingLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input1, const Variable& input2, const Variable& target);
+};
+TORCHLET_MODULE(MarginRankingLoss);
+
+/// input where target is 1, max(0, margin - input) where it is -1
+/// (torch.nn.HingeEmbeddingLoss).
+class HingeEmbeddingLossImpl
+    : public StatelessModule<HingeEmbeddingLossImpl, HingeEmbeddingLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input, const Variable& target);
+};
+TORCHLET_MODULE(HingeEmbeddingLoss);
+
+/// log(1 + exp(-target * input)) (torch.nn.SoftMarginLoss).
+class SoftMarginLossImpl : public StatelessModule<SoftMarginLossImpl, SoftMarginLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input, const Variable& target);
+};
+TORCHLET_MODULE(SoftMarginLoss);
+
+/// Per-class logistic losses averaged over the classes
+/// (torch.nn.MultiLabelSoftMarginLoss); weight is the buffer `weight`.
+class MultiLabelSoftMarginLossImpl
+    : public WeightedLoss<MultiLabelSoftMarginLossImpl, MultiLabelSoftMarginLossOptions> {
+ public:
+  using WeightedLoss::WeightedLoss;
+  Variable forward(const Variable& input, const Variable& target);
+};
+TORCHLET_MODULE(MultiLabelSoftMarginLoss);
+
+/// 1 - cos where target is 1, max(0, cos - margin) where it is -1
+/// (torch.nn.CosineEmbeddingLoss).
+class CosineEmbeddingLossImpl
+    : public StatelessModule<CosineEmbeddingLossImpl, CosineEmbeddingLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input1, const Variable& input2, const Variable& target);
+};
+TORCHLET_MODULE(CosineEmbeddingLoss);
+
+/// max(0, margin + d(anchor, positive) - d(anchor, negative))
+/// (torch.nn.TripletMarginLoss).
+class TripletMarginLossImpl
+    : public StatelessModule<TripletMarginLossImpl, TripletMarginLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& anchor, const Variable& positive, const Variable& negative);
+};
+TORCHLET_MODULE(TripletMarginLoss);
+
+/// Negative log-likelihood of a Poisson-distributed target
+/// (torch.nn.PoissonNLLLoss).
+class PoissonNLLLossImpl : public StatelessModule<PoissonNLLLossImpl, PoissonNLLLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input, const Variable& target);
+};
+TORCHLET_MODULE(PoissonNLLLoss);
+
+/// Negative log-likelihood of a Gaussian-distributed target of mean input
+/// and variance var (torch.nn.GaussianNLLLoss).
+class GaussianNLLLossImpl : public StatelessModule<GaussianNLLLossImpl, GaussianNLLLossOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input, const Variable& target, const Variable& var);
+};
+TORCHLET_MODULE(GaussianNLLLoss);
 
 }  // namespace torchlet::nn

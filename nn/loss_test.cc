@@ -117,5 +117,112 @@ TEST(LossModuleTest, AnUnknownReductionIsRefusedAsPyTorch) {
                    "avg is not a valid value for reduction");
 }
 
+TEST(LossModuleTest, HingeSoftMarginAndMultilabelSoftMarginMatchPyTorch) {
+  check_loss("hinge_embedding", HingeEmbeddingLoss(HingeEmbeddingLossOptions().margin(2.0)));
+  check_loss("soft_margin", SoftMarginLoss(SoftMarginLossOptions().reduction("none")));
+  check_loss("multilabel_soft_margin",
+             MultiLabelSoftMarginLoss(MultiLabelSoftMarginLossOptions().weight(
+                 ModuleCase("multilabel_soft_margin").constant("weight"))));
+}
+
+TEST(LossModuleTest, FullPoissonNllOfRatesMatchesPyTorch) {
+  check_loss("poisson_nll",
+             PoissonNLLLoss(PoissonNLLLossOptions().log_input(false).full(true).eps(1e-6)));
+}
+
+TEST(LossModuleTest, MarginRankingAndCosineEmbeddingMatchPyTorch) {
+  ModuleCase ranking("margin_ranking");
+  MarginRankingLoss ranking_loss(MarginRankingLossOptions().margin(0.4).reduction("sum"));
+  const Variable x1 = ranking.leaf("x1"), x2 = ranking.leaf("x2");
+  ranking.check(ranking_loss(x1, x2, Variable(ranking.constant("target"))));
+  EXPECT_EQ(printed(*ranking_loss), pytorch_repr("margin_ranking"));
+
+  ModuleCase cosine("cosine_embedding");
+  CosineEmbeddingLoss cosine_loss(CosineEmbeddingLossOptions().margin(0.1).reduction("none"));
+  const Variable y1 = cosine.leaf("x1"), y2 = cosine.leaf("x2");
+  cosine.check(cosine_loss(y1, y2, Variable(cosine.constant("target"))));
+  EXPECT_EQ(printed(*cosine_loss), pytorch_repr("cosine_embedding"));
+}
+
+TEST(LossModuleTest, TripletMarginWithSwapMatchesPyTorch) {
+  ModuleCase golden("triplet_margin");
+  TripletMarginLoss loss(TripletMarginLossOptions().margin(1.5).p(1.5).eps(1e-4).swap(true));
+  const Variable anchor = golden.leaf("anchor"), positive = golden.leaf("positive");
+  golden.check(loss(anchor, positive, golden.leaf("negative")));
+  EXPECT_EQ(printed(*loss), pytorch_repr("triplet_margin"));
+}
+
+TEST(LossModuleTest, HomoscedasticGaussianNllMatchesPyTorch) {
+  ModuleCase golden("gaussian_nll");
+  GaussianNLLLoss loss(GaussianNLLLossOptions().full(true).eps(1e-3).reduction("sum"));
+  const Variable x = golden.leaf("x"), target = golden.leaf("target");
+  golden.check(loss(x, target, golden.leaf("var")));
+  EXPECT_EQ(printed(*loss), pytorch_repr("gaussian_nll"));
+}
+
+TEST(LossModuleTest, DefaultReprsOfMarginAndLikelihoodLossesMatchPyTorch) {
+  EXPECT_EQ(printed(*MarginRankingLoss()), pytorch_repr("margin_ranking_default"));
+  EXPECT_EQ(printed(*HingeEmbeddingLoss()), pytorch_repr("hinge_embedding_default"));
+  EXPECT_EQ(printed(*SoftMarginLoss()), pytorch_repr("soft_margin_default"));
+  EXPECT_EQ(printed(*MultiLabelSoftMarginLoss()), pytorch_repr("multilabel_soft_margin_default"));
+  EXPECT_EQ(printed(*CosineEmbeddingLoss()), pytorch_repr("cosine_embedding_default"));
+  EXPECT_EQ(printed(*TripletMarginLoss()), pytorch_repr("triplet_margin_default"));
+  EXPECT_EQ(printed(*PoissonNLLLoss()), pytorch_repr("poisson_nll_default"));
+  EXPECT_EQ(printed(*GaussianNLLLoss()), pytorch_repr("gaussian_nll_default"));
+}
+
+TEST(LossModuleTest, DefaultOptionsAreTorchs) {
+  EXPECT_EQ(MarginRankingLossOptions().margin(), 0.0);
+  EXPECT_EQ(HingeEmbeddingLossOptions().margin(), 1.0);
+  EXPECT_EQ(CosineEmbeddingLossOptions().margin(), 0.0);
+  const TripletMarginLossOptions triplet;
+  EXPECT_EQ(triplet.margin(), 1.0);
+  EXPECT_EQ(triplet.p(), 2.0);
+  EXPECT_EQ(triplet.eps(), 1e-6);
+  EXPECT_FALSE(triplet.swap());
+  const PoissonNLLLossOptions poisson;
+  EXPECT_TRUE(poisson.log_input());
+  EXPECT_FALSE(poisson.full());
+  EXPECT_EQ(poisson.eps(), 1e-8);
+  EXPECT_FALSE(GaussianNLLLossOptions().full());
+  EXPECT_EQ(GaussianNLLLossOptions().eps(), 1e-6);
+  EXPECT_EQ(GaussianNLLLossOptions().reduction(), "mean");
+}
+
+TEST(LossModuleTest, MultiLabelSoftMarginWeightIsABuffer) {
+  const Tensor weight = rand({3});
+  MultiLabelSoftMarginLoss loss(MultiLabelSoftMarginLossOptions().weight(weight));
+  EXPECT_EQ(loss->state_dict().keys(), (std::vector<std::string>{"weight"}));
+  EXPECT_EQ(loss->weight.data().data_ptr(), weight.data_ptr());
+  EXPECT_TRUE(MultiLabelSoftMarginLoss()->state_dict().keys().empty());
+  const Variable x(randn({2, 3})), y(rand({2, 3}));
+  EXPECT_EQ(loss(x, y).item<double>(),
+            F::multilabel_soft_margin_loss(x, y, Variable(weight)).item<double>());
+}
+
+TEST(LossModuleTest, ModulesPassTheirOptionsToTheFunctionalLosses) {
+  const Variable a(randn({4, 3})), b(randn({4, 3})), c(randn({4, 3}));
+  const Variable t(tensor({1.0f, -1.0f, -1.0f, 1.0f}));
+  EXPECT_EQ(TripletMarginLoss(TripletMarginLossOptions().p(1).swap(true).reduction("sum"))(a, b, c)
+                .item<double>(),
+            F::triplet_margin_loss(a, b, c, 1.0, 1.0, 1e-6, true, "sum").item<double>());
+  EXPECT_EQ(CosineEmbeddingLoss(CosineEmbeddingLossOptions().margin(-0.5))(a, b, t).item<double>(),
+            F::cosine_embedding_loss(a, b, t, -0.5).item<double>());
+  const Variable var(rand({4, 3}));
+  EXPECT_EQ(GaussianNLLLoss(GaussianNLLLossOptions().eps(0.3))(a, b, var).item<double>(),
+            F::gaussian_nll_loss(a, b, var, false, 0.3).item<double>());
+  EXPECT_EQ(PoissonNLLLoss(PoissonNLLLossOptions().eps(0.1).log_input(false))(var, c.abs())
+                .item<double>(),
+            F::poisson_nll_loss(var, c.abs(), false, false, 0.1).item<double>());
+}
+
+TEST(LossModuleTest, MarginAndLikelihoodModulesRefuseAnUnknownReductionAsPyTorch) {
+  const Variable x(randn({3})), t(tensor({1.0f, -1.0f, 1.0f}));
+  EXPECT_THROW_MSG(SoftMarginLoss(SoftMarginLossOptions().reduction("avg"))(x, t),
+                   "avg is not a valid value for reduction");
+  EXPECT_THROW_MSG(PoissonNLLLoss(PoissonNLLLossOptions().reduction("avg"))(x, t.abs()),
+                   "avg is not valid");
+}
+
 }  // namespace
 }  // namespace torchlet::nn

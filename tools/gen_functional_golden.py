@@ -153,4 +153,60 @@ record("ce_ignore_index_1", lambda x, t: F.cross_entropy(x, t, ignore_index=1),
 record("ce_unbatched", lambda x, t: F.cross_entropy(x, t), dict(x=randn(5)),
        dict(t=torch.tensor(3)))
 
+# Margin, embedding and likelihood losses (targets of +-1 and the sizes of
+# var that gaussian_nll_loss broadcasts).
+signs = torch.tensor([1.0, -1.0, -1.0, 1.0, 1.0, -1.0])
+for reduction in ["none", "mean", "sum"]:
+    record("margin_ranking_" + reduction,
+           lambda x1, x2, t: F.margin_ranking_loss(x1, x2, t, margin=0.3, reduction=reduction),
+           dict(x1=randn(6), x2=randn(6)), dict(t=signs))
+    record("hinge_embedding_" + reduction,
+           lambda x, t: F.hinge_embedding_loss(x, t, margin=1.5, reduction=reduction),
+           dict(x=randn(2, 6) * 2), dict(t=signs))
+    record("soft_margin_" + reduction,
+           lambda x, t: F.soft_margin_loss(x, t, reduction=reduction),
+           dict(x=randn(3, 6) * 2), dict(t=signs.repeat(3, 1)))
+    record("multilabel_soft_margin_" + reduction,
+           lambda x, y, w: F.multilabel_soft_margin_loss(x, y, weight=w, reduction=reduction),
+           dict(x=randn(3, 5) * 2, y=torch.rand(3, 5)), dict(w=torch.rand(5) + 0.5))
+    record("cosine_embedding_" + reduction,
+           lambda x1, x2, t: F.cosine_embedding_loss(x1, x2, t, margin=-0.2, reduction=reduction),
+           dict(x1=randn(6, 4), x2=randn(6, 4)), dict(t=signs))
+    record("triplet_margin_" + reduction,
+           lambda a, p, n: F.triplet_margin_loss(a, p, n, reduction=reduction),
+           dict(a=randn(5, 4), p=randn(5, 4), n=randn(5, 4)))
+    record("poisson_nll_" + reduction,
+           lambda x, y: F.poisson_nll_loss(x, y, reduction=reduction),
+           dict(x=randn(3, 4), y=torch.rand(3, 4) * 3))
+    record("poisson_nll_full_" + reduction,
+           lambda x, y: F.poisson_nll_loss(x, y, log_input=False, full=True, reduction=reduction),
+           dict(x=torch.rand(3, 4) * 3 + 0.1),
+           dict(y=torch.tensor([[0.0, 0.5, 1.0, 1.5], [2.0, 3.0, 4.5, 7.0],
+                                [0.0, 1.0, 2.5, 10.0]])))
+    record("gaussian_nll_" + reduction,
+           lambda x, y, var: F.gaussian_nll_loss(x, y, var, reduction=reduction),
+           dict(x=randn(4, 3), y=randn(4, 3), var=torch.rand(4, 3) + 0.1))
+record("cosine_embedding_1d_similar", lambda x1, x2, t: F.cosine_embedding_loss(x1, x2, t),
+       dict(x1=randn(5), x2=randn(5)), dict(t=torch.tensor(1.0)))
+record("cosine_embedding_1d_dissimilar",
+       lambda x1, x2, t: F.cosine_embedding_loss(x1, x2, t, margin=-0.5),
+       dict(x1=randn(5), x2=randn(5)), dict(t=torch.tensor(-1.0)))
+record("triplet_margin_swap_p1",
+       lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0, p=1, eps=1e-3, swap=True,
+                                             reduction="none"),
+       dict(a=randn(6, 3), p=randn(6, 3), n=randn(6, 3)))
+record("triplet_margin_p3_1d", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=3.0, p=3),
+       dict(a=randn(4), p=randn(4), n=randn(4)))
+record("poisson_nll_eps", lambda x, y: F.poisson_nll_loss(x, y, log_input=False, eps=0.1),
+       dict(x=torch.rand(6) * 2 + 0.01, y=torch.rand(6) * 4))
+record("gaussian_nll_homoscedastic",
+       lambda x, y, var: F.gaussian_nll_loss(x, y, var, full=True, reduction="none"),
+       dict(x=randn(4, 3), y=randn(4, 3), var=torch.rand(4) + 0.1))
+record("gaussian_nll_last_dim_one_clamped",
+       lambda x, y, var: F.gaussian_nll_loss(x, y, var, eps=0.05, reduction="sum"),
+       dict(x=randn(4, 3), y=randn(4, 3), var=torch.tensor([[0.01], [0.5], [0.0], [1.2]])))
+record("gaussian_nll_broadcast_target",
+       lambda x, y, var: F.gaussian_nll_loss(x, y, var),
+       dict(x=randn(4, 3), y=randn(3), var=torch.rand(4, 3) + 0.1))
+
 write_golden("functional_golden.txt", cases, directory="nn/functional/testdata")

@@ -125,6 +125,38 @@ loss_case("bce_with_logits", nn.BCEWithLogitsLoss(pos_weight=torch.rand(2) + 0.5
 loss_case("kl_div", nn.KLDivLoss(reduction="batchmean", log_target=True),
           torch.log_softmax(torch.randn(3, 4), 1), torch.log_softmax(torch.randn(3, 4), 1))
 
+
+def loss_case3(name, module, args, constants=()):
+    """A loss of three tensors `args`, in forward's order; those named in
+    `constants` are not leaves."""
+    inputs = {k: v.requires_grad_() for k, v in args.items() if k not in constants}
+    record(name, module, inputs, module(*args.values()))
+    for key in constants:
+        cases["%s.in.%s" % (name, key)] = args[key].clone()
+    for key, value in module.named_buffers():
+        cases["%s.in.%s" % (name, key)] = value.clone()
+    reprs[name] = repr(module)
+
+
+signs = torch.tensor([1.0, -1.0, 1.0, -1.0, -1.0])
+loss_case3("margin_ranking", nn.MarginRankingLoss(margin=0.4, reduction="sum"),
+           {"x1": torch.randn(5), "x2": torch.randn(5), "target": signs}, ["target"])
+loss_case("hinge_embedding", nn.HingeEmbeddingLoss(margin=2.0), torch.randn(3, 5) * 2,
+          signs.repeat(3, 1))
+loss_case("soft_margin", nn.SoftMarginLoss(reduction="none"), torch.randn(3, 5) * 2,
+          signs.repeat(3, 1))
+loss_case("multilabel_soft_margin", nn.MultiLabelSoftMarginLoss(weight=torch.rand(5) + 0.5),
+          torch.randn(3, 5) * 2, torch.randint(0, 2, (3, 5)).double())
+loss_case3("cosine_embedding", nn.CosineEmbeddingLoss(margin=0.1, reduction="none"),
+           {"x1": torch.randn(5, 3), "x2": torch.randn(5, 3), "target": signs}, ["target"])
+loss_case3("triplet_margin", nn.TripletMarginLoss(margin=1.5, p=1.5, eps=1e-4, swap=True),
+           {"anchor": torch.randn(4, 3), "positive": torch.randn(4, 3),
+            "negative": torch.randn(4, 3)})
+loss_case("poisson_nll", nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-6),
+          torch.rand(3, 4) * 4 + 0.05, torch.floor(torch.rand(3, 4) * 6))
+loss_case3("gaussian_nll", nn.GaussianNLLLoss(full=True, eps=1e-3, reduction="sum"),
+           {"x": torch.randn(4, 3), "target": torch.randn(4, 3), "var": torch.rand(4, 1) + 0.1})
+
 for name, module in {
     "relu_inplace": nn.ReLU(inplace=True),
     "relu6_inplace": nn.ReLU6(inplace=True),
@@ -151,6 +183,14 @@ for name, module in {
     "cross_entropy_default": nn.CrossEntropyLoss(),
     "mse_default": nn.MSELoss(),
     "bce_with_logits_default": nn.BCEWithLogitsLoss(),
+    "margin_ranking_default": nn.MarginRankingLoss(),
+    "hinge_embedding_default": nn.HingeEmbeddingLoss(),
+    "soft_margin_default": nn.SoftMarginLoss(),
+    "multilabel_soft_margin_default": nn.MultiLabelSoftMarginLoss(),
+    "cosine_embedding_default": nn.CosineEmbeddingLoss(),
+    "triplet_margin_default": nn.TripletMarginLoss(),
+    "poisson_nll_default": nn.PoissonNLLLoss(),
+    "gaussian_nll_default": nn.GaussianNLLLoss(),
 }.items():
     reprs[name] = repr(module)
 

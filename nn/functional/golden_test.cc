@@ -210,5 +210,106 @@ TEST(FunctionalGoldenTest, NllLossWeightIgnoreAndSpatial) {
   }
 }
 
+TEST(FunctionalGoldenTest, MarginRankingLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("margin_ranking_" + reduction);
+    const Variable x1 = c.leaf("x1"), x2 = c.leaf("x2");
+    c.check(F::margin_ranking_loss(x1, x2, c.constant("t"), 0.3, reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, HingeEmbeddingLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("hinge_embedding_" + reduction);
+    c.check(F::hinge_embedding_loss(c.leaf("x"), c.constant("t"), 1.5, reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, SoftMarginLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("soft_margin_" + reduction);
+    c.check(F::soft_margin_loss(c.leaf("x"), c.constant("t"), reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, MultilabelSoftMarginLossWithWeight) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("multilabel_soft_margin_" + reduction);
+    const Variable x = c.leaf("x"), y = c.leaf("y");
+    c.check(F::multilabel_soft_margin_loss(x, y, c.constant("w"), reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, CosineEmbeddingLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("cosine_embedding_" + reduction);
+    const Variable x1 = c.leaf("x1"), x2 = c.leaf("x2");
+    c.check(F::cosine_embedding_loss(x1, x2, c.constant("t"), -0.2, reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, CosineEmbeddingLossOf1DInputs) {
+  FunctionalCase similar("cosine_embedding_1d_similar");
+  const Variable x1 = similar.leaf("x1"), x2 = similar.leaf("x2");
+  similar.check(F::cosine_embedding_loss(x1, x2, similar.constant("t")));
+  FunctionalCase dissimilar("cosine_embedding_1d_dissimilar");
+  const Variable y1 = dissimilar.leaf("x1"), y2 = dissimilar.leaf("x2");
+  dissimilar.check(F::cosine_embedding_loss(y1, y2, dissimilar.constant("t"), -0.5));
+}
+
+TEST(FunctionalGoldenTest, TripletMarginLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("triplet_margin_" + reduction);
+    const Variable a = c.leaf("a"), p = c.leaf("p"), n = c.leaf("n");
+    c.check(F::triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6, false, reduction));
+  }
+}
+
+TEST(FunctionalGoldenTest, TripletMarginLossSwapOtherNormsAnd1DInputs) {
+  FunctionalCase swap("triplet_margin_swap_p1");
+  const Variable a = swap.leaf("a"), p = swap.leaf("p"), n = swap.leaf("n");
+  swap.check(F::triplet_margin_loss(a, p, n, 2.0, 1.0, 1e-3, true, "none"));
+  FunctionalCase p3("triplet_margin_p3_1d");
+  const Variable a1 = p3.leaf("a"), p1 = p3.leaf("p"), n1 = p3.leaf("n");
+  p3.check(F::triplet_margin_loss(a1, p1, n1, 3.0, 3.0));
+}
+
+TEST(FunctionalGoldenTest, PoissonNllLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("poisson_nll_" + reduction);
+    const Variable x = c.leaf("x"), y = c.leaf("y");
+    c.check(F::poisson_nll_loss(x, y, true, false, 1e-8, reduction));
+    FunctionalCase full("poisson_nll_full_" + reduction);
+    full.check(F::poisson_nll_loss(full.leaf("x"), full.constant("y"), false, true, 1e-8,
+                                   reduction));
+  }
+  FunctionalCase eps("poisson_nll_eps");
+  const Variable x = eps.leaf("x"), y = eps.leaf("y");
+  eps.check(F::poisson_nll_loss(x, y, false, false, 0.1));
+}
+
+TEST(FunctionalGoldenTest, GaussianNllLoss) {
+  for (const std::string reduction : {"none", "mean", "sum"}) {
+    FunctionalCase c("gaussian_nll_" + reduction);
+    const Variable x = c.leaf("x"), y = c.leaf("y"), var = c.leaf("var");
+    c.check(F::gaussian_nll_loss(x, y, var, false, 1e-6, reduction));
+  }
+}
+
+// var of input's shape without the last dim, with a last dim of 1 (some of
+// it below eps: clamped, the gradient passing as if it were not), and a
+// target broadcast against input.
+TEST(FunctionalGoldenTest, GaussianNllLossVarShapesClampAndBroadcast) {
+  FunctionalCase homoscedastic("gaussian_nll_homoscedastic");
+  const Variable x = homoscedastic.leaf("x"), y = homoscedastic.leaf("y");
+  homoscedastic.check(F::gaussian_nll_loss(x, y, homoscedastic.leaf("var"), true, 1e-6, "none"));
+  FunctionalCase clamped("gaussian_nll_last_dim_one_clamped");
+  const Variable cx = clamped.leaf("x"), cy = clamped.leaf("y");
+  clamped.check(F::gaussian_nll_loss(cx, cy, clamped.leaf("var"), false, 0.05, "sum"));
+  FunctionalCase broadcast("gaussian_nll_broadcast_target");
+  const Variable bx = broadcast.leaf("x"), by = broadcast.leaf("y");
+  broadcast.check(F::gaussian_nll_loss(bx, by, broadcast.leaf("var")));
+}
+
 }  // namespace
 }  // namespace torchlet

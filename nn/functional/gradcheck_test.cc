@@ -52,6 +52,15 @@ const Variable& class_weight() {
   return w;
 }
 
+// Targets of +1 and -1, alternating from +1.
+Variable signs(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = i % 2 == 0 ? 1.0 : -1.0;
+  return Variable(from_vector(v, shape));
+}
+
 struct Case {
   std::string name;
   VariableFn fn;
@@ -145,6 +154,50 @@ std::vector<Case> loss_cases() {
     cases.push_back({"kl_div_" + r,
                      [r](const variable_list& x) { return F::kl_div(x[0], x[1], r); },
                      {leaf({2, 3}), probabilities(2, 3)}, true});
+    cases.push_back({"margin_ranking_" + r,
+                     [r](const variable_list& x) {
+                       return F::margin_ranking_loss(x[0], x[1], signs({6}), 0.25, r);
+                     },
+                     {leaf({6}), leaf({6}, -0.5, 1.1)}});
+    cases.push_back({"hinge_embedding_" + r,
+                     [r](const variable_list& x) {
+                       return F::hinge_embedding_loss(x[0], signs({2, 3}), 0.9, r);
+                     },
+                     {leaf({2, 3})}});
+    cases.push_back({"soft_margin_" + r,
+                     [r](const variable_list& x) { return F::soft_margin_loss(x[0], x[1], r); },
+                     {leaf({2, 3}), leaf({2, 3}, -1.0, 1.0)}, true});
+    cases.push_back({"multilabel_soft_margin_" + r,
+                     [r](const variable_list& x) {
+                       return F::multilabel_soft_margin_loss(
+                           x[0], x[1], Variable(leaf({4}, 0.5, 1.5).data()), r);
+                     },
+                     {leaf({3, 4}, -3.0, 3.0), leaf({3, 4}, 0.0, 1.0)}, true});
+    cases.push_back({"cosine_embedding_" + r,
+                     [r](const variable_list& x) {
+                       return F::cosine_embedding_loss(x[0], x[1], signs({4}), -0.3, r);
+                     },
+                     {leaf({4, 3}), leaf({4, 3}, -0.9, 1.2)}, true});
+    cases.push_back({"triplet_margin_" + r,
+                     [r](const variable_list& x) {
+                       return F::triplet_margin_loss(x[0], x[1], x[2], 1.0, 2.0, 1e-6, false, r);
+                     },
+                     {leaf({3, 4}), leaf({3, 4}, -1.0, 1.0), leaf({3, 4}, -0.8, 1.5)}, true});
+    cases.push_back({"poisson_nll_" + r,
+                     [r](const variable_list& x) {
+                       return F::poisson_nll_loss(x[0], x[1], true, false, 1e-8, r);
+                     },
+                     {leaf({2, 3}), leaf({2, 3}, 0.0, 3.0)}, true});
+    cases.push_back({"poisson_nll_full_" + r,
+                     [r](const variable_list& x) {
+                       return F::poisson_nll_loss(x[0], x[1], false, true, 1e-8, r);
+                     },
+                     {leaf({2, 3}, 0.2, 3.0), leaf({2, 3}, 0.3, 4.0)}, true});
+    cases.push_back({"gaussian_nll_" + r,
+                     [r](const variable_list& x) {
+                       return F::gaussian_nll_loss(x[0], x[1], x[2], true, 1e-6, r);
+                     },
+                     {leaf({2, 3}), leaf({2, 3}, -0.5, 1.1), leaf({2, 3}, 0.2, 2.0)}, true});
   }
   cases.push_back({"cross_entropy_plain",
                    [](const variable_list& x) {
@@ -173,6 +226,22 @@ std::vector<Case> loss_cases() {
   cases.push_back({"kl_div_batchmean_log_target",
                    [](const variable_list& x) { return F::kl_div(x[0], x[1], "batchmean", true); },
                    {leaf({2, 3}), leaf({2, 3})}, true});
+  cases.push_back({"cosine_embedding_1d",
+                   [](const variable_list& x) {
+                     const Variable dissimilar(scalar_tensor(-1.0, kFloat64));
+                     return F::cosine_embedding_loss(x[0], x[1], dissimilar, -0.4);
+                   },
+                   {leaf({5}), leaf({5}, -0.9, 1.2)}, true});
+  cases.push_back({"triplet_margin_swap_p3",
+                   [](const variable_list& x) {
+                     return F::triplet_margin_loss(x[0], x[1], x[2], 3.0, 3.0, 1e-3, true, "sum");
+                   },
+                   {leaf({3, 4}), leaf({3, 4}, -1.0, 1.0), leaf({3, 4}, -0.8, 1.5)}, true});
+  cases.push_back({"gaussian_nll_homoscedastic",
+                   [](const variable_list& x) {
+                     return F::gaussian_nll_loss(x[0], x[1], x[2], false, 1e-6, "none");
+                   },
+                   {leaf({3, 2}), leaf({3, 2}, -0.5, 1.1), leaf({3}, 0.2, 2.0)}, true});
   return cases;
 }
 

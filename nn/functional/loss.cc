@@ -4,6 +4,10 @@
 // gradients are PyTorch's formulas.
 #include "nn/functional/loss.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/grad_mode.h"
 #include "autograd/nn_ops.h"
 #include "nn/functional/activation.h"
 #include "tensor/nn_kernels.h"
@@ -49,6 +53,29 @@ Variable class_weight(const Variable& weight, const Variable& input) {
   shape[static_cast<size_t>(class_dim(input))] = weight.numel();
   return weight.view(shape);
 }
+
+// The Python-side check of the losses PyTorch reduces in Python
+// (multilabel_soft_margin_loss, poisson_nll_loss, gaussian_nll_loss).
+void check_reduction_is_valid(const std::string& reduction) {
+  TORCHLET_CHECK(reduction == "none" || reduction == "mean" || reduction == "sum", reduction,
+                 " is not valid");
+}
+
+// min(x, 0) - log1p(exp(-|x|)), PyTorch's logsigmoid, as two clamped
+// branches so that neither overflows nor passes a NaN gradient.
+Variable log_sigmoid(const Variable& x) {
+  const Variable below = x.clamp_max(0), above = x.clamp_min(0);
+  return (below - below.exp().log1p()).where(x.lt(0), -(-above).exp().log1p());
+}
+
+// PyTorch's pairwise_distance: the p-norm of x1 - x2 + eps along the last dim.
+Variable pnorm_distance(const Variable& x1, const Variable& x2, double p, double eps) {
+  const int64_t innermost = std::max(x1.dim(), x2.dim()) - 1;
+  return (x1 - x2 + eps).norm(p, {innermost});
+}
+
+// A tensor of `like`'s shape, dtype and device, holding zeros.
+Variable zeros_of(const Variable& like) { return Variable(zeros_like(like.data())); }
 
 Variable cross_entropy_probabilities(const Variable& input, const Variable& target,
                                      const Variable& weight, Reduction reduction,
@@ -188,6 +215,131 @@ Variable kl_div(const Variable& input, const Variable& target, const std::string
                             : (target * target.log()).masked_fill(target.eq(0), 0) - target * input;
   if (!batchmean) return reduce(loss, reduction);
   return input.dim() == 0 ? loss.sum() : loss.sum() / static_cast<double>(input.size(0));
+}
+
+Variable margin_ranking_loss(const Variable& input1, const Variable& input2,
+                             const Variable& target, double margin,
+                             const std::string& reduction) {
+  parse_reduction(reduction);
+  TORCHLET_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
+                 "margin_ranking_loss : All input tensors should have same dimension but got "
+                 "sizes: input1: torch.Size(", shape_str(input1.sizes()), "), input2: torch.Size(",
+                 shape_str(input2.sizes()), "), target: torch.Size(", shape_str(target.sizes()),
+                 ") ");
+  return reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction);
+}
+
+Variable hinge_embedding_loss(const Variable& input, const Variable& target, double margin,
+                              const std::string& reduction) {
+  parse_reduction(reduction);
+  const Variable zeros = zeros_of(input);
+  const Variable margin_clamp = (margin - input).clamp_min(0);
+  return reduce(margin_clamp.where(target.ne(1), zeros) + input.where(target.ne(-1), zeros),
+                reduction);
+}
+
+// PyTorch computes into a tensor of input's shape, in place: a target that
+// broadcasts beyond it is refused.
+Variable soft_margin_loss(const Variable& input, const Variable& target,
+                          const std::string& reduction) {
+  parse_reduction(reduction);
+  const SizeVec shape = broadcast_shapes(input.sizes(), target.sizes(), "soft_margin_loss");
+  TORCHLET_CHECK(IntArrayRef(shape) == input.sizes(), "output with shape ",
+                 shape_str(input.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
+  return reduce((-input * target).exp().log1p(), reduction);
+}
+
+// PyTorch's order: the loss, then the reduction's check.
+Variable multilabel_soft_margin_loss(const Variable& input, const Variable& target,
+                                     const Variable& weight, const std::string& reduction) {
+  Variable loss = -(target * log_sigmoid(input) + (1.0 - target) * log_sigmoid(-input));
+  if (weight.defined()) loss = loss * weight;
+  const int64_t class_dim = input.dim() - 1;
+  loss = loss.sum({class_dim}) / static_cast<double>(input.size(class_dim));
+  check_reduction_is_valid(reduction);
+  return reduce(loss, reduction);
+}
+
+Variable cosine_embedding_loss(const Variable& input1, const Variable& input2,
+                               const Variable& target, double margin,
+                               const std::string& reduction) {
+  parse_reduction(reduction);
+  const int64_t target_dim = target.dim();
+  TORCHLET_CHECK(target_dim == 1 || target_dim == 0,
+                 "0D or 1D target tensor expected, multi-target not supported");
+  if (target_dim == 1) {
+    TORCHLET_CHECK(input1.dim() == 2 && input2.dim() == 2,
+                   "1D target tensor expects 2D input tensors, but found inputs with sizes ",
+                   shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
+  } else {
+    TORCHLET_CHECK(input1.dim() == 1 && input2.dim() == 1,
+                   "0D target tensor expects 1D input tensors, but found inputs with sizes ",
+                   shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
+  }
+  constexpr double kEpsilon = 1e-12;  // PyTorch's EPSILON (aten/src/ATen/native/Loss.cpp)
+  const Variable prod_sum = (input1 * input2).sum({target_dim});
+  const Variable mag_square1 = (input1 * input1).sum({target_dim}) + kEpsilon;
+  const Variable mag_square2 = (input2 * input2).sum({target_dim}) + kEpsilon;
+  const Variable cos = prod_sum / (mag_square1 * mag_square2).sqrt();
+  const Variable zeros = zeros_of(cos);
+  const Variable similar = (1.0 - cos).where(target.eq(1), zeros);
+  const Variable dissimilar = (cos - margin).clamp_min(0).where(target.eq(-1), zeros);
+  return reduce(similar + dissimilar, reduction);
+}
+
+Variable triplet_margin_loss(const Variable& anchor, const Variable& positive,
+                             const Variable& negative, double margin, double p, double eps,
+                             bool swap, const std::string& reduction) {
+  parse_reduction(reduction);
+  TORCHLET_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+                 "All inputs should have same dimension but got ", anchor.dim(), "D, ",
+                 positive.dim(), "D and ", negative.dim(), "D inputs.");
+  const Variable dist_pos = pnorm_distance(anchor, positive, p, eps);
+  Variable dist_neg = pnorm_distance(anchor, negative, p, eps);
+  if (swap) dist_neg = dist_neg.minimum(pnorm_distance(positive, negative, p, eps));
+  return reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction);
+}
+
+Variable poisson_nll_loss(const Variable& input, const Variable& target, bool log_input,
+                          bool full, double eps, const std::string& reduction) {
+  check_reduction_is_valid(reduction);
+  Variable loss = log_input ? input.exp() - target * input : input - target * (input + eps).log();
+  if (full) {
+    constexpr double kTwoPi = 2 * 3.14159265358979323846;
+    const Variable stirling = target * target.log() - target + 0.5 * (kTwoPi * target).log();
+    loss = loss + stirling.masked_fill(target.le(1), 0);
+  }
+  return reduce(loss, reduction);
+}
+
+// PyTorch's order: var's size, the reduction, var's sign.
+Variable gaussian_nll_loss(const Variable& input, const Variable& target, const Variable& var,
+                           bool full, double eps, const std::string& reduction) {
+  Variable v = var;
+  if (var.sizes() != input.sizes()) {
+    // input's sizes without the last dim (Python's size()[:-1]).
+    const IntArrayRef in = input.sizes(), vs = var.sizes();
+    const IntArrayRef leading = in.subspan(0, in.empty() ? 0 : in.size() - 1);
+    if (leading == vs) {
+      v = var.unsqueeze(-1);
+    } else {
+      TORCHLET_CHECK(!vs.empty() && leading == vs.subspan(0, vs.size() - 1) && vs.back() == 1,
+                     "var is of incorrect size");
+    }
+  }
+  check_reduction_is_valid(reduction);
+  TORCHLET_CHECK(!v.lt(0).any().item<bool>(), "var has negative entry/entries");
+  // PyTorch clamps a clone under no_grad: the values are clamped, the
+  // gradient passes to var as if they were not.
+  v = v.clone();
+  {
+    AutoGradMode no_grad(false);
+    v.clamp_(eps);
+  }
+  const Variable diff = input - target;
+  Variable loss = 0.5 * (v.log() + diff * diff / v);
+  if (full) loss = loss + 0.5 * std::log(2 * 3.14159265358979323846);
+  return reduce(loss, reduction);
 }
 
 }  // namespace torchlet::nn::functional

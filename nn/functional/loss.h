@@ -64,4 +64,53 @@ Variable binary_cross_entropy_with_logits(const Variable& input, const Variable&
 Variable kl_div(const Variable& input, const Variable& target,
                 const std::string& reduction = "mean", bool log_target = false);
 
+/// max(0, -target * (input1 - input2) + margin), all three broadcast
+/// together; they must have as many dims.
+Variable margin_ranking_loss(const Variable& input1, const Variable& input2,
+                             const Variable& target, double margin = 0.0,
+                             const std::string& reduction = "mean");
+/// input where target is 1, max(0, margin - input) where it is -1 (both,
+/// summed, at any other value); input and target broadcast.
+Variable hinge_embedding_loss(const Variable& input, const Variable& target,
+                              double margin = 1.0, const std::string& reduction = "mean");
+/// log(1 + exp(-target * input)), of input's shape (target broadcasts to it).
+Variable soft_margin_loss(const Variable& input, const Variable& target,
+                          const std::string& reduction = "mean");
+/// -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input)),
+/// times weight, averaged over the last (class) dim: one loss per sample.
+/// Reductions other than none/mean/sum are refused as "<r> is not valid".
+Variable multilabel_soft_margin_loss(const Variable& input, const Variable& target,
+                                     const Variable& weight = Variable(),
+                                     const std::string& reduction = "mean");
+/// 1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it
+/// is -1 (0 elsewhere); cos along the last dim of 2-D inputs with a 1-D
+/// target, or of 1-D inputs with a 0-D target, with 1e-12 added to each
+/// squared magnitude.
+Variable cosine_embedding_loss(const Variable& input1, const Variable& input2,
+                               const Variable& target, double margin = 0.0,
+                               const std::string& reduction = "mean");
+/// max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm
+/// of (x1 - x2 + eps) along the last dim; with swap, d(anchor, negative) is
+/// replaced by d(positive, negative) where that is smaller. The inputs must
+/// have as many dims.
+Variable triplet_margin_loss(const Variable& anchor, const Variable& positive,
+                             const Variable& negative, double margin = 1.0, double p = 2.0,
+                             double eps = 1e-6, bool swap = false,
+                             const std::string& reduction = "mean");
+/// exp(input) - target * input (log_input), else input - target *
+/// log(input + eps); full adds target * log(target) - target + 0.5 *
+/// log(2 pi target) where target > 1. Refuses other reductions as "<r> is
+/// not valid".
+Variable poisson_nll_loss(const Variable& input, const Variable& target, bool log_input = true,
+                          bool full = false, double eps = 1e-8,
+                          const std::string& reduction = "mean");
+/// 0.5 * (log(var) + (input - target)^2 / var) (+ 0.5 * log(2 pi) with
+/// full), var clamped at eps (the clamp passing the gradient unchanged, as
+/// PyTorch's no_grad clamp_). var has input's shape, or input's without the
+/// last dim, or that with a last dim of 1; it must be >= 0. Refuses other
+/// reductions as "<r> is not valid".
+Variable gaussian_nll_loss(const Variable& input, const Variable& target, const Variable& var,
+                           bool full = false, double eps = 1e-6,
+                           const std::string& reduction = "mean");
+
 }  // namespace torchlet::nn::functional

@@ -450,5 +450,246 @@ TEST(BinaryCrossEntropyWithLogitsTest, StableForLargeLogits) {
   EXPECT_FLOAT_EQ(F::binary_cross_entropy_with_logits(x, y, Variable(), "sum").item<float>(), 400);
 }
 
+TEST(MarginLossTest, RejectUnknownReductions) {
+  const Variable x(randn({3})), t(from_vector<float>({1, -1, 1}, {3}));
+  EXPECT_THROW_MSG(F::margin_ranking_loss(x, x, t, 0.0, "bad"),
+                   "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::hinge_embedding_loss(x, t, 1.0, "bad"),
+                   "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::soft_margin_loss(x, t, "bad"), "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::cosine_embedding_loss(Variable(randn({3, 2})), Variable(randn({3, 2})), t,
+                                            0.0, "bad"),
+                   "bad is not a valid value for reduction");
+  EXPECT_THROW_MSG(F::triplet_margin_loss(x, x, x, 1.0, 2.0, 1e-6, false, "bad"),
+                   "bad is not a valid value for reduction");
+}
+
+// The losses PyTorch reduces in Python word it differently.
+TEST(LikelihoodLossTest, RejectUnknownReductionsInPythonsWords) {
+  const Variable x(randn({3})), y(rand({3}));
+  EXPECT_THROW_MSG(F::multilabel_soft_margin_loss(x, y, Variable(), "bad"), "bad is not valid");
+  EXPECT_THROW_MSG(F::poisson_nll_loss(x, y, true, false, 1e-8, "bad"), "bad is not valid");
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(x, y, y, false, 1e-6, "bad"), "bad is not valid");
+}
+
+TEST(MarginRankingLossTest, RejectsInputsOfDifferentDims) {
+  EXPECT_THROW_MSG(F::margin_ranking_loss(Variable(randn({3})), Variable(randn({3, 1})),
+                                          Variable(randn({3}))),
+                   "margin_ranking_loss : All input tensors should have same dimension but got "
+                   "sizes: input1: torch.Size([3]), input2: torch.Size([3, 1]), target: "
+                   "torch.Size([3]) ");
+}
+
+TEST(MarginRankingLossTest, RejectsSizesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::margin_ranking_loss(Variable(randn({3})), Variable(randn({2})),
+                                          Variable(randn({3}))),
+                   "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                   "dimension 0");
+}
+
+TEST(MarginRankingLossTest, IsZeroWhereTheOrderHoldsByTheMargin) {
+  const Variable x1(from_vector<double>({2, 0, 1}, {3})), x2(from_vector<double>({1, 0.5, 3}, {3}));
+  const Variable t(from_vector<double>({1, -1, 1}, {3}));
+  EXPECT_EQ(testing::values(F::margin_ranking_loss(x1, x2, t, 0.5, "none").data()),
+            (std::vector<double>{0, 0, 2.5}));
+}
+
+TEST(HingeEmbeddingLossTest, TakesInputAtOneAndTheHingeAtMinusOne) {
+  const Variable x(from_vector<double>({0.5, 0.5, 2.0, 0.25}, {4}));
+  const Variable t(from_vector<double>({1, -1, -1, 0}, {4}));
+  // Any other target value takes both terms, as PyTorch.
+  EXPECT_EQ(testing::values(F::hinge_embedding_loss(x, t, 1.0, "none").data()),
+            (std::vector<double>{0.5, 0.5, 0, 1.0}));
+}
+
+TEST(HingeEmbeddingLossTest, RejectsSizesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::hinge_embedding_loss(Variable(randn({3})), Variable(ones({2}))),
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+                   "dimension 0");
+}
+
+TEST(SoftMarginLossTest, RejectsATargetThatBroadcastsBeyondTheInput) {
+  EXPECT_THROW_MSG(F::soft_margin_loss(Variable(randn({3})), Variable(ones({2, 3}))),
+                   "output with shape [3] doesn't match the broadcast shape [2, 3]");
+  EXPECT_THROW_MSG(F::soft_margin_loss(Variable(randn({3})), Variable(ones({2}))),
+                   "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                   "dimension 0");
+}
+
+TEST(SoftMarginLossTest, BroadcastsTheTargetToTheInput) {
+  const Variable x(from_vector<double>({0.5, -1, 2, 0}, {2, 2}));
+  const Variable loss = F::soft_margin_loss(x, Variable(from_vector<double>({1, -1}, {2})), "none");
+  EXPECT_EQ(loss.sizes(), IntArrayRef({2, 2}));
+  EXPECT_NEAR(loss.data()[0][1].item<double>(), std::log1p(std::exp(-1.0)), 1e-15);
+}
+
+TEST(MultilabelSoftMarginLossTest, GivesOneLossPerSample) {
+  const Variable x(randn({4, 3})), y(rand({4, 3}));
+  EXPECT_EQ(F::multilabel_soft_margin_loss(x, y, Variable(), "none").sizes(), IntArrayRef({4}));
+  EXPECT_EQ(F::multilabel_soft_margin_loss(Variable(randn({3})), Variable(rand({3})), Variable(),
+                                           "none").dim(), 0);
+}
+
+TEST(MultilabelSoftMarginLossTest, IsFiniteWithFiniteGradientForLargeLogits) {
+  const Variable x(from_vector<double>({800, -800, 0}, {1, 3}), true);
+  const Variable loss =
+      F::multilabel_soft_margin_loss(x, Variable(from_vector<double>({1, 0, 1}, {1, 3})));
+  EXPECT_NEAR(loss.item<double>(), std::log(2.0) / 3, 1e-15);
+  loss.backward();
+  EXPECT_EQ(testing::values(x.grad().data()), (std::vector<double>{0, 0, -0.5 / 3}));
+}
+
+TEST(MultilabelSoftMarginLossTest, RejectsAWeightThatDoesNotBroadcast) {
+  EXPECT_THROW_MSG(F::multilabel_soft_margin_loss(Variable(randn({2, 3})), Variable(rand({2, 3})),
+                                                  Variable(rand({2}))),
+                   "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                   "dimension 1");
+}
+
+TEST(CosineEmbeddingLossTest, RejectsAMultiTarget) {
+  EXPECT_THROW_MSG(F::cosine_embedding_loss(Variable(randn({2, 3})), Variable(randn({2, 3})),
+                                            Variable(ones({2, 1}))),
+                   "0D or 1D target tensor expected, multi-target not supported");
+}
+
+TEST(CosineEmbeddingLossTest, Rejects1DInputsWithA1DTarget) {
+  EXPECT_THROW_MSG(F::cosine_embedding_loss(Variable(randn({3})), Variable(randn({2, 3})),
+                                            Variable(ones({2}))),
+                   "1D target tensor expects 2D input tensors, but found inputs with sizes [3] "
+                   "and [2, 3].");
+}
+
+TEST(CosineEmbeddingLossTest, Rejects2DInputsWithA0DTarget) {
+  EXPECT_THROW_MSG(F::cosine_embedding_loss(Variable(randn({2, 3})), Variable(randn({2, 3})),
+                                            Variable(ones({}))),
+                   "0D target tensor expects 1D input tensors, but found inputs with sizes [2, 3] "
+                   "and [2, 3].");
+}
+
+TEST(CosineEmbeddingLossTest, RejectsSizesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::cosine_embedding_loss(Variable(randn({2, 3})), Variable(randn({2, 4})),
+                                            Variable(ones({2}))),
+                   "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                   "dimension 1");
+}
+
+TEST(CosineEmbeddingLossTest, ZeroVectorsHaveCosineZeroNotNan) {
+  const Variable x(zeros({2, 3}, kFloat64), true);
+  const Variable t(from_vector<double>({1, -1}, {2}));
+  const Variable loss = F::cosine_embedding_loss(x, x, t, -0.5, "none");
+  EXPECT_EQ(testing::values(loss.data()), (std::vector<double>{1, 0.5}));
+  loss.sum().backward();
+  EXPECT_EQ(testing::values(x.grad().data()), std::vector<double>(6, 0.0));
+}
+
+TEST(TripletMarginLossTest, RejectsInputsOfDifferentDims) {
+  EXPECT_THROW_MSG(F::triplet_margin_loss(Variable(randn({2, 3})), Variable(randn({3})),
+                                          Variable(randn({2, 3}))),
+                   "All inputs should have same dimension but got 2D, 1D and 2D inputs.");
+}
+
+TEST(TripletMarginLossTest, RejectsSizesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::triplet_margin_loss(Variable(randn({2, 3})), Variable(randn({2, 4})),
+                                          Variable(randn({2, 3}))),
+                   "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                   "dimension 1");
+}
+
+// pairwise_distance adds eps to the difference: |a - p + eps|.
+TEST(TripletMarginLossTest, AddsEpsToTheDifference) {
+  const Variable a(from_vector<double>({0, 0}, {1, 2})), p(from_vector<double>({3, 4}, {1, 2}));
+  const Variable n(from_vector<double>({0, 0}, {1, 2}));
+  const double eps = 0.5;
+  const double expected = 1.0 + std::hypot(-3 + eps, -4 + eps) - std::hypot(eps, eps);
+  EXPECT_NEAR(F::triplet_margin_loss(a, p, n, 1.0, 2.0, eps, false, "sum").item<double>(),
+              expected, 1e-14);
+}
+
+TEST(TripletMarginLossTest, SwapUsesTheCloserOfAnchorAndPositiveToTheNegative) {
+  const Variable a(from_vector<double>({0, 0}, {1, 2})), p(from_vector<double>({1, 0}, {1, 2}));
+  const Variable n(from_vector<double>({2, 0}, {1, 2}));
+  EXPECT_NEAR(F::triplet_margin_loss(a, p, n, 2.0, 2.0, 0.0, false).item<double>(), 1.0, 1e-14);
+  EXPECT_NEAR(F::triplet_margin_loss(a, p, n, 2.0, 2.0, 0.0, true).item<double>(), 2.0, 1e-14);
+}
+
+TEST(PoissonNllLossTest, FullAddsTheStirlingTermOnlyWhereTargetExceedsOne) {
+  const Variable x(from_vector<double>({0.5, 0.5, 0.5, 0.5}, {4}), true);
+  const Variable t(from_vector<double>({0, 1, 2, 5}, {4}));
+  const Variable plain = F::poisson_nll_loss(x, t, true, false, 1e-8, "none");
+  const Variable full = F::poisson_nll_loss(x, t, true, true, 1e-8, "none");
+  const auto stirling = [](double y) { return y * std::log(y) - y + 0.5 * std::log(2 * M_PI * y); };
+  const std::vector<double> p = testing::values(plain.data()), f = testing::values(full.data());
+  EXPECT_EQ(f[0], p[0]);
+  EXPECT_EQ(f[1], p[1]);
+  EXPECT_NEAR(f[2] - p[2], stirling(2), 1e-12);
+  EXPECT_NEAR(f[3] - p[3], stirling(5), 1e-12);
+  full.sum().backward();
+  EXPECT_FALSE(std::isnan(testing::values(x.grad().data())[0]));
+}
+
+TEST(PoissonNllLossTest, RejectsSizesThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::poisson_nll_loss(Variable(randn({3})), Variable(rand({2}))),
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+                   "dimension 0");
+}
+
+TEST(GaussianNllLossTest, RejectsVarOfIncorrectSize) {
+  const Variable x(randn({4, 3}));
+  for (const SizeVec& shape :
+       {SizeVec{3}, SizeVec{1, 3}, SizeVec{}, SizeVec{4, 2}, SizeVec{2, 1}}) {
+    SCOPED_TRACE(shape_str(shape));
+    EXPECT_THROW_MSG(F::gaussian_nll_loss(x, x, Variable(rand(shape))), "var is of incorrect size");
+  }
+  const Variable v(randn({3}));
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(v, v, Variable(rand({2}))), "var is of incorrect size");
+}
+
+TEST(GaussianNllLossTest, AcceptsVarWithoutTheLastDimOrWithALastDimOfOne) {
+  const Variable x(randn({4, 3})), y(randn({4, 3}));
+  const Variable var(rand({4}) + 0.5);
+  const Variable expanded(var.data().unsqueeze(1).expand({4, 3}));
+  const Tensor expected = F::gaussian_nll_loss(x, y, expanded, false, 1e-6, "none").data();
+  EXPECT_TRUE(testing::all_close(F::gaussian_nll_loss(x, y, var, false, 1e-6, "none").data(),
+                                 expected, 0, 0));
+  EXPECT_TRUE(testing::all_close(
+      F::gaussian_nll_loss(x, y, var.unsqueeze(1), false, 1e-6, "none").data(), expected, 0, 0));
+  // A 0-D var for 1-D input is input's sizes without the last dim too.
+  const Variable v(randn({3}));
+  EXPECT_EQ(F::gaussian_nll_loss(v, v, Variable(scalar_tensor(2.0)), false, 1e-6, "none").sizes(),
+            IntArrayRef({3}));
+}
+
+TEST(GaussianNllLossTest, RejectsNegativeVar) {
+  const Variable x(randn({3}));
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(x, x, Variable(from_vector<float>({1, -0.5f, 2}, {3}))),
+                   "var has negative entry/entries");
+}
+
+// PyTorch's order of checks: var's size, the reduction, var's sign.
+TEST(GaussianNllLossTest, ChecksVarSizeThenReductionThenSign) {
+  const Variable x(randn({3}));
+  const Variable negative(-ones({3})), short_var(ones({2}));
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(x, x, short_var, false, 1e-6, "bad"),
+                   "var is of incorrect size");
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(x, x, negative, false, 1e-6, "bad"), "bad is not valid");
+}
+
+TEST(GaussianNllLossTest, ClampsVarAtEpsButPassesItsGradient) {
+  const Variable x(from_vector<double>({1}, {1})), y(from_vector<double>({0}, {1}));
+  const Variable var(from_vector<double>({0.0}, {1}), true);
+  const Variable loss = F::gaussian_nll_loss(x, y, var, false, 0.5, "sum");
+  EXPECT_NEAR(loss.item<double>(), 0.5 * (std::log(0.5) + 2.0), 1e-15);
+  loss.backward();
+  // d/dvar of 0.5 * (log v + 1 / v) at the clamped v = 0.5: 0.5 * (2 - 4).
+  EXPECT_NEAR(var.grad().item<double>(), -1.0, 1e-15);
+}
+
+TEST(GaussianNllLossTest, RejectsInputAndTargetThatDoNotBroadcast) {
+  EXPECT_THROW_MSG(F::gaussian_nll_loss(Variable(randn({4, 3})), Variable(randn({5, 3})),
+                                        Variable(rand({4, 3}))),
+                   "The size of tensor a (4) must match the size of tensor b (5) at non-singleton "
+                   "dimension 0");
+}
+
 }  // namespace
 }  // namespace torchlet

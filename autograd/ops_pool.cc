@@ -52,7 +52,7 @@ struct AdaptivePoolState {
 };
 using AdaptivePoolNode = OpNode<AdaptivePoolState>;
 
-// Upsampling (nearest, bilinear) and its backward.
+// Upsampling (every ResampleMode) and its backward.
 struct ResampleState {
   SizeVec input_shape;
   SizeVec output_size;
@@ -185,10 +185,21 @@ Variable resample_backward_op(const Variable& grad, IntArrayRef input_shape,
 }
 
 const char* resample_name(ResampleMode mode, size_t dims) {
-  if (mode == ResampleMode::kBilinear) return "UpsampleBilinear2DBackward0";
   static const char* const kNearest[] = {"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0",
                                          "UpsampleNearest3DBackward0"};
-  return kNearest[dims - 1];
+  static const char* const kExact[] = {"UpsampleNearestExact1DBackward0",
+                                       "UpsampleNearestExact2DBackward0",
+                                       "UpsampleNearestExact3DBackward0"};
+  static const char* const kLinear[] = {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0",
+                                        "UpsampleTrilinear3DBackward0"};
+  switch (mode) {
+    case ResampleMode::kNearest: return kNearest[dims - 1];
+    case ResampleMode::kNearestExact: return kExact[dims - 1];
+    case ResampleMode::kBicubic: return "UpsampleBicubic2DBackward0";
+    case ResampleMode::kBilinear:
+    case ResampleMode::kLinear: break;
+  }
+  return kLinear[dims - 1];
 }
 
 }  // namespace

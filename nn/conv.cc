@@ -110,19 +110,62 @@ Variable conv_nd(const Variable& input, const Variable& weight, const Variable& 
 
 template <size_t D>
 Variable conv_transpose_nd(const Variable& input, const Variable& weight, const Variable& bias,
-                           const ConvOptions<D>& o) {
+                           const ConvOptions<D>& o, IntArrayRef output_padding) {
   const SizeVec padding = padding_values(o);
   switch (D) {
     case 1:
-      return F::conv_transpose1d(input, weight, bias, o.stride_.ref(), padding,
-                                 o.output_padding_.ref(), o.groups_, o.dilation_.ref());
+      return F::conv_transpose1d(input, weight, bias, o.stride_.ref(), padding, output_padding,
+                                 o.groups_, o.dilation_.ref());
     case 2:
-      return F::conv_transpose2d(input, weight, bias, o.stride_.ref(), padding,
-                                 o.output_padding_.ref(), o.groups_, o.dilation_.ref());
+      return F::conv_transpose2d(input, weight, bias, o.stride_.ref(), padding, output_padding,
+                                 o.groups_, o.dilation_.ref());
     default:
-      return F::conv_transpose3d(input, weight, bias, o.stride_.ref(), padding,
-                                 o.output_padding_.ref(), o.groups_, o.dilation_.ref());
+      return F::conv_transpose3d(input, weight, bias, o.stride_.ref(), padding, output_padding,
+                                 o.groups_, o.dilation_.ref());
   }
+}
+
+// "[6, 7]", Python's text of a list.
+std::string list_text(IntArrayRef values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+// PyTorch's _ConvTransposeNd._output_padding: the output padding that gives
+// the requested spatial output size, with its checks and messages.
+template <size_t D>
+SizeVec output_padding_for(const Variable& input, const std::vector<int64_t>& output_size,
+                           const ConvOptions<D>& o) {
+  const int64_t dims = static_cast<int64_t>(D);
+  const int64_t non_spatial = input.dim() == dims + 2 ? 2 : 1;
+  IntArrayRef requested(output_size);
+  if (static_cast<int64_t>(requested.size()) == non_spatial + dims) {
+    requested = requested.subspan(static_cast<size_t>(non_spatial));
+  }
+  TORCHLET_CHECK(static_cast<int64_t>(requested.size()) == dims, "ConvTranspose", dims, "D: for ",
+                 input.dim(), "D input, output_size must have ", dims, " or ", non_spatial + dims,
+                 " elements (got ", requested.size(), ")");
+  const SizeVec padding = padding_values(o);
+  SizeVec min_sizes, max_sizes;
+  for (int64_t d = 0; d < dims; ++d) {
+    const size_t i = static_cast<size_t>(d);
+    min_sizes.push_back((input.size(d + non_spatial) - 1) * o.stride_.ref()[i] - 2 * padding[i] +
+                        o.dilation_.ref()[i] * (o.kernel_size_.ref()[i] - 1) + 1);
+    max_sizes.push_back(min_sizes[i] + o.stride_.ref()[i] - 1);
+  }
+  SizeVec result;
+  for (size_t i = 0; i < requested.size(); ++i) {
+    // PyTorch names the input's sizes from dim 2, batched or not.
+    TORCHLET_CHECK(requested[i] >= min_sizes[i] && requested[i] <= max_sizes[i],
+                   "requested an output size of ", list_text(requested),
+                   ", but valid sizes range from ", list_text(min_sizes), " to ",
+                   list_text(max_sizes), " (for an input of torch.Size(",
+                   list_text(input.sizes().subspan(std::min<size_t>(2, input.sizes().size()))),
+                   "))");
+    result.push_back(requested[i] - min_sizes[i]);
+  }
+  return result;
 }
 
 }  // namespace
@@ -184,7 +227,15 @@ Variable ConvImpl<D, Derived>::forward(const Variable& input) {
 
 template <size_t D, typename Derived>
 Variable ConvTransposeImpl<D, Derived>::forward(const Variable& input) {
-  return conv_transpose_nd(input, this->weight, this->bias, this->options_);
+  return conv_transpose_nd(input, this->weight, this->bias, this->options_,
+                           this->options_.output_padding_.ref());
+}
+
+template <size_t D, typename Derived>
+Variable ConvTransposeImpl<D, Derived>::forward(const Variable& input,
+                                                const std::vector<int64_t>& output_size) {
+  const SizeVec output_padding = output_padding_for(input, output_size, this->options_);
+  return conv_transpose_nd(input, this->weight, this->bias, this->options_, output_padding);
 }
 
 template class ConvNdImpl<1, Conv1dImpl>;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nn/cloneable.h"
 #include "nn/expanding_array.h"
@@ -99,6 +100,12 @@ class ConvTransposeImpl : public ConvNdImpl<D, Derived> {
       : ConvTransposeImpl(ConvOptions<D>(in_channels, out_channels, kernel_size)) {}
   /// input [N, C_in, *spatial] or [C_in, *spatial].
   Variable forward(const Variable& input);
+  /// The same with the output_padding that makes the output's spatial size
+  /// output_size (its spatial sizes, or the whole shape with the batch and
+  /// channel dims, which are ignored), as PyTorch's forward(input,
+  /// output_size): each must lie within [min, min + stride - 1], min being
+  /// the size without output padding.
+  Variable forward(const Variable& input, const std::vector<int64_t>& output_size);
 };
 
 #define TORCHLET_CONV_LAYER(Name, Base, D)            \

@@ -61,6 +61,39 @@ TEST(ConvLayerTest, Conv1dAndConv3dMatchPyTorch) {
   check_golden(conv3, "Conv3d");
 }
 
+TEST(ConvLayerTest, ConvTransposeOutputSizeChoosesOutputPadding) {
+  manual_seed(5);
+  ConvTranspose2d t2(ConvTranspose2dOptions(2, 3, 3).stride(2).padding(1));
+  const Variable x(randn({1, 2, 3, 3}));
+  EXPECT_EQ(t2->forward(x, {5, 5}).sizes(), IntArrayRef({1, 3, 5, 5}));
+  // The whole shape: batch and channel sizes are ignored.
+  const Variable y = t2->forward(x, {1, 3, 5, 6});
+  EXPECT_EQ(y.sizes(), IntArrayRef({1, 3, 5, 6}));
+  const Variable expected =
+      functional::conv_transpose2d(x, t2->weight, t2->bias, {2}, {1}, {0, 1});
+  EXPECT_TRUE(all_close(y.data(), expected.data(), 0, 0));
+  ConvTranspose1d t1(ConvTranspose1dOptions(2, 3, 3).stride(3).dilation(2));
+  EXPECT_EQ(t1->forward(Variable(randn({2, 4})), {16}).sizes(), IntArrayRef({3, 16}));
+  ConvTranspose3d t3(ConvTranspose3dOptions(1, 1, 2).stride({1, 2, 3}));
+  EXPECT_EQ(t3->forward(Variable(randn({1, 1, 2, 2, 2})), {3, 5, 6}).sizes(),
+            IntArrayRef({1, 1, 3, 5, 6}));
+}
+
+TEST(ConvLayerTest, ConvTransposeOutputSizeErrors) {
+  ConvTranspose2d t2(ConvTranspose2dOptions(2, 3, 3).stride(2).padding(1));
+  const Variable x(randn({1, 2, 3, 3}));
+  EXPECT_THROW_MSG(t2->forward(x, {7, 7}),
+                   "requested an output size of [7, 7], but valid sizes range from [5, 5] to "
+                   "[6, 6] (for an input of torch.Size([3, 3]))");
+  EXPECT_THROW_MSG(t2->forward(x, {4, 5, 6}),
+                   "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements (got 3)");
+  ConvTranspose1d t1(ConvTranspose1dOptions(2, 3, 3).stride(3).dilation(2));
+  // PyTorch names the sizes from dim 2 even for unbatched input.
+  EXPECT_THROW_MSG(t1->forward(Variable(randn({2, 4})), {17}),
+                   "requested an output size of [17], but valid sizes range from [14] to [16] "
+                   "(for an input of torch.Size([]))");
+}
+
 TEST(ConvLayerTest, ConvTransposeLayersMatchPyTorch) {
   ConvTranspose2d t2(ConvTranspose2dOptions(3, 4, 3).stride(2).padding(1).output_padding(1));
   check_golden(t2, "ConvTranspose2d");

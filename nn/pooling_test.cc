@@ -91,6 +91,31 @@ TEST(PoolingModules, UpsampleForwardIsInterpolate) {
       0, 0));
 }
 
+TEST(PoolingModules, UpsampleNewModesReprAndForward) {
+  namespace F = nn::functional;
+  EXPECT_EQ(
+      repr(nn::Upsample(nn::UpsampleOptions().size(4).mode(F::InterpolateMode::kNearestExact))),
+      "Upsample(size=4, mode=nearest-exact)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().scale_factor(1.5).mode(
+                F::InterpolateMode::kTrilinear))),
+            "Upsample(scale_factor=1.5, mode=trilinear)");
+  EXPECT_EQ(repr(nn::Upsample(nn::UpsampleOptions().size({3, 4}).mode(F::InterpolateMode::kArea))),
+            "Upsample(size=(3, 4), mode=area)");
+  const Variable x(randn({1, 2, 3, 4}));
+  nn::Upsample up(nn::UpsampleOptions()
+                      .scale_factor(1.7)
+                      .mode(F::InterpolateMode::kBicubic)
+                      .align_corners(false)
+                      .recompute_scale_factor(true));
+  EXPECT_TRUE(testing::all_close(up(x).data(),
+                                 F::interpolate(x, F::InterpolateFuncOptions()
+                                                       .scale_factor({1.7})
+                                                       .mode(F::InterpolateMode::kBicubic)
+                                                       .recompute_scale_factor(true))
+                                     .data(),
+                                 0, 0));
+}
+
 TEST(PoolingModules, PixelShuffleReprsMatchPyTorch) {
   EXPECT_EQ(repr(nn::PixelShuffle(2)), "PixelShuffle(upscale_factor=2)");
   EXPECT_EQ(repr(nn::PixelUnshuffle(2)), "PixelUnshuffle(downscale_factor=2)");

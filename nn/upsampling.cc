@@ -10,6 +10,9 @@ Variable UpsampleImpl::forward(const Variable& input) {
   if (options.scale_factor_) func.scale_factor(*options.scale_factor_);
   func.mode(options.mode_);
   if (options.align_corners_) func.align_corners(*options.align_corners_);
+  if (options.recompute_scale_factor_) {
+    func.recompute_scale_factor(*options.recompute_scale_factor_);
+  }
   return functional::interpolate(input, func);
 }
 
@@ -27,8 +30,7 @@ std::string UpsampleImpl::extra_repr() const {
   } else {
     info = "size=" + (options.size_ ? options.size_->repr() : std::string("None"));
   }
-  return info + ", mode=" +
-         (options.mode_ == functional::InterpolateMode::kNearest ? "nearest" : "bilinear");
+  return info + ", mode=" + functional::interpolate_mode_name(options.mode_);
 }
 
 Variable PixelShuffleImpl::forward(const Variable& input) {

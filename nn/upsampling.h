@@ -15,7 +15,8 @@
 namespace torchlet::nn {
 
 /// torch.nn.Upsample's arguments: a size or a scale factor (one number, or
-/// one per spatial dim), the mode and, for bilinear, align_corners.
+/// one per spatial dim), the mode, align_corners for the interpolating
+/// modes and recompute_scale_factor.
 struct UpsampleOptions {
   UpsampleOptions& size(IntOrTuple v) { size_ = std::move(v); return *this; }
   UpsampleOptions& scale_factor(double v) {
@@ -30,12 +31,14 @@ struct UpsampleOptions {
   }
   UpsampleOptions& mode(functional::InterpolateMode v) { mode_ = v; return *this; }
   UpsampleOptions& align_corners(bool v) { align_corners_ = v; return *this; }
+  UpsampleOptions& recompute_scale_factor(bool v) { recompute_scale_factor_ = v; return *this; }
 
   std::optional<IntOrTuple> size_;
   std::optional<std::vector<double>> scale_factor_;
   bool scale_is_tuple_ = false;
   functional::InterpolateMode mode_ = functional::InterpolateMode::kNearest;
   std::optional<bool> align_corners_;
+  std::optional<bool> recompute_scale_factor_;
 };
 
 /// Resamples [N, C, *spatial] by functional::interpolate (torch.nn.Upsample).
@@ -44,7 +47,7 @@ class UpsampleImpl : public Cloneable<UpsampleImpl> {
   explicit UpsampleImpl(UpsampleOptions options = {}) : options(std::move(options)) {}
   void reset() override {}
   Variable forward(const Variable& input);
-  /// `scale_factor=2.0, mode=nearest` or `size=(3, 4), mode=bilinear`.
+  /// `scale_factor=2.0, mode=nearest` or `size=(3, 4), mode=nearest-exact`.
   std::string extra_repr() const override;
 
   UpsampleOptions options;

@@ -310,7 +310,8 @@ std::string dhw(IntArrayRef sizes) {
 }
 
 cpu::Resample resample_geometry(IntArrayRef input_shape, IntArrayRef output_size,
-                                absl::Span<const double> scales, bool align_corners) {
+                                absl::Span<const double> scales, ResampleMode mode,
+                                bool align_corners) {
   const size_t spatial = output_size.size();
   TORCHLET_INTERNAL_ASSERT(spatial >= 1 && spatial <= 3 && scales.size() == spatial &&
                                input_shape.size() == spatial + 2,
@@ -323,7 +324,38 @@ cpu::Resample resample_geometry(IntArrayRef input_shape, IntArrayRef output_size
     r.scales[3 - spatial + d] = scales[d];
   }
   r.align_corners = align_corners;
+  r.nearest_exact = mode == ResampleMode::kNearestExact;
   return r;
+}
+
+bool is_nearest(ResampleMode mode) {
+  return mode == ResampleMode::kNearest || mode == ResampleMode::kNearestExact;
+}
+
+// PyTorch's op name of a resampling of `dims` dims, for messages.
+const char* resample_op(ResampleMode mode, size_t dims) {
+  switch (mode) {
+    case ResampleMode::kNearest: return "upsample_nearest";
+    case ResampleMode::kNearestExact: return "upsample_nearest_exact";
+    case ResampleMode::kBilinear: return "upsample_bilinear2d";
+    case ResampleMode::kBicubic: return "upsample_bicubic2d";
+    case ResampleMode::kLinear: break;
+  }
+  return dims == 1 ? "upsample_linear1d" : dims == 2 ? "upsample_bilinear2d"
+                                                     : "upsample_trilinear3d";
+}
+
+// The modes whose composed form GPUs run (Note [Composed resampling]); the
+// others have CPU kernels only.
+void check_composed(const char* op, ResampleMode mode, const Tensor& t) {
+  const int64_t dims = t.dim() - 2;
+  const char* name = mode == ResampleMode::kBicubic ? "bicubic"
+                     : dims == 1                    ? "linear"
+                     : dims == 2                    ? "bilinear"
+                                                    : "trilinear";
+  TORCHLET_CHECK(is_nearest(mode) || mode == ResampleMode::kBilinear, op, ": torchlet's \"", name,
+                 "\" interpolation runs on the CPU only, but got a tensor on ", t.device(),
+                 " (only nearest, nearest-exact and bilinear run there); move it to the CPU");
 }
 
 }  // namespace
@@ -536,10 +568,11 @@ namespace detail {
 Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
                                  absl::Span<const double> scales, ResampleMode mode,
                                  bool align_corners) {
-  const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
+  const cpu::Resample r =
+      resample_geometry(input.sizes(), output_size, scales, mode, align_corners);
   const int64_t spatial = static_cast<int64_t>(output_size.size());
   const int64_t first = 3 - spatial;  // Resample's index of the first spatial dim
-  if (mode == ResampleMode::kNearest) {
+  if (is_nearest(mode)) {
     Tensor out = input;
     for (int64_t d = 0; d < spatial; ++d) {
       out = out.index_select(2 + d, index_tensor(cpu::resample_nearest_indices(
@@ -567,11 +600,11 @@ Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_s
                                   absl::Span<const double> scales, ResampleMode mode,
                                   bool align_corners) {
   const IntArrayRef output_size = grad_output.sizes().subspan(2);
-  const cpu::Resample r = resample_geometry(input_shape, output_size, scales, align_corners);
+  const cpu::Resample r = resample_geometry(input_shape, output_size, scales, mode, align_corners);
   const int64_t spatial = static_cast<int64_t>(output_size.size());
   const int64_t first = 3 - spatial;
   const Device device = grad_output.device();
-  if (mode == ResampleMode::kNearest) {
+  if (is_nearest(mode)) {
     Tensor g = grad_output;
     for (int64_t d = spatial - 1; d >= 0; --d) {
       const Tensor index =
@@ -601,7 +634,7 @@ Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_s
 
 Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
                         absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
-  const char* op = mode == ResampleMode::kNearest ? "upsample_nearest" : "upsample_bilinear2d";
+  const char* op = resample_op(mode, output_size.size());
   check_defined(op, input);
   TORCHLET_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '",
                  scalar_type_name(input.dtype()), "'");
@@ -615,17 +648,24 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
   }
   TORCHLET_CHECK(positive, "Input and output sizes should be greater than 0, but got input (",
                  dhw(spatial), ") output (", dhw(output_size), ")");
+  TORCHLET_INTERNAL_ASSERT((mode != ResampleMode::kBilinear && mode != ResampleMode::kBicubic) ||
+                               output_size.size() == 2,
+                           op, ": resamples 2 dims");
   if (input.is_cuda()) {
+    check_composed(op, mode, input);
     return detail::resample_forward_composed(input, output_size, scales, mode, align_corners);
   }
-  const cpu::Resample r = resample_geometry(input.sizes(), output_size, scales, align_corners);
+  const cpu::Resample r =
+      resample_geometry(input.sizes(), output_size, scales, mode, align_corners);
   SizeVec shape{input.size(0), input.size(1)};
   shape.insert(shape.end(), output_size.begin(), output_size.end());
   Tensor out = empty(shape, input.options());
-  if (mode == ResampleMode::kNearest) {
+  if (is_nearest(mode)) {
     cpu::upsample_nearest(out, input.contiguous(), r);
-  } else {
+  } else if (mode == ResampleMode::kBilinear) {
     cpu::upsample_bilinear(out, input.contiguous(), r);
+  } else {
+    cpu::upsample_separable(out, input.contiguous(), r, mode == ResampleMode::kBicubic);
   }
   return out;
 }
@@ -633,16 +673,21 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
 Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
   if (grad_output.is_cuda()) {
+    check_composed(resample_op(mode, input_shape.size() - 2), mode, grad_output);
     return detail::resample_backward_composed(grad_output, input_shape, scales, mode,
                                               align_corners);
   }
   const cpu::Resample r =
-      resample_geometry(input_shape, grad_output.sizes().subspan(2), scales, align_corners);
+      resample_geometry(input_shape, grad_output.sizes().subspan(2), scales, mode,
+                        align_corners);
   Tensor grad_input = empty(input_shape, grad_output.options());
-  if (mode == ResampleMode::kNearest) {
+  if (is_nearest(mode)) {
     cpu::upsample_nearest_backward(grad_input, grad_output.contiguous(), r);
-  } else {
+  } else if (mode == ResampleMode::kBilinear) {
     cpu::upsample_bilinear_backward(grad_input, grad_output.contiguous(), r);
+  } else {
+    cpu::upsample_separable_backward(grad_input, grad_output.contiguous(), r,
+                                     mode == ResampleMode::kBicubic);
   }
   return grad_input;
 }

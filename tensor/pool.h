@@ -87,16 +87,20 @@ MaxPoolForward adaptive_max_pool_forward(const char* op, const Tensor& input,
 /// the position (within its plane) its int64 index names.
 Tensor max_unpool2d_forward(const Tensor& input, const Tensor& indices, IntArrayRef output_size);
 
-/// The resampling modes of interpolate that have kernels.
-enum class ResampleMode { kNearest, kBilinear };
+/// The resampling modes of interpolate that have kernels. kLinear is
+/// linear interpolation over any number of dims (PyTorch's linear,
+/// bilinear and trilinear); kBilinear is the 2-D kernel that GPUs run too.
+/// kLinear and kBicubic run on the CPU only.
+enum class ResampleMode { kNearest, kBilinear, kNearestExact, kLinear, kBicubic };
 
-/// Resamples the trailing output_size.size() dims (1 to 3; 2 for bilinear)
-/// of a float input [N, C, *spatial] to output_size. scales holds the
-/// scale factor of each dim, or a value <= 0 where none was given; a
-/// factor s maps output index o to input coordinate o / s, else
+/// Resamples the trailing output_size.size() dims (1 to 3; 2 for bilinear
+/// and bicubic) of a float input [N, C, *spatial] to output_size. scales
+/// holds the scale factor of each dim, or a value <= 0 where none was
+/// given; a factor s maps output index o to input coordinate o / s, else
 /// o * in / out. Nearest reads input floor(o * scale) (PyTorch 1.13's
-/// "nearest"); bilinear weights the two nearest inputs per dim, with
-/// align_corners mapping the corner pixels' centres onto each other.
+/// "nearest"), nearest-exact floor((o + 0.5) * scale); linear weights the
+/// two nearest inputs per dim and bicubic four, with align_corners mapping
+/// the corner pixels' centres onto each other.
 Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
                         absl::Span<const double> scales, ResampleMode mode, bool align_corners);
 

@@ -59,6 +59,42 @@ TEST(ResampleTest, ComposedNearestEqualsTheKernel) {
   }
 }
 
+TEST(ResampleTest, ComposedNearestExactEqualsTheKernel) {
+  const std::vector<Case> cases = {
+      {{2, 3, 7}, {14}, {-1}},
+      {{1, 2, 5, 6}, {7, 4}, {-1, -1}},
+      {{1, 2, 5, 6}, {8, 9}, {1.7, 1.5}},
+      {{1, 1, 3, 4, 5}, {6, 5, 9}, {-1, -1, -1}},
+  };
+  for (const Case& c : cases) {
+    for (DType dtype : {kFloat32, kFloat64}) {
+      expect_composed_matches_kernel(c, ResampleMode::kNearestExact, false, dtype);
+    }
+  }
+}
+
+// linear over 2 dims is bilinear, by another kernel.
+TEST(ResampleTest, SeparableLinearEqualsBilinear) {
+  manual_seed(3);
+  for (bool align_corners : {false, true}) {
+    for (const Case& c : std::vector<Case>{{{2, 3, 5, 6}, {10, 4}, {-1, -1}},
+                                           {{1, 2, 4, 7}, {9, 11}, {2.3, 1.6}}}) {
+      const Tensor x = randn(c.input, kFloat64);
+      EXPECT_TRUE(all_close(resample_forward(x, c.output, c.scales, ResampleMode::kLinear,
+                                             align_corners),
+                            resample_forward(x, c.output, c.scales, ResampleMode::kBilinear,
+                                             align_corners),
+                            1e-14, 1e-14));
+      const Tensor g = randn(SizeVec{c.input[0], c.input[1], c.output[0], c.output[1]}, kFloat64);
+      EXPECT_TRUE(all_close(resample_backward(g, c.input, c.scales, ResampleMode::kLinear,
+                                              align_corners),
+                            resample_backward(g, c.input, c.scales, ResampleMode::kBilinear,
+                                              align_corners),
+                            1e-14, 1e-14));
+    }
+  }
+}
+
 TEST(ResampleTest, ComposedBilinearEqualsTheKernel) {
   const std::vector<Case> cases = {
       {{2, 3, 5, 6}, {10, 12}, {-1, -1}},

@@ -142,4 +142,77 @@ record("bilinear_down", lambda x: F.interpolate(x, size=(2, 3), mode="bilinear")
 record("bilinear_frac", lambda x: F.interpolate(x, scale_factor=1.7, mode="bilinear"),
        torch.randn(1, 1, 4, 3))
 
+# ---- interpolate: linear, trilinear, bicubic, area, nearest-exact and
+# recompute_scale_factor (added after the cases above so their values stay
+# as they were). Cases ending in _f32 run in float32 (inputs, output,
+# cotangent and gradient float32 values).
+def record_f32(case, fn, x):
+    leaf = x.float().clone().requires_grad_(True)
+    out = fn(leaf)
+    cases[case + ".in.x"] = leaf.detach()
+    cases[case + ".out"] = out.detach()
+    cot = torch.randn(*out.shape).float()
+    cases[case + ".cot"] = cot
+    (grad,) = torch.autograd.grad(out, [leaf], cot)
+    cases[case + ".grad.x"] = grad
+
+
+interp = F.interpolate
+record("linear_size", lambda x: interp(x, size=7, mode="linear"), torch.randn(2, 2, 4))
+record("linear_corners", lambda x: interp(x, size=6, mode="linear", align_corners=True),
+       torch.randn(1, 2, 4))
+record("linear_frac", lambda x: interp(x, scale_factor=1.7, mode="linear"), torch.randn(1, 2, 5))
+record("linear_down", lambda x: interp(x, size=3, mode="linear"), torch.randn(1, 1, 7))
+record("linear_recompute",
+       lambda x: interp(x, scale_factor=1.7, mode="linear", recompute_scale_factor=True),
+       torch.randn(1, 2, 5))
+record("trilinear_scale", lambda x: interp(x, scale_factor=(1.5, 2, 0.7), mode="trilinear"),
+       torch.randn(1, 2, 3, 4, 5))
+record("trilinear_corners",
+       lambda x: interp(x, size=(4, 5, 3), mode="trilinear", align_corners=True),
+       torch.randn(2, 1, 2, 3, 4))
+record("trilinear_recompute",
+       lambda x: interp(x, scale_factor=1.5, mode="trilinear", recompute_scale_factor=True),
+       torch.randn(1, 1, 3, 3, 5))
+record("bicubic_scale", lambda x: interp(x, scale_factor=2, mode="bicubic"),
+       torch.randn(1, 2, 3, 4))
+record("bicubic_corners", lambda x: interp(x, size=(5, 7), mode="bicubic", align_corners=True),
+       torch.randn(2, 1, 3, 4))
+record("bicubic_frac", lambda x: interp(x, scale_factor=1.7, mode="bicubic"),
+       torch.randn(1, 1, 4, 3))
+record("bicubic_down", lambda x: interp(x, size=(2, 3), mode="bicubic"), torch.randn(1, 2, 5, 7))
+record("bicubic_recompute",
+       lambda x: interp(x, scale_factor=(1.3, 0.6), mode="bicubic", recompute_scale_factor=True),
+       torch.randn(1, 1, 5, 6))
+record("area1d", lambda x: interp(x, size=3, mode="area"), torch.randn(2, 2, 7))
+record("area2d_scale", lambda x: interp(x, scale_factor=0.5, mode="area"), torch.randn(1, 2, 5, 7))
+record("area3d", lambda x: interp(x, size=(2, 3, 2), mode="area"), torch.randn(1, 2, 3, 5, 4))
+record("area_up", lambda x: interp(x, size=(5, 4), mode="area"), torch.randn(1, 1, 3, 2))
+record("exact1d", lambda x: interp(x, size=7, mode="nearest-exact"), torch.randn(2, 2, 3))
+record("exact2d_frac", lambda x: interp(x, scale_factor=1.5, mode="nearest-exact"),
+       torch.randn(1, 2, 3, 5))
+record("exact2d_down", lambda x: interp(x, size=(2, 3), mode="nearest-exact"),
+       torch.randn(1, 2, 5, 7))
+record("exact3d", lambda x: interp(x, size=(3, 5, 4), mode="nearest-exact"),
+       torch.randn(1, 2, 2, 3, 2))
+record("exact_scale", lambda x: interp(x, scale_factor=0.7, mode="nearest-exact"),
+       torch.randn(1, 1, 10))
+record("near2d_recompute",
+       lambda x: interp(x, scale_factor=1.5, recompute_scale_factor=True), torch.randn(1, 2, 3, 5))
+record("bilinear_same_size", lambda x: interp(x, scale_factor=1.1, mode="bilinear"),
+       torch.randn(1, 1, 4, 4))
+record_f32("linear_f32", lambda x: interp(x, scale_factor=2.3, mode="linear"), torch.randn(1, 2, 5))
+record_f32("trilinear_f32",
+           lambda x: interp(x, size=(3, 5, 4), mode="trilinear", align_corners=True),
+           torch.randn(1, 2, 2, 3, 3))
+record_f32("bicubic_f32", lambda x: interp(x, scale_factor=1.6, mode="bicubic"),
+           torch.randn(1, 2, 4, 5))
+record_f32("bicubic_corners_f32",
+           lambda x: interp(x, size=(6, 4), mode="bicubic", align_corners=True),
+           torch.randn(1, 1, 3, 5))
+record_f32("exact_f32", lambda x: interp(x, size=(5, 3), mode="nearest-exact"),
+           torch.randn(1, 2, 3, 7))
+record_f32("area_f32", lambda x: interp(x, size=(3, 2), mode="area"), torch.randn(1, 2, 7, 5))
+# ---- end of the interpolate section.
+
 write_golden("pool_golden.txt", cases, directory="nn/functional/testdata", digits=17)

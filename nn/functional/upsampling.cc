@@ -47,9 +47,17 @@ std::vector<T> per_dim(const std::vector<T>& values, int64_t dims) {
   return values.size() == 1 ? std::vector<T>(static_cast<size_t>(dims), values[0]) : values;
 }
 
-// F.interpolate's checks of size, scale_factor and align_corners, in its
-// order and words.
+bool interpolating(InterpolateMode mode) {
+  return mode != InterpolateMode::kNearest && mode != InterpolateMode::kArea &&
+         mode != InterpolateMode::kNearestExact;
+}
+
+// F.interpolate's checks of align_corners, size, scale_factor and
+// recompute_scale_factor, in its order and words.
 void check_interpolate(const Variable& input, const InterpolateFuncOptions& o, int64_t dims) {
+  TORCHLET_CHECK(interpolating(o.mode_) || !o.align_corners_,
+                 "align_corners option can only be set with the interpolating modes: linear | "
+                 "bilinear | bicubic | trilinear");
   const std::vector<int64_t> spatial(input.sizes().begin() + std::min<int64_t>(2, input.dim()),
                                      input.sizes().end());
   TORCHLET_CHECK(!(o.size_ && o.scale_factor_), "only one of size or scale_factor should be defined");
@@ -72,35 +80,81 @@ void check_interpolate(const Variable& input, const InterpolateFuncOptions& o, i
                    ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                    "scale_factor in (s1, s2, ...,sK) format.");
   }
-  TORCHLET_CHECK(!(o.mode_ == InterpolateMode::kNearest && o.align_corners_),
-                 "align_corners option can only be set with the interpolating modes: linear | "
-                 "bilinear | bicubic | trilinear");
-  TORCHLET_CHECK(!(o.mode_ == InterpolateMode::kBilinear && input.dim() != 4), "Got ",
-                 input.dim(), "D input, but bilinear mode needs 4D input");
-  TORCHLET_CHECK(input.dim() >= 3 && input.dim() <= 5,
-                 "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", input.dim(),
+  TORCHLET_CHECK(!(o.recompute_scale_factor_.value_or(false) && o.size_),
+                 "recompute_scale_factor is not meaningful with an explicit size.");
+}
+
+// The input rank each mode takes (0: 3-D, 4-D and 5-D), and F.interpolate's
+// error for any other.
+void check_rank(const Variable& input, InterpolateMode mode) {
+  const int64_t rank = input.dim();
+  int64_t needs = 0;
+  if (mode == InterpolateMode::kLinear) needs = 3;
+  if (mode == InterpolateMode::kBilinear) needs = 4;
+  if (mode == InterpolateMode::kTrilinear) needs = 5;
+  if (needs != 0 && rank >= 3 && rank <= 5) {
+    TORCHLET_CHECK(rank == needs, "Got ", rank, "D input, but ", interpolate_mode_name(mode),
+                   " mode needs ", needs, "D input");
+  }
+  const bool supported = rank >= 3 && rank <= 5 && (mode != InterpolateMode::kBicubic || rank == 4);
+  TORCHLET_CHECK(supported, "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", rank,
                  "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                  "nearest-exact (got ",
-                 o.mode_ == InterpolateMode::kNearest ? "nearest" : "bilinear", ")");
+                 interpolate_mode_name(mode), ")");
+}
+
+ResampleMode resample_mode(InterpolateMode mode) {
+  switch (mode) {
+    case InterpolateMode::kNearest: return ResampleMode::kNearest;
+    case InterpolateMode::kNearestExact: return ResampleMode::kNearestExact;
+    case InterpolateMode::kBilinear: return ResampleMode::kBilinear;
+    case InterpolateMode::kBicubic: return ResampleMode::kBicubic;
+    default: return ResampleMode::kLinear;
+  }
 }
 
 }  // namespace
 
+const char* interpolate_mode_name(InterpolateMode mode) {
+  switch (mode) {
+    case InterpolateMode::kNearest: return "nearest";
+    case InterpolateMode::kLinear: return "linear";
+    case InterpolateMode::kBilinear: return "bilinear";
+    case InterpolateMode::kBicubic: return "bicubic";
+    case InterpolateMode::kTrilinear: return "trilinear";
+    case InterpolateMode::kArea: return "area";
+    case InterpolateMode::kNearestExact: return "nearest-exact";
+  }
+  return "?";
+}
+
 Variable interpolate(const Variable& input, const InterpolateFuncOptions& options) {
   const int64_t dims = input.dim() - 2;
   check_interpolate(input, options, dims);
+  check_rank(input, options.mode_);
   std::vector<double> scales(static_cast<size_t>(dims), 0.0);
-  SizeVec output_size;
+  std::vector<int64_t> output_size;
   if (options.size_) {
-    for (int64_t s : per_dim(*options.size_, dims)) output_size.push_back(s);
+    output_size = per_dim(*options.size_, dims);
   } else {
-    scales = per_dim(*options.scale_factor_, dims);
+    const std::vector<double> factors = per_dim(*options.scale_factor_, dims);
     for (int64_t d = 0; d < dims; ++d) {
-      output_size.push_back(static_cast<int64_t>(
-          std::floor(static_cast<double>(input.size(d + 2)) * scales[static_cast<size_t>(d)])));
+      output_size.push_back(static_cast<int64_t>(std::floor(
+          static_cast<double>(input.size(d + 2)) * factors[static_cast<size_t>(d)])));
+    }
+    // area always maps by the sizes, as if recompute_scale_factor.
+    if (!options.recompute_scale_factor_.value_or(false) &&
+        options.mode_ != InterpolateMode::kArea) {
+      scales = factors;
     }
   }
-  return resample(input, output_size, scales, options.mode_, options.align_corners_.value_or(false));
+  if (options.mode_ == InterpolateMode::kArea) {
+    if (dims == 1) return adaptive_avg_pool1d(input, IntOrTuple(output_size));
+    if (dims == 2) return adaptive_avg_pool2d(input, IntOrTuple(output_size));
+    return adaptive_avg_pool3d(input, IntOrTuple(output_size));
+  }
+  return resample(input, SizeVec(output_size.begin(), output_size.end()), scales,
+                  resample_mode(options.mode_), options.align_corners_.value_or(false));
 }
 
 Variable pixel_shuffle(const Variable& input, int64_t upscale_factor) {

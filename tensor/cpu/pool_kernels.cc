@@ -391,7 +391,15 @@ void adaptive_max_plane(const T* in, T* out, int64_t* indices, const PoolWindow&
 // doubling are exact shortcuts). Bilinear maps o to the source coordinate
 // scale * (o + 0.5) - 0.5 clamped at 0 (scale * o with align_corners,
 // whose scale is (in - 1) / (out - 1)), computed in the element type.
-int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
+// "nearest-exact" reads min(floor((o + 0.5) * scale), in - 1), its product
+// in double rounded to float, with no shortcuts.
+int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale, bool exact) {
+  if (exact) {
+    const float s = scale > 0 ? static_cast<float>(1.0 / scale)
+                              : static_cast<float>(in) / static_cast<float>(out);
+    const double src = (static_cast<double>(o) + 0.5) * static_cast<double>(s);
+    return std::min(static_cast<int64_t>(std::floor(static_cast<float>(src))), in - 1);
+  }
   if (out == in) return o;
   if (out == 2 * in) return o >> 1;
   const float s = scale > 0 ? static_cast<float>(1.0 / scale)
@@ -403,7 +411,8 @@ int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
 std::vector<int64_t> nearest_table(const Resample& r, int d) {
   std::vector<int64_t> table(static_cast<size_t>(r.out[d]));
   for (int64_t o = 0; o < r.out[d]; ++o) {
-    table[static_cast<size_t>(o)] = nearest_index(o, r.in[d], r.out[d], r.scales[d]);
+    table[static_cast<size_t>(o)] =
+        nearest_index(o, r.in[d], r.out[d], r.scales[d], r.nearest_exact);
   }
   return table;
 }
@@ -448,15 +457,133 @@ std::vector<Taps<T>> linear_table(const Resample& r, int d) {
   }
   std::vector<Taps<T>> table(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
+    if (in == out) {  // PyTorch copies a dim whose size is unchanged, whatever the scale
+      table[static_cast<size_t>(o)] = {o, 0, T(1), T(0)};
+      continue;
+    }
     T src = r.align_corners ? scale * static_cast<T>(o)
                             : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
     if (!r.align_corners && src < 0) src = 0;
     // Clamped so scales inconsistent with the sizes still read in bounds.
     const int64_t i0 = std::min<int64_t>(static_cast<int64_t>(src), in - 1);
-    const T w1 = src - static_cast<T>(i0);
+    const T w1 = std::min(std::max(src - static_cast<T>(i0), T(0)), T(1));
     table[static_cast<size_t>(o)] = {i0, i0 < in - 1 ? 1 : 0, T(1) - w1, w1};
   }
   return table;
+}
+
+// Note [Separable resampling]
+// linear, trilinear and bicubic read, for each dim, `taps` inputs per
+// output index with weights; a dim that is copied has one tap of weight 1,
+// so 1-D and 2-D resamplings run as 3-D ones with copied leading dims.
+// Cubic taps follow PyTorch 1.13: source coordinate scale * (o + 0.5) - 0.5
+// unclamped (scale * o with align_corners), inputs floor(src) - 1 to
+// floor(src) + 2 clamped to [0, in - 1], weights the cubic convolution
+// (A = -0.75) of t = src - floor(src).
+template <typename T>
+struct SepTable {
+  int taps = 1;
+  std::vector<int64_t> index;  // [out][taps]
+  std::vector<T> weight;       // [out][taps]
+};
+
+template <typename T>
+T cubic_near(T x, T a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+template <typename T>
+T cubic_far(T x, T a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+template <typename T>
+SepTable<T> separable_table(const Resample& r, int d, bool cubic) {
+  const int64_t in = r.in[d], out = r.out[d];
+  SepTable<T> t;
+  if (!cubic || (in == 1 && out == 1)) {
+    if (!cubic && in != out) t.taps = 2;
+    for (const Taps<T>& tap : linear_table<T>(r, d)) {
+      t.index.push_back(tap.i0);
+      t.weight.push_back(tap.w0);
+      if (t.taps == 2) {
+        t.index.push_back(tap.i0 + tap.step);
+        t.weight.push_back(tap.w1);
+      }
+    }
+    return t;
+  }
+  t.taps = 4;
+  T scale;
+  if (r.align_corners) {
+    scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  } else {
+    scale = r.scales[d] > 0 ? static_cast<T>(1.0 / r.scales[d])
+                            : static_cast<T>(in) / static_cast<T>(out);
+  }
+  const T a = T(-0.75);
+  for (int64_t o = 0; o < out; ++o) {
+    const T src = r.align_corners ? scale * static_cast<T>(o)
+                                  : scale * (static_cast<T>(o) + T(0.5)) - T(0.5);
+    const T floor_src = std::floor(src);
+    const int64_t i = static_cast<int64_t>(floor_src);
+    const T x = src - floor_src;
+    const T w[4] = {cubic_far<T>(x + T(1), a), cubic_near<T>(x, a), cubic_near<T>(T(1) - x, a),
+                    cubic_far<T>(T(1) - x + T(1), a)};
+    for (int64_t k = 0; k < 4; ++k) {
+      t.index.push_back(std::max<int64_t>(std::min<int64_t>(i - 1 + k, in - 1), 0));
+      t.weight.push_back(w[k]);
+    }
+  }
+  return t;
+}
+
+template <typename T>
+void separable_plane(T* out, const T* in, const Resample& r, const SepTable<T> (&t)[3]) {
+  const int64_t in_h = r.in[1], in_w = r.in[2];
+  const int kd = t[0].taps, kh = t[1].taps, kw = t[2].taps;
+  for (int64_t od = 0; od < r.out[0]; ++od) {
+    for (int64_t oh = 0; oh < r.out[1]; ++oh) {
+      for (int64_t ow = 0; ow < r.out[2]; ++ow) {
+        T sum_d = 0;
+        for (int a = 0; a < kd; ++a) {
+          const T* plane = in + t[0].index[od * kd + a] * in_h * in_w;
+          T sum_h = 0;
+          for (int b = 0; b < kh; ++b) {
+            const T* row = plane + t[1].index[oh * kh + b] * in_w;
+            T sum_w = 0;
+            for (int c = 0; c < kw; ++c) {
+              sum_w += row[t[2].index[ow * kw + c]] * t[2].weight[ow * kw + c];
+            }
+            sum_h += sum_w * t[1].weight[oh * kh + b];
+          }
+          sum_d += sum_h * t[0].weight[od * kd + a];
+        }
+        *out++ = sum_d;
+      }
+    }
+  }
+}
+
+template <typename T>
+void separable_backward_plane(T* grad_in, const T* grad_out, const Resample& r,
+                              const SepTable<T> (&t)[3]) {
+  const int64_t in_h = r.in[1], in_w = r.in[2];
+  const int kd = t[0].taps, kh = t[1].taps, kw = t[2].taps;
+  std::fill(grad_in, grad_in + r.in[0] * in_h * in_w, T(0));
+  for (int64_t od = 0; od < r.out[0]; ++od) {
+    for (int64_t oh = 0; oh < r.out[1]; ++oh) {
+      for (int64_t ow = 0; ow < r.out[2]; ++ow) {
+        const T g = *grad_out++;
+        for (int a = 0; a < kd; ++a) {
+          T* plane = grad_in + t[0].index[od * kd + a] * in_h * in_w;
+          const T gd = g * t[0].weight[od * kd + a];
+          for (int b = 0; b < kh; ++b) {
+            T* row = plane + t[1].index[oh * kh + b] * in_w;
+            const T gh = gd * t[1].weight[oh * kh + b];
+            for (int c = 0; c < kw; ++c) {
+              row[t[2].index[ow * kw + c]] += gh * t[2].weight[ow * kw + c];
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 template <typename T>
@@ -718,6 +845,40 @@ void upsample_bilinear_backward(const Tensor& grad_input, const Tensor& grad_out
       bilinear_backward_plane(gi + p * in_plane, go + p * out_plane, r, th, tw);
     });
   });
+}
+
+void upsample_separable(const Tensor& out, const Tensor& input, const Resample& r, bool cubic) {
+  dispatch_floating(input.dtype(), cubic ? "upsample_bicubic2d" : "upsample_linear", [&](auto tag) {
+    using T = decltype(tag);
+    const SepTable<T> t[3] = {separable_table<T>(r, 0, cubic), separable_table<T>(r, 1, cubic),
+                              separable_table<T>(r, 2, cubic)};
+    const T* in = data<const T>(input);
+    T* o = data<T>(out);
+    const int64_t in_plane = r.in[0] * r.in[1] * r.in[2];
+    const int64_t out_plane = r.out[0] * r.out[1] * r.out[2];
+    for_each_resample_plane(r, [&](int64_t p) {
+      separable_plane(o + p * out_plane, in + p * in_plane, r, t);
+    });
+  });
+}
+
+void upsample_separable_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                 const Resample& r, bool cubic) {
+  dispatch_floating(grad_out.dtype(),
+                    cubic ? "upsample_bicubic2d_backward" : "upsample_linear_backward",
+                    [&](auto tag) {
+                      using T = decltype(tag);
+                      const SepTable<T> t[3] = {separable_table<T>(r, 0, cubic),
+                                                separable_table<T>(r, 1, cubic),
+                                                separable_table<T>(r, 2, cubic)};
+                      T* gi = data<T>(grad_input);
+                      const T* go = data<const T>(grad_out);
+                      const int64_t in_plane = r.in[0] * r.in[1] * r.in[2];
+                      const int64_t out_plane = r.out[0] * r.out[1] * r.out[2];
+                      for_each_resample_plane(r, [&](int64_t p) {
+                        separable_backward_plane(gi + p * in_plane, go + p * out_plane, r, t);
+                      });
+                    });
 }
 
 }  // namespace torchlet::cpu

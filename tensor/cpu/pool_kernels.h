@@ -71,6 +71,9 @@ struct Resample {
   int64_t out[3] = {1, 1, 1};
   double scales[3] = {0, 0, 0};
   bool align_corners = false;
+  /// Nearest reads input floor((o + 0.5) * scale) ("nearest-exact") instead
+  /// of floor(o * scale).
+  bool nearest_exact = false;
 };
 
 /// The input index that output index o of dim d (0 to 2, as in Resample)
@@ -95,5 +98,14 @@ void upsample_bilinear(const Tensor& out, const Tensor& input, const Resample& r
 /// grad_input (zeroed here) = the transpose of upsample_bilinear.
 void upsample_bilinear_backward(const Tensor& grad_input, const Tensor& grad_out,
                                 const Resample& r);
+/// out = input resampled separably over its three dims: two linear taps per
+/// dim (linear, bilinear, trilinear) or four cubic ones (bicubic: A =
+/// -0.75, indices clamped to the border); a dim whose size does not change
+/// is copied (for cubic, only a dim of size 1). Sums nest with the first
+/// dim outermost, as PyTorch 1.13's CPU kernels do.
+void upsample_separable(const Tensor& out, const Tensor& input, const Resample& r, bool cubic);
+/// grad_input (zeroed here) = the transpose of upsample_separable.
+void upsample_separable_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                 const Resample& r, bool cubic);
 
 }  // namespace torchlet::cpu

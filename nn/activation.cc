@@ -75,6 +75,47 @@ std::string SoftplusImpl::extra_repr() const {
          ", threshold=" + detail::scalar_repr(options.threshold());
 }
 
+Variable CELUImpl::forward(const Variable& input) {
+  return F::celu(input, options.alpha().to_double(), options.inplace());
+}
+std::string CELUImpl::extra_repr() const {
+  return "alpha=" + detail::scalar_repr(options.alpha()) + inplace_repr(options.inplace());
+}
+
+Variable HardswishImpl::forward(const Variable& input) {
+  return F::hardswish(input, options.inplace());
+}
+
+Variable HardsigmoidImpl::forward(const Variable& input) {
+  return F::hardsigmoid(input, options.inplace());
+}
+
+Variable ThresholdImpl::forward(const Variable& input) {
+  return F::threshold(input, options.threshold().to_double(), options.value().to_double(),
+                      options.inplace());
+}
+std::string ThresholdImpl::extra_repr() const {
+  return "threshold=" + detail::scalar_repr(options.threshold()) +
+         ", value=" + detail::scalar_repr(options.value()) + inplace_repr(options.inplace());
+}
+
+Variable SoftshrinkImpl::forward(const Variable& input) {
+  return F::softshrink(input, options.lambda().to_double());
+}
+std::string SoftshrinkImpl::extra_repr() const { return detail::scalar_repr(options.lambda()); }
+
+Variable HardshrinkImpl::forward(const Variable& input) {
+  return F::hardshrink(input, options.lambda().to_double());
+}
+std::string HardshrinkImpl::extra_repr() const { return detail::scalar_repr(options.lambda()); }
+
+Variable GLUImpl::forward(const Variable& input) { return F::glu(input, options.dim()); }
+std::string GLUImpl::extra_repr() const { return "dim=" + std::to_string(options.dim()); }
+
+Variable LogSigmoidImpl::forward(const Variable& input) { return F::logsigmoid(input); }
+Variable SoftsignImpl::forward(const Variable& input) { return F::softsign(input); }
+Variable TanhshrinkImpl::forward(const Variable& input) { return F::tanhshrink(input); }
+
 PReLUImpl::PReLUImpl(PReLUOptions options) : options(std::move(options)) { reset(); }
 
 void PReLUImpl::reset() {
@@ -99,5 +140,11 @@ Variable LogSoftmaxImpl::forward(const Variable& input) {
 }
 
 std::string LogSoftmaxImpl::extra_repr() const { return dim_repr(dim_); }
+
+Variable SoftminImpl::forward(const Variable& input) {
+  return F::softmin(input, softmax_dim(dim_, input));
+}
+
+std::string SoftminImpl::extra_repr() const { return dim_repr(dim_); }
 
 }  // namespace torchlet::nn

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
@@ -22,6 +23,8 @@ using ReLU6Options = InplaceOptions;
 using SELUOptions = InplaceOptions;
 using SiLUOptions = InplaceOptions;
 using MishOptions = InplaceOptions;
+using HardswishOptions = InplaceOptions;
+using HardsigmoidOptions = InplaceOptions;
 
 /// torch.nn.LeakyReLU's arguments.
 struct LeakyReLUOptions {
@@ -52,6 +55,38 @@ struct HardtanhOptions {
 struct SoftplusOptions {
   TORCHLET_ARG(Scalar, beta) = 1;
   TORCHLET_ARG(Scalar, threshold) = 20;
+};
+
+/// torch.nn.CELU's arguments; alpha prints as given (`alpha=2`).
+struct CELUOptions {
+  TORCHLET_ARG(Scalar, alpha) = 1.0;
+  TORCHLET_ARG(bool, inplace) = false;
+};
+
+/// torch.nn.Threshold's arguments, printed as given (`value=20`).
+struct ThresholdOptions {
+  ThresholdOptions(Scalar threshold, Scalar value) : threshold_(threshold), value_(value) {}
+  TORCHLET_ARG(Scalar, threshold);
+  TORCHLET_ARG(Scalar, value);
+  TORCHLET_ARG(bool, inplace) = false;
+};
+
+/// torch.nn.Softshrink's and Hardshrink's argument, printed as given.
+struct ShrinkOptions {
+  ShrinkOptions() = default;
+  ShrinkOptions(Scalar lambda) : lambda_(lambda) {}  // NOLINT: implicit, as libtorch's
+  /// So that `Softshrink(1)` converts in one step.
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  ShrinkOptions(T lambda) : lambda_(lambda) {}  // NOLINT: implicit
+  TORCHLET_ARG(Scalar, lambda) = 0.5;
+};
+using SoftshrinkOptions = ShrinkOptions;
+using HardshrinkOptions = ShrinkOptions;
+
+/// torch.nn.GLU's argument: the dimension that is halved.
+struct GLUOptions {
+  GLUOptions(int64_t dim = -1) : dim_(dim) {}  // NOLINT: implicit, as libtorch's
+  TORCHLET_ARG(int64_t, dim);
 };
 
 /// torch.nn.PReLU's arguments: one weight, or one per channel, each
@@ -166,6 +201,91 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
 };
 TORCHLET_MODULE(PReLU);
 
+/// x for x > 0, else alpha * (exp(x / alpha) - 1) (torch.nn.CELU).
+class CELUImpl : public StatelessModule<CELUImpl, CELUOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+};
+TORCHLET_MODULE(CELU);
+
+/// x * min(max(x + 3, 0), 6) / 6 (torch.nn.Hardswish; prints no options).
+class HardswishImpl : public StatelessModule<HardswishImpl, HardswishOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(Hardswish);
+
+/// min(max(x + 3, 0), 6) / 6 (torch.nn.Hardsigmoid; prints no options).
+class HardsigmoidImpl : public StatelessModule<HardsigmoidImpl, HardsigmoidOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(Hardsigmoid);
+
+/// x where x > threshold, else value (torch.nn.Threshold).
+class ThresholdImpl : public StatelessModule<ThresholdImpl, ThresholdOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+};
+TORCHLET_MODULE(Threshold);
+
+/// Shrinks toward 0 by lambda, 0 on [-lambda, lambda] (torch.nn.Softshrink).
+class SoftshrinkImpl : public StatelessModule<SoftshrinkImpl, SoftshrinkOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+};
+TORCHLET_MODULE(Softshrink);
+
+/// 0 on [-lambda, lambda], else x (torch.nn.Hardshrink).
+class HardshrinkImpl : public StatelessModule<HardshrinkImpl, HardshrinkOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+};
+TORCHLET_MODULE(Hardshrink);
+
+/// a * sigmoid(b) over the halves of dim (torch.nn.GLU).
+class GLUImpl : public StatelessModule<GLUImpl, GLUOptions> {
+ public:
+  using StatelessModule::StatelessModule;
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+};
+TORCHLET_MODULE(GLU);
+
+/// log(sigmoid(x)) (torch.nn.LogSigmoid).
+class LogSigmoidImpl : public Cloneable<LogSigmoidImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(LogSigmoid);
+
+/// x / (1 + |x|) (torch.nn.Softsign).
+class SoftsignImpl : public Cloneable<SoftsignImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(Softsign);
+
+/// x - tanh(x) (torch.nn.Tanhshrink).
+class TanhshrinkImpl : public Cloneable<TanhshrinkImpl> {
+ public:
+  void reset() override {}
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(Tanhshrink);
+
 /// 1 / (1 + exp(-x)) (torch.nn.Sigmoid).
 class SigmoidImpl : public Cloneable<SigmoidImpl> {
  public:
@@ -208,5 +328,19 @@ class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
   std::optional<int64_t> dim_;
 };
 TORCHLET_MODULE(LogSoftmax);
+
+/// softmax(-x) over `dim` (torch.nn.Softmin); without a dim, Softmax's
+/// legacy choice.
+class SoftminImpl : public Cloneable<SoftminImpl> {
+ public:
+  explicit SoftminImpl(std::optional<int64_t> dim = std::nullopt) : dim_(dim) {}
+  void reset() override {}
+  Variable forward(const Variable& input);
+  std::string extra_repr() const override;
+
+ private:
+  std::optional<int64_t> dim_;
+};
+TORCHLET_MODULE(Softmin);
 
 }  // namespace torchlet::nn

@@ -115,6 +115,98 @@ TEST(ActivationModuleTest, GeluRefusesAnUnknownApproximation) {
                    "approximate argument must be either none or tanh.");
 }
 
+// ---- Hardswish, Hardsigmoid, LogSigmoid, Softsign, Tanhshrink, Threshold,
+// Softshrink, Hardshrink, CELU, Softmin, GLU (their inputs hit each kink).
+
+std::vector<UnaryCase> more_cases() {
+  return {unary("hardswish", Hardswish()),
+          unary("hardsigmoid", Hardsigmoid()),
+          unary("logsigmoid", LogSigmoid()),
+          unary("softsign", Softsign()),
+          unary("tanhshrink", Tanhshrink()),
+          unary("threshold", Threshold(ThresholdOptions(0.5, 20))),
+          unary("softshrink", Softshrink(1)),
+          unary("hardshrink", Hardshrink(0.5)),
+          unary("celu", CELU(CELUOptions().alpha(0.5))),
+          unary("softmin", Softmin(1)),
+          unary("glu", GLU(1))};
+}
+
+TEST(MoreActivationModulesTest, OutputsAndGradientsMatchPyTorch) {
+  for (const UnaryCase& c : more_cases()) {
+    SCOPED_TRACE(c.name);
+    ModuleCase golden(c.name);
+    const std::shared_ptr<Module> module = c.make();
+    golden.check(c.call(*module, golden.leaf("x")));
+  }
+}
+
+TEST(MoreActivationModulesTest, ReprsMatchPyTorch) {
+  for (const UnaryCase& c : more_cases()) EXPECT_EQ(printed(*c.make()), pytorch_repr(c.name));
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>> modules = {
+      {"hardswish_inplace", Hardswish(true).ptr()},
+      {"hardsigmoid_inplace", Hardsigmoid(true).ptr()},
+      {"threshold_inplace", Threshold(ThresholdOptions(1, 2.5).inplace(true)).ptr()},
+      {"threshold_float", Threshold(ThresholdOptions(0.1, 20.0)).ptr()},
+      {"softshrink_default", Softshrink().ptr()},
+      {"hardshrink_default", Hardshrink().ptr()},
+      {"hardshrink_int", Hardshrink(2).ptr()},
+      {"glu_default", GLU().ptr()},
+      {"softmin_default", Softmin().ptr()},
+      {"celu_default", CELU().ptr()},
+      {"celu_int_inplace", CELU(CELUOptions().alpha(2).inplace(true)).ptr()}};
+  for (const auto& [name, module] : modules) EXPECT_EQ(printed(*module), pytorch_repr(name));
+}
+
+TEST(MoreActivationModulesTest, ModuleAndFunctionalGiveIdenticalResults) {
+  manual_seed(0);
+  const Variable x(randn({3, 4}) * 4);
+  const auto same = [&](const Variable& a, const Variable& b) {
+    EXPECT_EQ(testing::values(a.data()), testing::values(b.data()));
+  };
+  same(Hardswish()(x), F::hardswish(x));
+  same(Hardsigmoid()(x), F::hardsigmoid(x));
+  same(LogSigmoid()(x), F::logsigmoid(x));
+  same(Softsign()(x), F::softsign(x));
+  same(Tanhshrink()(x), F::tanhshrink(x));
+  same(Threshold(ThresholdOptions(0.3, -2))(x), F::threshold(x, 0.3, -2));
+  same(Softshrink(1.5)(x), F::softshrink(x, 1.5));
+  same(Hardshrink(1.5)(x), F::hardshrink(x, 1.5));
+  same(CELU(CELUOptions().alpha(0.7))(x), F::celu(x, 0.7));
+  same(GLU()(x), F::glu(x, -1));
+  same(GLU(1)(x), F::glu(x, 1));
+  // Without a dim, Softmax's legacy choice: 1 for a 2-D input, 0 for 1-D.
+  same(Softmin()(x), F::softmin(x, 1));
+  same(Softmin()(x[0]), F::softmin(x[0], 0));
+}
+
+TEST(MoreActivationModulesTest, InplaceOptionsOverwriteTheInput) {
+  const Variable x(tensor({-4.0f, 0.0f, 4.0f}));
+  EXPECT_TRUE(Hardswish(true)(x).is_same(x));
+  EXPECT_EQ(testing::values(x.data()), (std::vector<double>{0, 0, 4}));
+  const Variable t(tensor({-4.0f, 0.5f, 4.0f}));
+  EXPECT_TRUE(Threshold(ThresholdOptions(0.5, 9).inplace(true))(t).is_same(t));
+  EXPECT_EQ(testing::values(t.data()), (std::vector<double>{9, 9, 4}));
+  const Variable c(tensor({-1.0f, 2.0f}));
+  EXPECT_TRUE(CELU(CELUOptions().inplace(true))(c).is_same(c));
+}
+
+TEST(MoreActivationModulesTest, ErrorsAreTorchs) {
+  EXPECT_THROW_MSG(GLU()(Variable(zeros({2, 3}))),
+                   "Halving dimension must be even, but dimension 1 is size 3");
+  EXPECT_THROW_MSG(Softshrink(-1)(Variable(zeros({2}))),
+                   "lambda must be greater or equal to 0, but found to be -1.");
+  EXPECT_THROW_MSG(CELU(CELUOptions().alpha(0))(Variable(zeros({2}))),
+                   "ZeroDivisionError: alpha cannot be 0 for CELU");
+}
+
+TEST(MoreActivationModulesTest, CloneKeepsTheOptions) {
+  Threshold layer(ThresholdOptions(1, 2.5).inplace(true));
+  EXPECT_EQ(printed(*layer->clone()), "Threshold(threshold=1, value=2.5, inplace=True)");
+  GLU glu(0);
+  EXPECT_EQ(printed(*glu->clone()), "GLU(dim=0)");
+}
+
 TEST(PReLUTest, PerChannelAndSharedWeightsMatchPyTorch) {
   for (const std::string name : {"prelu", "prelu_shared"}) {
     ModuleCase golden(name);

@@ -18,6 +18,7 @@ std::string DropoutImplBase<Derived>::extra_repr() const {
 }
 
 template class DropoutImplBase<DropoutImpl>;
+template class DropoutImplBase<Dropout1dImpl>;
 template class DropoutImplBase<Dropout2dImpl>;
 template class DropoutImplBase<Dropout3dImpl>;
 template class DropoutImplBase<AlphaDropoutImpl>;
@@ -25,6 +26,10 @@ template class DropoutImplBase<FeatureAlphaDropoutImpl>;
 
 Variable DropoutImpl::forward(const Variable& input) {
   return functional::dropout(input, options().p(), is_training(), options().inplace());
+}
+
+Variable Dropout1dImpl::forward(const Variable& input) {
+  return functional::dropout1d(input, options().p(), is_training(), options().inplace());
 }
 
 Variable Dropout2dImpl::forward(const Variable& input) {

@@ -1,6 +1,6 @@
 #pragma once
 
-// Dropout layers (torch.nn.Dropout, Dropout2d, Dropout3d, AlphaDropout,
+// Dropout layers (torch.nn.Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,
 // FeatureAlphaDropout): the functional forms of nn/functional/dropout.h in
 // training mode, the identity in eval mode.
 
@@ -40,6 +40,15 @@ class DropoutImpl : public DropoutImplBase<DropoutImpl> {
   Variable forward(const Variable& input);
 };
 TORCHLET_MODULE(Dropout);
+
+/// Zeroes whole channels of [N, C, L] or [C, L] with probability p in
+/// training (torch.nn.Dropout1d).
+class Dropout1dImpl : public DropoutImplBase<Dropout1dImpl> {
+ public:
+  using DropoutImplBase::DropoutImplBase;
+  Variable forward(const Variable& input);
+};
+TORCHLET_MODULE(Dropout1d);
 
 /// Zeroes whole channels with probability p in training
 /// (torch.nn.Dropout2d).

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "nn/module_golden.h"
 #include "nn/nn.h"
 #include "tensor/test_util.h"
 
@@ -15,6 +16,9 @@ TEST(DropoutModuleTest, ReprsMatchPyTorch) {
   EXPECT_EQ(printed(Dropout2d(DropoutOptions(0.2).inplace(true))),
             "Dropout2d(p=0.2, inplace=True)");
   EXPECT_EQ(printed(Dropout3d()), "Dropout3d(p=0.5, inplace=False)");
+  EXPECT_EQ(printed(Dropout1d()), testing::pytorch_repr("dropout1d_default"));
+  EXPECT_EQ(printed(Dropout1d(DropoutOptions(0.2).inplace(true))),
+            testing::pytorch_repr("dropout1d_inplace"));
   EXPECT_EQ(printed(AlphaDropout(0.1)), "AlphaDropout(p=0.1, inplace=False)");
   EXPECT_EQ(printed(FeatureAlphaDropout()), "FeatureAlphaDropout(p=0.5, inplace=False)");
 }
@@ -60,6 +64,20 @@ TEST(DropoutModuleTest, ProbabilityOutsideZeroToOneIsAnError) {
   EXPECT_THROW_MSG(Dropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
   EXPECT_THROW_MSG(AlphaDropout(-0.5),
                    "dropout probability has to be between 0 and 1, but got -0.5");
+}
+
+TEST(DropoutModuleTest, Dropout1dDropsChannelsInTrainingOnly) {
+  manual_seed(5);
+  const Variable x(ones({4, 8, 3}));
+  Dropout1d d;
+  const Tensor y = d(x).data();
+  EXPECT_GT(y.eq(0).sum().item<int64_t>(), 0);
+  // Whole channels: each [n, c] row is all zero or all 2.
+  EXPECT_TRUE(y.amax({2}).eq(y.amin({2})).all().item<bool>());
+  d->eval();
+  EXPECT_TRUE(d(x).is_same(x));
+  EXPECT_THROW_MSG(d(Variable(ones({2, 3, 4, 5}))),
+                   "dropout1d: Expected 2D or 3D input, but received a 4D input.");
 }
 
 TEST(DropoutModuleTest, HasNoParametersNorBuffers) {

@@ -7,7 +7,8 @@
 #include "nn/batchnorm.h"           // IWYU pragma: export  BatchNorm1d, BatchNorm2d, BatchNorm3d
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
 #include "nn/conv.h"             // IWYU pragma: export  Conv1d/2d/3d, ConvTranspose1d/2d/3d
-#include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout2d/3d, AlphaDropout
+#include "nn/distance.h"            // IWYU pragma: export  CosineSimilarity, PairwiseDistance
+#include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout1d/2d/3d, AlphaDropout
 #include "nn/embedding.h"           // IWYU pragma: export  Embedding
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
 #include "nn/fold.h"             // IWYU pragma: export  Fold, Unfold

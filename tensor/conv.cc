@@ -63,10 +63,27 @@ void check_params(const ConvParams& p, int64_t spatial) {
   TORCHLET_CHECK(p.groups > 0, "non-positive groups is not supported");
 }
 
-void check_types(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+// PyTorch 1.13's CPU kernels: a convolution checks the bias's dtype first,
+// with its own message; otherwise (and for a transposed one, the bias too)
+// the dtype the kernel dispatched on must be the operand's.
+void check_cpu_types(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                     bool transposed) {
+  const bool bias_differs = bias.defined() && bias.dtype() != input.dtype();
+  TORCHLET_CHECK(transposed || !bias_differs, "Input type (", c_type_name(input.dtype()),
+                 ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
+  TORCHLET_CHECK(input.dtype() == weight.dtype(), "expected scalar type ",
+                 scalar_type_name(input.dtype()), " but found ", scalar_type_name(weight.dtype()));
+  TORCHLET_CHECK(!bias_differs, "expected scalar type ", scalar_type_name(input.dtype()),
+                 " but found ", scalar_type_name(bias.dtype()));
+}
+
+void check_types(const Tensor& input, const Tensor& weight, const Tensor& bias, bool transposed) {
   check_defined("convolution", input);
   check_defined("convolution", weight);
   check_same_device("convolution", input, weight);
+  if (bias.defined()) check_same_device("convolution", input, bias);
+  if (!input.is_cuda()) check_cpu_types(input, weight, bias, transposed);
+  // CUDA's (cuDNN's) messages.
   TORCHLET_CHECK(input.dtype() == weight.dtype(), "Input type (",
                  legacy_tensor_type_name(input.dtype()),
                  ") and weight type (", legacy_tensor_type_name(weight.dtype()),
@@ -75,7 +92,6 @@ void check_types(const Tensor& input, const Tensor& weight, const Tensor& bias) 
   TORCHLET_CHECK(input.is_floating_point(), "convolution: expected a floating-point input, got ",
                  input.dtype());
   if (!bias.defined()) return;
-  check_same_device("convolution", input, bias);
   TORCHLET_CHECK(input.dtype() == bias.dtype(), "Input type (", c_type_name(input.dtype()),
                  ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
 }
@@ -269,7 +285,7 @@ SizeVec conv_output_size(IntArrayRef input_size, IntArrayRef weight_size,
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    const ConvParams& params) {
-  check_types(input, weight, bias);
+  check_types(input, weight, bias, params.transposed);
   check_shapes(input, weight, bias, params);
   const Tensor x = input.contiguous(), w = weight.contiguous();
   const Tensor b = bias.defined() ? bias.contiguous() : bias;

@@ -209,4 +209,60 @@ record("gaussian_nll_broadcast_target",
        lambda x, y, var: F.gaussian_nll_loss(x, y, var),
        dict(x=randn(4, 3), y=randn(3), var=torch.rand(4, 3) + 0.1))
 
+
+# ---- More activations, distances (nn/functional/activation_test.cc,
+# distance_test.cc). Seeded on their own, with the generator's state restored
+# after, so these cases neither change nor depend on the others.
+def more_activation_and_distance_cases():
+    rng_state = torch.get_rng_state()
+    torch.manual_seed(1213)
+    kinks = torch.tensor([-25.0, -4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 25.0])
+    # The kinks first and 32 values in all, so that every element goes
+    # through PyTorch's vectorized kernels (their scalar tail loop differs
+    # at some kinks: hardswish's gradient at 3 is 1.5 there, 1 otherwise).
+    x = torch.cat([kinks, randn(19) * 3])
+    unary = {
+        "hardswish": lambda x: F.hardswish(x),
+        "hardsigmoid": lambda x: F.hardsigmoid(x),
+        "logsigmoid": lambda x: F.logsigmoid(x),
+        "softsign": lambda x: F.softsign(x),
+        "tanhshrink": lambda x: F.tanhshrink(x),
+        "threshold": lambda x: F.threshold(x, 1.0, -2.0),
+        "softshrink": lambda x: F.softshrink(x, 0.5),
+        "hardshrink": lambda x: F.hardshrink(x, 2.0),
+    }
+    for name, fn in unary.items():
+        record(name, fn, dict(x=x))
+    record("softmin", lambda x: F.softmin(x, 1), dict(x=randn(3, 4, 2)))
+    record("glu", lambda x: F.glu(x), dict(x=randn(3, 4)))
+    record("glu_dim1", lambda x: F.glu(x, 1), dict(x=randn(2, 6, 3)))
+
+    # A zero row and a tiny one: the norm clamps at eps.
+    rows = randn(4, 5)
+    rows[1] = 0
+    rows[2] *= 1e-10
+    record("normalize", lambda x: F.normalize(x), dict(x=rows))
+    record("normalize_p1_dim0", lambda x: F.normalize(x, p=1.0, dim=0), dict(x=randn(3, 4)))
+    record("normalize_p3_eps", lambda x: F.normalize(x, p=3.0, dim=-1, eps=0.8),
+           dict(x=randn(2, 3, 4) * 0.5))
+    record("cosine_similarity", lambda x1, x2: F.cosine_similarity(x1, x2),
+           dict(x1=rows, x2=randn(4, 5)))
+    record("cosine_similarity_broadcast_eps",
+           lambda x1, x2: F.cosine_similarity(x1, x2, dim=-1, eps=0.5),
+           dict(x1=randn(2, 3, 4) * 0.3, x2=randn(3, 4)))
+    record("cosine_similarity_1d", lambda x1, x2: F.cosine_similarity(x1, x2, dim=0),
+           dict(x1=randn(6), x2=randn(6)))
+    record("pairwise_distance", lambda x1, x2: F.pairwise_distance(x1, x2),
+           dict(x1=randn(4, 5), x2=randn(4, 5)))
+    record("pairwise_distance_p1_keepdim",
+           lambda x1, x2: F.pairwise_distance(x1, x2, p=1.0, eps=1e-3, keepdim=True),
+           dict(x1=randn(2, 3, 4), x2=randn(3, 4)))
+    record("pairwise_distance_p3_1d", lambda x1, x2: F.pairwise_distance(x1, x2, p=3.0),
+           dict(x1=randn(5), x2=randn(5)))
+    torch.set_rng_state(rng_state)
+
+
+more_activation_and_distance_cases()
+# ---- End of more activations and distances.
+
 write_golden("functional_golden.txt", cases, directory="nn/functional/testdata")

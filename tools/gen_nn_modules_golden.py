@@ -194,6 +194,73 @@ for name, module in {
 }.items():
     reprs[name] = repr(module)
 
+
+# ---- More activations and the distance layers (nn/activation_test.cc,
+# nn/distance_test.cc). Seeded on their own, with the generator's state
+# restored after, so these cases neither change nor depend on the others.
+def more_activation_and_distance_modules():
+    rng_state = torch.get_rng_state()
+    torch.manual_seed(1213)
+    kinks = torch.tensor([-3.0, 3.0, -25.0, 25.0, 0.0, 0.5, -0.5, 1.0])
+
+    # 32 values, every one through PyTorch's vectorized kernels (their
+    # scalar tail loop differs at some kinks: hardswish's gradient at 3).
+    def kink_case(name, module):
+        x = torch.cat([torch.randn(24) * 3, kinks]).reshape(4, 2, 4).requires_grad_()
+        record(name, module, {"x": x}, module(x))
+        reprs[name] = repr(module)
+
+    kink_case("hardswish", nn.Hardswish())
+    kink_case("hardsigmoid", nn.Hardsigmoid())
+    kink_case("logsigmoid", nn.LogSigmoid())
+    kink_case("softsign", nn.Softsign())
+    kink_case("tanhshrink", nn.Tanhshrink())
+    kink_case("threshold", nn.Threshold(0.5, 20))
+    kink_case("softshrink", nn.Softshrink(1))
+    kink_case("hardshrink", nn.Hardshrink(0.5))
+    kink_case("celu", nn.CELU(alpha=0.5))
+    kink_case("softmin", nn.Softmin(dim=1))
+    kink_case("glu", nn.GLU(dim=1))
+
+    def pair_case(name, module, x1, x2):
+        x1.requires_grad_()
+        x2.requires_grad_()
+        record(name, module, {"x1": x1, "x2": x2}, module(x1, x2))
+        reprs[name] = repr(module)
+
+    zero_row = torch.randn(4, 5)
+    zero_row[2] = 0
+    pair_case("cosine_similarity", nn.CosineSimilarity(), zero_row, torch.randn(4, 5))
+    pair_case("cosine_similarity_dim0", nn.CosineSimilarity(dim=0, eps=1e-3),
+              torch.randn(5, 3), torch.randn(5, 1))
+    pair_case("pairwise_distance", nn.PairwiseDistance(), torch.randn(4, 5), torch.randn(4, 5))
+    pair_case("pairwise_distance_p1", nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True),
+              torch.randn(2, 3, 4), torch.randn(3, 4))
+
+    for name, module in {
+        "hardswish_inplace": nn.Hardswish(inplace=True),
+        "hardsigmoid_inplace": nn.Hardsigmoid(inplace=True),
+        "threshold_inplace": nn.Threshold(1, 2.5, inplace=True),
+        "threshold_float": nn.Threshold(0.1, 20.0),
+        "softshrink_default": nn.Softshrink(),
+        "hardshrink_default": nn.Hardshrink(),
+        "hardshrink_int": nn.Hardshrink(2),
+        "glu_default": nn.GLU(),
+        "softmin_default": nn.Softmin(),
+        "celu_default": nn.CELU(),
+        "celu_int_inplace": nn.CELU(2, inplace=True),
+        "cosine_similarity_default": nn.CosineSimilarity(),
+        "pairwise_distance_default": nn.PairwiseDistance(),
+        "dropout1d_default": nn.Dropout1d(),
+        "dropout1d_inplace": nn.Dropout1d(0.2, inplace=True),
+    }.items():
+        reprs[name] = repr(module)
+    torch.set_rng_state(rng_state)
+
+
+more_activation_and_distance_modules()
+# ---- End of more activations and the distance layers.
+
 write_golden("modules_golden.txt", cases, directory="nn/testdata", digits=17)
 with open(os.path.join(ROOT, "nn/testdata/modules_repr.txt"), "w") as f:
     for name, text in reprs.items():

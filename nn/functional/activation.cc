@@ -5,6 +5,7 @@
 #include "nn/functional/activation.h"
 
 #include <string>
+#include <vector>
 
 #include "autograd/custom_function.h"
 #include "autograd/functions.h"
@@ -168,5 +169,70 @@ Variable softplus(const Variable& input, double beta, double threshold) {
 
 Variable softmax(const Variable& input, int64_t dim) { return input.softmax(dim); }
 Variable log_softmax(const Variable& input, int64_t dim) { return input.log_softmax(dim); }
+Variable softmin(const Variable& input, int64_t dim) { return (-input).softmax(dim); }
+
+Variable hardswish(const Variable& input, bool inplace) {
+  check_floating(input, "hardswish_cpu");
+  // PyTorch's formula below 3; clamp passes the gradient at its lower bound,
+  // which gives PyTorch's x / 3 + 1/2 = -1/2 at -3. From 3 on, x itself:
+  // gradient 1 at 3, as PyTorch's vectorized kernel gives (its scalar loop,
+  // which only handles a short tail, gives 3 / 3 + 1/2 there).
+  const Variable x = old_value(input, inplace);
+  return finish(input, (x * (x + 3.0).clamp(0.0, 6.0) / 6.0).where(x.lt(3.0), x), inplace);
+}
+
+Variable hardsigmoid(const Variable& input, bool inplace) {
+  check_floating(input, "hardsigmoid_cpu");
+  // The value as PyTorch computes it, plus a term that is 0 in value and
+  // carries PyTorch's gradient: its float constant 1/6 strictly inside
+  // (-3, 3), else 0.
+  constexpr double kOneSixth = static_cast<double>(1.0f / 6.0f);
+  const Tensor value = input.data().add(3.0).clamp(0.0, 6.0).div(6.0);
+  const Tensor outside = input.le(-3.0).logical_or(input.ge(3.0));
+  const Variable slope = (input - Variable(input.data())).masked_fill(outside, 0) * kOneSixth;
+  return finish(input, slope + Variable(value), inplace);
+}
+
+Variable logsigmoid(const Variable& input) {
+  check_floating(input, "log_sigmoid_cpu");
+  // PyTorch's min(x, 0) - log1p(exp(-|x|)), one branch per sign, each
+  // clamped so its exp never overflows.
+  const Variable below = input.clamp_max(0);
+  const Variable above = input.clamp_min(0);
+  return (below - below.exp().log1p()).where(input.lt(0), -(-above).exp().log1p());
+}
+
+Variable softsign(const Variable& input) { return input / (input.abs() + 1); }
+
+Variable tanhshrink(const Variable& input) { return input - input.tanh(); }
+
+Variable threshold(const Variable& input, double threshold, double value, bool inplace) {
+  return finish(input, input.masked_fill(input.le(threshold), value), inplace);
+}
+
+Variable softshrink(const Variable& input, double lambd) {
+  TORCHLET_CHECK(lambd >= 0, "lambda must be greater or equal to 0, but found to be ", lambd,
+                 ".");
+  check_floating(input, "softshrink_cpu");
+  // 0 on [-lambd, lambd] (and for nan, as PyTorch).
+  const Variable low = (input + lambd).masked_fill(input.lt(-lambd).logical_not(), 0);
+  return (input - lambd).where(input.gt(lambd), low);
+}
+
+Variable hardshrink(const Variable& input, double lambd) {
+  check_floating(input, "hardshrink_cpu");
+  return input.masked_fill(input.ge(-lambd).logical_and(input.le(lambd)), 0);
+}
+
+Variable glu(const Variable& input, int64_t dim) {
+  TORCHLET_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
+  const int64_t d = wrap_dim(dim, input.dim(), "glu");
+  const int64_t size = input.size(d);
+  TORCHLET_CHECK(size % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ",
+                 size);
+  check_floating(input, "glu_cpu");
+  const std::vector<Variable> halves = input.chunk(2, d);
+  return halves[0] * halves[1].sigmoid();
+}
 
 }  // namespace torchlet::nn::functional

@@ -41,5 +41,31 @@ Variable hardtanh(const Variable& input, double min_val = -1.0, double max_val =
 Variable softplus(const Variable& input, double beta = 1.0, double threshold = 20.0);
 Variable softmax(const Variable& input, int64_t dim);
 Variable log_softmax(const Variable& input, int64_t dim);
+/// softmax(-x) over `dim`.
+Variable softmin(const Variable& input, int64_t dim);
+/// x * min(max(x + 3, 0), 6) / 6; the gradient is 0 below -3, x / 3 + 1/2
+/// on [-3, 3) and 1 from 3 on (PyTorch's vectorized kernel; its scalar
+/// tail loop gives 1.5 at exactly 3).
+Variable hardswish(const Variable& input, bool inplace = false);
+/// min(max(x + 3, 0), 6) / 6; the gradient is 1/6 (PyTorch's float
+/// constant) strictly inside (-3, 3), else 0.
+Variable hardsigmoid(const Variable& input, bool inplace = false);
+/// log(sigmoid(x)), computed stably as -softplus(-x).
+Variable logsigmoid(const Variable& input);
+/// x / (1 + |x|).
+Variable softsign(const Variable& input);
+/// x - tanh(x).
+Variable tanhshrink(const Variable& input);
+/// x where x > threshold, else value (gradient 0 there, at x == threshold
+/// too). Integer inputs stay integers, as PyTorch's.
+Variable threshold(const Variable& input, double threshold, double value, bool inplace = false);
+/// x - lambd above lambd, x + lambd below -lambd, else 0 (gradient 0 at
+/// +-lambd); lambd must not be negative.
+Variable softshrink(const Variable& input, double lambd = 0.5);
+/// x outside [-lambd, lambd], else 0 (gradient 0 at +-lambd).
+Variable hardshrink(const Variable& input, double lambd = 0.5);
+/// a * sigmoid(b), a and b the first and second halves of input along dim
+/// (whose size must be even).
+Variable glu(const Variable& input, int64_t dim = -1);
 
 }  // namespace torchlet::nn::functional

@@ -715,12 +715,32 @@ TEST(ConvTest, BiasShapeErrorsAreReported) {
 
 TEST(ConvTest, DtypeMismatchesAreReported) {
   const Variable x = float_input({2, 3, 8, 8});
+  const Variable doubles(randn({2, 3, 8, 8}, TensorOptions(kFloat64)));
+  // PyTorch 1.13's CPU messages: the bias is checked first, with its own.
   EXPECT_THROW_MSG(F::conv2d(x, Variable(randn({6, 3, 3, 3}, TensorOptions(kFloat64)))),
-                   "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be "
-                   "the same");
+                   "expected scalar type Float but found Double");
+  EXPECT_THROW_MSG(F::conv2d(doubles, float_input({6, 3, 3, 3})),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::conv1d(Variable(randn({1, 3, 8}, TensorOptions(kFloat64))),
+                             float_input({6, 3, 3})),
+                   "expected scalar type Double but found Float");
   EXPECT_THROW_MSG(F::conv2d(x, float_input({6, 3, 3, 3}),
                              Variable(randn({6}, TensorOptions(kFloat64)))),
                    "Input type (float) and bias type (double) should be the same");
+  EXPECT_THROW_MSG(F::conv2d(doubles, float_input({6, 3, 3, 3}), float_input({6})),
+                   "Input type (double) and bias type (float) should be the same");
+  EXPECT_THROW_MSG(F::conv2d(Variable(ones({1, 3, 8, 8}, TensorOptions(kInt64))),
+                             float_input({6, 3, 3, 3})),
+                   "expected scalar type Long but found Float");
+  EXPECT_THROW_MSG(F::conv2d(Variable(ones({1, 3, 8, 8}, TensorOptions(kInt64))),
+                             float_input({6, 3, 3, 3}), float_input({6})),
+                   "Input type (long int) and bias type (float) should be the same");
+  // A transposed convolution has no bias message of its own.
+  EXPECT_THROW_MSG(F::conv_transpose2d(doubles, float_input({3, 2, 3, 3}), float_input({2})),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::conv_transpose2d(x, float_input({3, 2, 3, 3}),
+                                       Variable(randn({2}, TensorOptions(kFloat64)))),
+                   "expected scalar type Float but found Double");
   EXPECT_THROW_MSG(F::conv2d(Variable(ones({1, 1, 3, 3}, TensorOptions(kInt64))),
                              Variable(ones({1, 1, 1, 1}, TensorOptions(kInt64)))),
                    "convolution: expected a floating-point input, got int64");

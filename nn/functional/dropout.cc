@@ -74,6 +74,19 @@ Variable dropout(const Variable& input, double p, bool training, bool inplace) {
   return dropout_impl(input, p, training, inplace, /*feature=*/false, /*alpha=*/false);
 }
 
+Variable dropout1d(const Variable& input, double p, bool training, bool inplace) {
+  check_probability(p);
+  const int64_t dim = input.dim();
+  TORCHLET_CHECK(dim == 2 || dim == 3, "dropout1d: Expected 2D or 3D input, but received a ", dim,
+                 "D input. Note that dropout1d exists to provide channel-wise dropout on inputs "
+                 "with 1 spatial dimension, a channel dimension, and an optional batch dimension "
+                 "(i.e. 2D or 3D inputs).");
+  if (dim == 3) return dropout_impl(input, p, training, inplace, true, false);
+  // Unbatched: [C, L] as [1, C, L] (a view, so inplace writes input's own
+  // storage).
+  return dropout_impl(input.unsqueeze(0), p, training, inplace, true, false).squeeze(0);
+}
+
 Variable dropout2d(const Variable& input, double p, bool training, bool inplace) {
   check_probability(p);
   const int64_t dim = input.dim();

@@ -1,6 +1,6 @@
 #pragma once
 
-// Dropout (torch.nn.functional.dropout, dropout2d, dropout3d, alpha_dropout,
+// Dropout (torch.nn.functional.dropout, dropout1d, dropout2d, dropout3d, alpha_dropout,
 // feature_alpha_dropout). Masks are drawn from the generator manual_seed()
 // seeds; p outside [0, 1] is an error. Out of training, or with p == 0 or
 // an empty input, each returns input itself; with p == 1 the output is
@@ -14,6 +14,12 @@ namespace torchlet::nn::functional {
 /// others by 1 / (1 - p).
 Variable dropout(const Variable& input, double p = 0.5, bool training = true,
                  bool inplace = false);
+
+/// In training, zeroes whole channels of input [N, C, L] (or unbatched
+/// [C, L]) with probability p, each (sample, channel) drawn once, and
+/// scales the others by 1 / (1 - p). Other ranks are an error.
+Variable dropout1d(const Variable& input, double p = 0.5, bool training = true,
+                   bool inplace = false);
 
 /// In training, zeroes whole channels of input [N, C, H, W] (or [C, H, W]
 /// read as [N, C, L]) with probability p, each (sample, channel) drawn once,

@@ -167,6 +167,65 @@ TEST(Dropout2dTest, RejectsAProbabilityOutsideZeroToOne) {
                    "dropout probability has to be between 0 and 1, but got 1.5");
 }
 
+TEST(Dropout1dTest, ZeroesWholeChannelsOfBatchedInputWithoutWarnings) {
+  manual_seed(11);
+  WarningCapture warnings;
+  const Variable y = F::dropout1d(Variable(ones({6, 8, 5})), 0.5);
+  expect_whole_channels(y.data(), 0.0, 2.0);
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
+TEST(Dropout1dTest, UnbatchedInputDropsWholeRows) {
+  manual_seed(12);
+  const Variable y = F::dropout1d(Variable(ones({16, 5})), 0.25);
+  EXPECT_EQ(y.sizes(), IntArrayRef({16, 5}));
+  expect_whole_channels(y.data().unsqueeze(0), 0.0, 1 / 0.75);
+}
+
+TEST(Dropout1dTest, InplaceUnbatchedWritesTheInput) {
+  manual_seed(13);
+  Variable x(ones({16, 4}));
+  const Variable y = F::dropout1d(x, 0.5, true, /*inplace=*/true);
+  EXPECT_EQ(x.sizes(), IntArrayRef({16, 4}));
+  EXPECT_EQ(testing::values(x.data()), testing::values(y.data()));
+  expect_whole_channels(x.data().unsqueeze(0), 0.0, 2.0);
+}
+
+TEST(Dropout1dTest, GradientIsTheChannelMask) {
+  manual_seed(14);
+  const Variable x(ones({3, 5, 4}), true);
+  const Variable y = F::dropout1d(x, 0.4);
+  y.sum().backward();
+  EXPECT_EQ(testing::values(x.grad().data()), testing::values(y.data()));
+}
+
+TEST(Dropout1dTest, EvalIsTheIdentity) {
+  const Variable x(randn({2, 3, 4}));
+  EXPECT_TRUE(F::dropout1d(x, 0.5, false).is_same(x));
+  const Variable unbatched(randn({3, 4}));
+  EXPECT_EQ(testing::values(F::dropout1d(unbatched, 0.5, false).data()),
+            testing::values(unbatched.data()));
+}
+
+TEST(Dropout1dTest, OtherRanksAreTorchsError) {
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{4}, {2, 3, 4, 5}}) {
+    EXPECT_THROW_MSG(F::dropout1d(Variable(ones(shape)), 0.5),
+                     "dropout1d: Expected 2D or 3D input, but received a " +
+                         std::to_string(shape.size()) +
+                         "D input. Note that dropout1d exists to provide channel-wise dropout on "
+                         "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                         "batch dimension (i.e. 2D or 3D inputs).");
+  }
+  // Also out of training, as PyTorch checks the rank first.
+  EXPECT_THROW_MSG(F::dropout1d(Variable(ones({4})), 0.5, false),
+                   "dropout1d: Expected 2D or 3D input, but received a 1D input.");
+}
+
+TEST(Dropout1dTest, ProbabilityIsCheckedBeforeTheRank) {
+  EXPECT_THROW_MSG(F::dropout1d(Variable(ones({4})), 1.5),
+                   "dropout probability has to be between 0 and 1, but got 1.5");
+}
+
 TEST(Dropout3dTest, ZeroesWholeChannelsOfBatchedInput) {
   manual_seed(3);
   WarningCapture warnings;

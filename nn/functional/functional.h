@@ -6,6 +6,7 @@
 #include "nn/functional/activation.h"     // IWYU pragma: export
 #include "nn/functional/batchnorm.h"      // IWYU pragma: export
 #include "nn/functional/conv.h"           // IWYU pragma: export
+#include "nn/functional/distance.h"       // IWYU pragma: export
 #include "nn/functional/dropout.h"        // IWYU pragma: export
 #include "nn/functional/embedding.h"      // IWYU pragma: export
 #include "nn/functional/linear.h"         // IWYU pragma: export

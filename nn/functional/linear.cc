@@ -42,10 +42,25 @@ void check_linear(const Variable& input, const Variable& weight) {
                  weight.size(1), "x", weight.size(0), ")");
 }
 
+/// PyTorch 1.13's CPU dtype messages: addmm's where it takes that path (a
+/// 2-D input, or a contiguous 3-D one, with a bias), else matmul's.
+void check_linear_dtypes(const Variable& input, const Variable& weight, const Variable& bias) {
+  if (input.data().is_cuda()) return;
+  const bool addmm = bias.defined() && (input.dim() == 2 ||
+                                        (input.dim() == 3 && input.data().is_contiguous()));
+  if (addmm) {
+    TORCHLET_CHECK(bias.dtype() == weight.dtype(), "self and mat2 must have the same dtype");
+    TORCHLET_CHECK(input.dtype() == weight.dtype(), "mat1 and mat2 must have the same dtype");
+  }
+  TORCHLET_CHECK(input.dtype() == weight.dtype(), "expected scalar type ",
+                 scalar_type_name(input.dtype()), " but found ", scalar_type_name(weight.dtype()));
+}
+
 }  // namespace
 
 Variable linear(const Variable& input, const Variable& weight, const Variable& bias) {
   check_linear(input, weight);
+  check_linear_dtypes(input, weight, bias);
   if (input.dim() == 2 && weight.dim() == 2 && bias.defined() && bias.dim() == 1 &&
       bias.size(0) == weight.size(0)) {
     return torchlet::linear(input, weight, bias);

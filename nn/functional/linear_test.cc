@@ -59,6 +59,26 @@ TEST(LinearTest, RejectsMismatchedInFeatures) {
                    "mat1 and mat2 shapes cannot be multiplied (3x5 and 3x4)");
 }
 
+// PyTorch 1.13's CPU messages (from Python): addmm's for a 2-D or
+// contiguous 3-D input with a bias, else matmul's.
+TEST(LinearTest, DtypeMismatchesAreTorchs) {
+  const Variable w(randn({3, 5})), b(randn({3}));
+  const Variable d2(randn({4, 5}, kFloat64)), d3(randn({2, 4, 5}, kFloat64));
+  EXPECT_THROW_MSG(F::linear(d2, w), "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::linear(d3, w), "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::linear(Variable(randn({5}, kFloat64)), w, b),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::linear(d2, w, b), "mat1 and mat2 must have the same dtype");
+  EXPECT_THROW_MSG(F::linear(d3, w, b), "mat1 and mat2 must have the same dtype");
+  EXPECT_THROW_MSG(F::linear(d3.transpose(0, 1), w, b),
+                   "expected scalar type Double but found Float");
+  EXPECT_THROW_MSG(F::linear(Variable(randn({4, 5})), w, Variable(randn({3}, kFloat64))),
+                   "self and mat2 must have the same dtype");
+  const Variable longs(ones({4, 5}, kInt64));
+  EXPECT_THROW_MSG(F::linear(longs, w), "expected scalar type Long but found Float");
+  EXPECT_THROW_MSG(F::linear(longs, w, b), "mat1 and mat2 must have the same dtype");
+}
+
 TEST(BilinearTest, IsX1WeightX2PerOutputFeature) {
   const Variable x1(randn({1, 2})), x2(randn({1, 3})), w(randn({1, 2, 3}));
   const double expected = x1.data().mm(w.data()[0]).mm(x2.data().t()).item<double>();

@@ -25,6 +25,7 @@
 #include "nn/parameter.h"           // IWYU pragma: export  Parameter
 #include "nn/parameter_list.h"      // IWYU pragma: export  ParameterList, ParameterDict
 #include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d
+#include "nn/rnn.h"                 // IWYU pragma: export  RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict

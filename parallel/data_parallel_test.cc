@@ -209,6 +209,24 @@ TEST_P(DataParallelTest, NestedInputAndOutputTypesAreKept) {
                         std::get<2>(expected).at("square").data()));
 }
 
+TEST_P(DataParallelTest, AnLstmSplitAlongTheBatchDimensionOneMatchesThePlainModule) {
+  // A sequence-first LSTM takes [time, batch, features] and returns
+  // (output, (h_n, c_n)), each with the batch in dim 1: DataParallel with
+  // dim = 1 scatters the input and gathers all three along it.
+  auto lstm = to_double(std::make_shared<nn::LSTMImpl>(nn::LSTMOptions(3, 4).num_layers(2)));
+  const auto plain = std::dynamic_pointer_cast<nn::LSTMImpl>(lstm->clone());
+  DataParallel<nn::LSTMImpl> dp(lstm, device_ids(), std::nullopt, /*dim=*/1);
+  const Variable x = leaf({5, static_cast<int64_t>(count()) * 2 + 1, 3});
+  const auto [out, state] = dp(x);
+  const auto [expected, expected_state] = plain->forward(x);
+  EXPECT_TRUE(all_close(out.data(), expected.data(), 1e-12, 1e-12));
+  EXPECT_TRUE(all_close(std::get<0>(state).data(), std::get<0>(expected_state).data(), 1e-12, 1e-12));
+  EXPECT_TRUE(all_close(std::get<1>(state).data(), std::get<1>(expected_state).data(), 1e-12, 1e-12));
+  (out.sum() + std::get<1>(state).sum()).backward();
+  (expected.sum() + std::get<1>(expected_state).sum()).backward();
+  EXPECT_TRUE(same_grads(*lstm, *plain));
+}
+
 TEST_P(DataParallelTest, ZeroInputsRunOnTheFirstDevice) {
   testing::NoInputNet net;
   DataParallel dp(net, device_ids());

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "tensor/tensor.h"
+#include "tensor/warning.h"
 
 namespace torchlet::testing {
 
@@ -26,6 +27,18 @@ namespace torchlet::testing {
           << "message: " << e.what() << "\nexpected to contain: " << (substring);  \
     }                                                                              \
   } while (false)
+
+/// Collects the warnings emitted on this thread (and in work it hands to
+/// others) while it lives.
+class WarningCapture {
+ public:
+  WarningCapture() : guard_([this](const std::string& m) { messages_.push_back(m); }) {}
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+  WarningHandlerGuard guard_;
+};
 
 /// Elements as doubles, row-major.
 inline std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }

@@ -96,20 +96,9 @@ void expect_whole_channels(const Tensor& t, double dropped, double kept) {
   EXPECT_TRUE(saw_kept);
 }
 
-// Collects the warnings emitted while it lives.
-class WarningCapture {
- public:
-  WarningCapture() : guard_([this](const std::string& m) { messages_.push_back(m); }) {}
-  const std::vector<std::string>& messages() const { return messages_; }
-
- private:
-  std::vector<std::string> messages_;
-  WarningHandlerGuard guard_;
-};
-
 TEST(Dropout2dTest, ZeroesWholeChannelsAndScalesTheRest) {
   manual_seed(0);
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   const Variable y = F::dropout2d(Variable(ones({4, 8, 3, 3})), 0.5);
   expect_whole_channels(y.data(), 0.0, 2.0);
   EXPECT_TRUE(warnings.messages().empty());
@@ -130,7 +119,7 @@ TEST(Dropout2dTest, EvalReturnsTheInputItself) {
 
 TEST(Dropout2dTest, ThreeDimensionalInputIsReadAsNclWithAWarning) {
   manual_seed(2);
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   const Variable y = F::dropout2d(Variable(ones({6, 8, 5})), 0.5);
   expect_whole_channels(y.data(), 0.0, 2.0);
   ASSERT_EQ(warnings.messages().size(), 1u);
@@ -143,7 +132,7 @@ TEST(Dropout2dTest, ThreeDimensionalInputIsReadAsNclWithAWarning) {
 }
 
 TEST(Dropout2dTest, OtherRanksWarnThatTheyAreDeprecated) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::dropout2d(Variable(ones({2, 3})), 0.5);
   F::dropout2d(Variable(ones({2, 3, 1, 1, 2})), 0.5, false);
   ASSERT_EQ(warnings.messages().size(), 2u);
@@ -157,7 +146,7 @@ TEST(Dropout2dTest, OtherRanksWarnThatTheyAreDeprecated) {
 }
 
 TEST(Dropout2dTest, OneDimensionalInputIsAnError) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   EXPECT_THROW_MSG(F::dropout2d(Variable(ones({4})), 0.5),
                    "Feature dropout requires at least 2 dimensions in the input");
 }
@@ -169,7 +158,7 @@ TEST(Dropout2dTest, RejectsAProbabilityOutsideZeroToOne) {
 
 TEST(Dropout1dTest, ZeroesWholeChannelsOfBatchedInputWithoutWarnings) {
   manual_seed(11);
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   const Variable y = F::dropout1d(Variable(ones({6, 8, 5})), 0.5);
   expect_whole_channels(y.data(), 0.0, 2.0);
   EXPECT_TRUE(warnings.messages().empty());
@@ -228,7 +217,7 @@ TEST(Dropout1dTest, ProbabilityIsCheckedBeforeTheRank) {
 
 TEST(Dropout3dTest, ZeroesWholeChannelsOfBatchedInput) {
   manual_seed(3);
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   const Variable y = F::dropout3d(Variable(ones({3, 6, 2, 2, 2})), 0.25);
   expect_whole_channels(y.data(), 0.0, 1 / 0.75);
   EXPECT_TRUE(warnings.messages().empty());
@@ -245,7 +234,7 @@ TEST(Dropout3dTest, GradientIsTheChannelMaskScaledByOneOverKeep) {
 
 TEST(Dropout3dTest, UnbatchedInputDropsWholeChannels) {
   manual_seed(4);
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   const Variable y = F::dropout3d(Variable(ones({12, 2, 2, 3})), 0.5);
   EXPECT_EQ(shape_str(y.sizes()), "[12, 2, 2, 3]");
   expect_whole_channels(y.data().unsqueeze(0), 0.0, 2.0);
@@ -260,7 +249,7 @@ TEST(Dropout3dTest, InplaceOnUnbatchedInputWritesTheInput) {
 }
 
 TEST(Dropout3dTest, OtherRanksWarnThatTheyAreDeprecated) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::dropout3d(Variable(ones({3, 4})), 0.5);
   ASSERT_EQ(warnings.messages().size(), 1u);
   EXPECT_EQ(warnings.messages()[0],

@@ -24,17 +24,6 @@ Variable targets(std::vector<int64_t> t) {
   return Variable(from_vector(t, {n}));
 }
 
-// Collects the warnings emitted while it lives.
-class WarningCapture {
- public:
-  WarningCapture() : guard_([this](const std::string& m) { messages_.push_back(m); }) {}
-  const std::vector<std::string>& messages() const { return messages_; }
-
- private:
-  std::vector<std::string> messages_;
-  WarningHandlerGuard guard_;
-};
-
 std::string target_size_warning(const std::string& target, const std::string& input) {
   return "Using a target size (torch.Size(" + target + ")) that is different to the input size "
          "(torch.Size(" + input + ")). This will likely lead to incorrect results due to "
@@ -336,21 +325,21 @@ TEST(RegressionLossTest, WarnOnceWhenTheTargetSizeDiffers) {
   for (const auto& loss : std::vector<std::function<Variable()>>{
            [&] { return F::mse_loss(x, t); }, [&] { return F::l1_loss(x, t); },
            [&] { return F::smooth_l1_loss(x, t); }, [&] { return F::huber_loss(x, t); }}) {
-    WarningCapture warnings;
+    testing::WarningCapture warnings;
     loss();
     EXPECT_EQ(warnings.messages(), std::vector<std::string>{expected});
   }
 }
 
 TEST(RegressionLossTest, WarnWhenTheTargetHasAnotherRankButAsManyElements) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::mse_loss(Variable(randn({})), Variable(randn({1})));
   EXPECT_EQ(warnings.messages(), std::vector<std::string>{target_size_warning("[1]", "[]")});
 }
 
 TEST(RegressionLossTest, DoNotWarnWhenTheSizesMatch) {
   const Variable x(randn({3, 4}));
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::mse_loss(x, x);
   F::l1_loss(x, x);
   F::smooth_l1_loss(x, x, "mean", 0.0);
@@ -360,7 +349,7 @@ TEST(RegressionLossTest, DoNotWarnWhenTheSizesMatch) {
 }
 
 TEST(RegressionLossTest, WarnBeforeRejectingShapesThatDoNotBroadcast) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   EXPECT_THROW_MSG(F::huber_loss(Variable(randn({3, 4})), Variable(randn({3, 5}))),
                    "The size of tensor a (4) must match the size of tensor b (5) at non-singleton "
                    "dimension 1");
@@ -368,14 +357,14 @@ TEST(RegressionLossTest, WarnBeforeRejectingShapesThatDoNotBroadcast) {
 }
 
 TEST(KlDivTest, DoesNotWarnAboutADifferentTargetSize) {
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::kl_div(Variable(randn({3, 4})), Variable(rand({3, 1})), "sum");
   EXPECT_TRUE(warnings.messages().empty());
 }
 
 TEST(KlDivTest, MeanReductionWarnsThatItDividesByTheSupportSizeToo) {
   const Variable x(randn({3, 4}));
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::kl_div(x, x.exp());
   EXPECT_EQ(warnings.messages(),
             std::vector<std::string>{
@@ -387,7 +376,7 @@ TEST(KlDivTest, MeanReductionWarnsThatItDividesByTheSupportSizeToo) {
 
 TEST(KlDivTest, BatchmeanDoesNotWarn) {
   const Variable x(randn({3, 4}));
-  WarningCapture warnings;
+  testing::WarningCapture warnings;
   F::kl_div(x, x.exp(), "batchmean");
   EXPECT_TRUE(warnings.messages().empty());
 }

@@ -132,6 +132,18 @@ bool bit_equal(const Tensor& a, const Tensor& b) {
          a.to_vector<double>() == b.to_vector<double>();
 }
 
+/// Both runs' parameters, and their optimizers' state_dicts, bit for bit.
+void expect_same_training(const std::vector<Variable>& resumed, const Optimizer& resumed_optimizer,
+                          const std::vector<Variable>& straight,
+                          const Optimizer& straight_optimizer) {
+  for (size_t i = 0; i < resumed.size(); ++i) {
+    EXPECT_TRUE(bit_equal(resumed[i].data(), straight[i].data())) << kNames[i];
+  }
+  const StateDict a = resumed_optimizer.state_dict(), b = straight_optimizer.state_dict();
+  ASSERT_EQ(a.keys(), b.keys());
+  for (const auto& [key, value] : a) EXPECT_TRUE(bit_equal(value, b.at(key))) << key;
+}
+
 class Resume : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Resume, ThreePlusStateDictRoundTripPlusThreeEqualsSixStepsBitForBit) {
@@ -151,12 +163,7 @@ TEST_P(Resume, ThreePlusStateDictRoundTripPlusThreeEqualsSixStepsBitForBit) {
   resumed_optimizer->load_state_dict(saved);
   train(*resumed_optimizer, resumed, 3);
 
-  for (size_t i = 0; i < resumed.size(); ++i) {
-    EXPECT_TRUE(bit_equal(resumed[i].data(), straight[i].data())) << kNames[i];
-  }
-  const StateDict a = resumed_optimizer->state_dict(), b = straight_optimizer->state_dict();
-  ASSERT_EQ(a.keys(), b.keys());
-  for (const auto& [key, value] : a) EXPECT_TRUE(bit_equal(value, b.at(key))) << key;
+  expect_same_training(resumed, *resumed_optimizer, straight, *straight_optimizer);
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, Resume, ::testing::ValuesIn(config_names()),
@@ -233,12 +240,7 @@ TEST_P(FrozenParameter, StateDictRoundTripResumesBitForBit) {
   resumed_optimizer->load_state_dict(first_optimizer->state_dict());
   train(*resumed_optimizer, resumed, 3);
 
-  for (size_t i = 0; i < resumed.size(); ++i) {
-    EXPECT_TRUE(bit_equal(resumed[i].data(), straight[i].data())) << kNames[i];
-  }
-  const StateDict a = resumed_optimizer->state_dict(), b = straight_optimizer->state_dict();
-  ASSERT_EQ(a.keys(), b.keys());
-  for (const auto& [key, value] : a) EXPECT_TRUE(bit_equal(value, b.at(key))) << key;
+  expect_same_training(resumed, *resumed_optimizer, straight, *straight_optimizer);
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, FrozenParameter, ::testing::ValuesIn(config_names()),

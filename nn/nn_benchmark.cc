@@ -67,5 +67,20 @@ void BM_MlpStep(benchmark::State& state) {
 }
 BENCHMARK(BM_MlpStep)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// One sequence-first LSTM(256, 256) over 32 steps of a batch of 64, forward
+// and backward of the outputs' sum (tools/bench_pytorch_rnn.py times the
+// same in PyTorch).
+void BM_LstmFwdBwd(benchmark::State& state) {
+  manual_seed(0);
+  LSTM lstm(LSTMOptions(256, 256));
+  const Variable x(randn({32, 64, 256}));
+  for (auto _ : state) {
+    lstm->zero_grad();
+    std::get<0>(lstm(x)).sum().backward();
+    benchmark::DoNotOptimize(lstm->parameters()[0].grad().data().data_ptr());
+  }
+}
+BENCHMARK(BM_LstmFwdBwd)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace torchlet::nn

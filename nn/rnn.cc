@@ -231,12 +231,16 @@ std::tuple<Variable, Variable, Variable> RNNImplBase<Derived>::run(const Variabl
       const Variable projected =
           F::linear(layer_input.reshape({steps * batch, layer_input.size(2)}), w_ih, in_bias)
               .view({steps, batch, w_ih.size(0)});
+      // unbind, not select per step: its backward writes every step's
+      // gradient into one tensor, where each select's would be a zero
+      // tensor of the whole projection (quadratic in the sequence length).
+      const std::vector<Variable> projected_steps = projected.unbind(0);
       Variable h = hx.select(0, index);
       Variable c = lstm ? cx.select(0, index) : Variable();
       std::vector<Variable> outputs(static_cast<size_t>(steps));
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t t = direction == 0 ? s : steps - 1 - s;
-        const Variable gx = projected.select(0, t);
+        const Variable& gx = projected_steps[static_cast<size_t>(t)];
         if (lstm) {
           std::tie(h, c) = lstm_step(gx, h, c, w_hh, Variable());
           if (w_hr.defined()) h = mm(h, w_hr.t());

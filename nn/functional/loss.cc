@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/nn_ops.h"
 #include "nn/functional/activation.h"
+#include "nn/functional/distance.h"
 #include "tensor/nn_kernels.h"
 #include "tensor/shape.h"
 #include "tensor/warning.h"
@@ -59,19 +60,6 @@ Variable class_weight(const Variable& weight, const Variable& input) {
 void check_reduction_is_valid(const std::string& reduction) {
   TORCHLET_CHECK(reduction == "none" || reduction == "mean" || reduction == "sum", reduction,
                  " is not valid");
-}
-
-// min(x, 0) - log1p(exp(-|x|)), PyTorch's logsigmoid, as two clamped
-// branches so that neither overflows nor passes a NaN gradient.
-Variable log_sigmoid(const Variable& x) {
-  const Variable below = x.clamp_max(0), above = x.clamp_min(0);
-  return (below - below.exp().log1p()).where(x.lt(0), -(-above).exp().log1p());
-}
-
-// PyTorch's pairwise_distance: the p-norm of x1 - x2 + eps along the last dim.
-Variable pnorm_distance(const Variable& x1, const Variable& x2, double p, double eps) {
-  const int64_t innermost = std::max(x1.dim(), x2.dim()) - 1;
-  return (x1 - x2 + eps).norm(p, {innermost});
 }
 
 // A tensor of `like`'s shape, dtype and device, holding zeros.
@@ -252,7 +240,7 @@ Variable soft_margin_loss(const Variable& input, const Variable& target,
 // PyTorch's order: the loss, then the reduction's check.
 Variable multilabel_soft_margin_loss(const Variable& input, const Variable& target,
                                      const Variable& weight, const std::string& reduction) {
-  Variable loss = -(target * log_sigmoid(input) + (1.0 - target) * log_sigmoid(-input));
+  Variable loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input));
   if (weight.defined()) loss = loss * weight;
   const int64_t class_dim = input.dim() - 1;
   loss = loss.sum({class_dim}) / static_cast<double>(input.size(class_dim));
@@ -294,9 +282,9 @@ Variable triplet_margin_loss(const Variable& anchor, const Variable& positive,
   TORCHLET_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
                  "All inputs should have same dimension but got ", anchor.dim(), "D, ",
                  positive.dim(), "D and ", negative.dim(), "D inputs.");
-  const Variable dist_pos = pnorm_distance(anchor, positive, p, eps);
-  Variable dist_neg = pnorm_distance(anchor, negative, p, eps);
-  if (swap) dist_neg = dist_neg.minimum(pnorm_distance(positive, negative, p, eps));
+  const Variable dist_pos = pairwise_distance(anchor, positive, p, eps);
+  Variable dist_neg = pairwise_distance(anchor, negative, p, eps);
+  if (swap) dist_neg = dist_neg.minimum(pairwise_distance(positive, negative, p, eps));
   return reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction);
 }
 

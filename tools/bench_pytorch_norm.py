@@ -6,23 +6,15 @@ Run with Debian's python3-torch: /usr/bin/python3 tools/bench_pytorch_norm.py [t
 process CPU time, in ms.
 """
 import sys
-import time
 
 import torch
 import torch.nn as nn
 
+from pytorch_timing import median_of_3
+
 
 def bench(fn, min_time=0.5):
-    """Median of 3 repetitions: (wall, process CPU) seconds per call."""
-    fn()
-    reps = []
-    for _ in range(3):
-        iters, start, cpu = 0, time.perf_counter(), time.process_time()
-        while time.perf_counter() - start < min_time:
-            fn()
-            iters += 1
-        reps.append(((time.perf_counter() - start) / iters, (time.process_time() - cpu) / iters))
-    return sorted(reps)[1]
+    return median_of_3(fn, min_time)
 
 
 def batch_norm_2d_fwd_bwd(n, c, hw):

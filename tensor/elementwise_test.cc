@@ -1,6 +1,9 @@
 #include "tensor/elementwise.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -81,6 +84,73 @@ TEST(ElementwiseTest, UnaryOpsMatchPyTorchOnEveryLayout) {
       EXPECT_TRUE(all_close(op(input), golden().at(name), 1e-5, 1e-6)) << name;
     }
   }
+}
+
+// Distance in units in the last place between two floats of the same sign.
+int64_t ulps_between(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, sizeof ia);
+  std::memcpy(&ib, &b, sizeof ib);
+  if (ia < 0) ia = std::numeric_limits<int32_t>::min() - ia;
+  if (ib < 0) ib = std::numeric_limits<int32_t>::min() - ib;
+  return std::abs(static_cast<int64_t>(ia) - ib);
+}
+
+// Floats from -100 to 100, dense near 0 and spread geometrically outside,
+// with the edge cases; 100003 of them, so the last vector of 8 is partial.
+std::vector<float> float_sweep() {
+  std::vector<float> v = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-8f, 0.625f, -0.625f, 0.62499994f,
+                          88.0f, -88.0f, 100.0f, -100.0f};
+  for (int i = 0; v.size() < 100003; ++i) {
+    const float magnitude = std::pow(10.0f, -6.0f + 8.0f * (i % 50000) / 50000.0f);
+    v.push_back(i < 50000 ? magnitude : -magnitude);
+  }
+  return v;
+}
+
+TEST(ElementwiseTest, Float32SigmoidAndTanhWithin3UlpOfTheExactResult) {
+  const std::vector<float> inputs = float_sweep();
+  const Tensor x = from_vector(inputs);
+  const Tensor sigmoid = x.sigmoid(), tanh = x.tanh();
+  const float* s = static_cast<const float*>(sigmoid.data_ptr());
+  const float* t = static_cast<const float*>(tanh.data_ptr());
+  int64_t worst_sigmoid = 0, worst_tanh = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const double in = inputs[i];
+    const float exact_sigmoid = static_cast<float>(1.0 / (1.0 + std::exp(-in)));
+    const float exact_tanh = static_cast<float>(std::tanh(in));
+    // Subnormal sigmoids may flush to 0, as PyTorch's vectorized ones do.
+    if (exact_sigmoid >= std::numeric_limits<float>::min() || s[i] != 0.0f) {
+      worst_sigmoid = std::max(worst_sigmoid, ulps_between(s[i], exact_sigmoid));
+    }
+    worst_tanh = std::max(worst_tanh, ulps_between(t[i], exact_tanh));
+    ASSERT_EQ(std::signbit(t[i]), std::signbit(in)) << "tanh(" << in << ")";
+  }
+  EXPECT_LE(worst_sigmoid, 3);
+  EXPECT_LE(worst_tanh, 3);
+}
+
+TEST(ElementwiseTest, Float32SigmoidAndTanhOfInfinitiesAndNan) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const Tensor x = from_vector(std::vector<float>{inf, -inf, nan});
+  const std::vector<double> s = values(x.sigmoid()), t = values(x.tanh());
+  EXPECT_EQ(s[0], 1.0);
+  EXPECT_EQ(s[1], 0.0);
+  EXPECT_TRUE(std::isnan(s[2]));
+  EXPECT_EQ(t[0], 1.0);
+  EXPECT_EQ(t[1], -1.0);
+  EXPECT_TRUE(std::isnan(t[2]));
+}
+
+TEST(ElementwiseTest, Float32SigmoidAndTanhGiveTheSameBitsOnEveryLayout) {
+  const Tensor x = linspace(-9, 9, 7 * 13).view({7, 13});
+  for (const Tensor& layout : layouts(x)) {
+    EXPECT_EQ(values(layout.sigmoid()), values(x.sigmoid()));
+    EXPECT_EQ(values(layout.tanh()), values(x.tanh()));
+  }
+  Tensor in_place = testing::transposed_copy(x);
+  in_place.tanh_();
+  EXPECT_EQ(values(in_place), values(x.tanh()));
 }
 
 TEST(ElementwiseTest, BinaryOpsBroadcastAndMatchPyTorchOnEveryLayout) {

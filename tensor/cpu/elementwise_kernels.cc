@@ -1,14 +1,17 @@
 // CPU kernels for elementwise math. Each op is a small functor applied by
 // one strided loop; the contiguous and scalar-broadcast cases get their own
 // tight loops so the compiler vectorizes them.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "tensor/cpu/cpu_features.h"
 #include "tensor/cpu/dispatch.h"
 #include "tensor/cpu/kernels.h"
 #include "tensor/cpu/loops.h"
 #include "tensor/cpu/reduced_float.h"
+#include "tensor/cpu/vector_math.h"
 #include "tensor/cuda/elementwise_ops.h"
 #include "tensor/factories.h"
 
@@ -146,8 +149,39 @@ void comparison(BinaryOp op, const StridedLoop& loop) {
   }
 }
 
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) __m256 sigmoid8(__m256 x) { return sigmoid8_avx2(x); }
+__attribute__((target("avx2,fma"))) __m256 tanh8(__m256 x) { return tanh8_avx2(x); }
+
+// Float sigmoid or tanh 8 at a time (Note [AVX2 sigmoid and tanh]); strided
+// runs go through a small buffer, so that every layout gets the same bits.
+template <__m256 (*F)(__m256)>
+void vector_map(const StridedLoop& loop) {
+  for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+      map8_avx2<F>(reinterpret_cast<const float*>(d[1]), reinterpret_cast<float*>(d[0]), n);
+      return;
+    }
+    constexpr int64_t kChunk = 64;
+    float buffer[kChunk];
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+      const int64_t m = std::min(kChunk, n - begin);
+      for (int64_t i = 0; i < m; ++i) buffer[i] = at<float>(d[1], s[1], begin + i);
+      map8_avx2<F>(buffer, buffer, m);
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(d[0] + (begin + i) * s[0]) = buffer[i];
+    }
+  });
+}
+#endif
+
 template <typename T>
 void float_math(UnaryOp op, const StridedLoop& loop) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (op == UnaryOp::kSigmoid && cpu_has_avx2_fma()) return vector_map<sigmoid8>(loop);
+    if (op == UnaryOp::kTanh && cpu_has_avx2_fma()) return vector_map<tanh8>(loop);
+  }
+#endif
   switch (op) {
     case UnaryOp::kExp: return unary_loop<T, T>(loop, [](T x) { return std::exp(x); });
     case UnaryOp::kLog: return unary_loop<T, T>(loop, [](T x) { return std::log(x); });

@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include "tensor/cpu/dispatch.h"
+#include "tensor/cpu/vector_math.h"
 #include "tensor/parallel.h"
 
 namespace torchlet::cpu {
@@ -32,37 +33,8 @@ const T* data_or_null(const Tensor& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
 }
 
-// Note [AVX2 exp]
-// Softmax's exp dominates cross-entropy. The default build targets baseline
-// x86-64, where Eigen's exp is 4 floats wide; on CPUs with AVX2 and FMA
-// (checked once at run time) float rows use this 8-wide exp instead: Cephes'
-// expf (range reduction by ln 2, degree-5 polynomial, 2^n from the exponent
-// bits), within 2 ulp of std::exp over the range softmax uses (x <= 0).
-// exp(x - shift) for 8 floats (Note [AVX2 exp]).
-__attribute__((target("avx2,fma"), always_inline)) inline __m256 exp8_avx2(__m256 x, __m256 shift) {
-  const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-88.3762626647949f);
-  const __m256 log2e = _mm256_set1_ps(1.44269504088896341f), half = _mm256_set1_ps(0.5f);
-  const __m256 c1 = _mm256_set1_ps(0.693359375f), c2 = _mm256_set1_ps(-2.12194440e-4f);
-  const __m256 p0 = _mm256_set1_ps(1.9875691500e-4f), p1 = _mm256_set1_ps(1.3981999507e-3f),
-               p2 = _mm256_set1_ps(8.3334519073e-3f), p3 = _mm256_set1_ps(4.1665795894e-2f),
-               p4 = _mm256_set1_ps(1.6666665459e-1f), p5 = _mm256_set1_ps(5.0000001201e-1f);
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 v = _mm256_sub_ps(x, shift);
-  v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));  // NaN (the second operand) passes
-  const __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(v, log2e, half));
-  v = _mm256_fnmadd_ps(fx, c1, v);
-  v = _mm256_fnmadd_ps(fx, c2, v);
-  __m256 y = _mm256_fmadd_ps(p0, v, p1);
-  y = _mm256_fmadd_ps(y, v, p2);
-  y = _mm256_fmadd_ps(y, v, p3);
-  y = _mm256_fmadd_ps(y, v, p4);
-  y = _mm256_fmadd_ps(y, v, p5);
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(v, v), _mm256_add_ps(v, one));
-  const __m256i exponent =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
-}
-
+// exp(x - shift) over a row and its sum, 8 floats at a time (Note [AVX2 exp]
+// in tensor/cpu/vector_math.h): softmax's exp dominates cross-entropy.
 __attribute__((target("avx2,fma"))) float exp_sum_avx2(const float* x, float shift, float* out,
                                                        int64_t n) {
   const __m256 offset = _mm256_set1_ps(shift);

@@ -1,0 +1,95 @@
+#pragma once
+
+// Internal to the CPU kernels: 8-float AVX2 versions of exp, sigmoid and
+// tanh. The default build targets baseline x86-64, so these carry target
+// attributes; callers take them only where cpu_has_avx2_fma() says so.
+//
+// Note [AVX2 exp]
+// Cephes' expf: range reduction by ln 2, a degree-5 polynomial, and 2^n
+// built from the exponent bits; within 2 ulp of std::exp for x <= 0, the
+// only range the callers here use (softmax's exp(x - max), and exp(-|x|)
+// in sigmoid and tanh). Below about -87.3 it gives 0 where the exact
+// result would be subnormal.
+//
+// Note [AVX2 sigmoid and tanh]
+// Both go through e = exp(-|x|) (exp(-2|x|) for tanh), which never
+// overflows: sigmoid(x) is 1 / (1 + e) for x >= 0 and e / (1 + e) below;
+// tanh(|x|) is (1 - e) / (1 + e) from |x| >= 0.625, and under it Cephes'
+// odd polynomial x + x^3 P(x^2), which keeps tiny inputs (and -0) exact
+// where 1 - e would cancel. Within 3 ulp of the exact result (the tests
+// check a dense sweep); NaN stays NaN and the infinities give their limits.
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace torchlet::cpu {
+
+// exp(x - shift) for 8 floats (Note [AVX2 exp]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 exp8_avx2(__m256 x, __m256 shift) {
+  const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-88.3762626647949f);
+  const __m256 log2e = _mm256_set1_ps(1.44269504088896341f), half = _mm256_set1_ps(0.5f);
+  const __m256 c1 = _mm256_set1_ps(0.693359375f), c2 = _mm256_set1_ps(-2.12194440e-4f);
+  const __m256 p0 = _mm256_set1_ps(1.9875691500e-4f), p1 = _mm256_set1_ps(1.3981999507e-3f),
+               p2 = _mm256_set1_ps(8.3334519073e-3f), p3 = _mm256_set1_ps(4.1665795894e-2f),
+               p4 = _mm256_set1_ps(1.6666665459e-1f), p5 = _mm256_set1_ps(5.0000001201e-1f);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 v = _mm256_sub_ps(x, shift);
+  v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));  // NaN (the second operand) passes
+  const __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(v, log2e, half));
+  v = _mm256_fnmadd_ps(fx, c1, v);
+  v = _mm256_fnmadd_ps(fx, c2, v);
+  __m256 y = _mm256_fmadd_ps(p0, v, p1);
+  y = _mm256_fmadd_ps(y, v, p2);
+  y = _mm256_fmadd_ps(y, v, p3);
+  y = _mm256_fmadd_ps(y, v, p4);
+  y = _mm256_fmadd_ps(y, v, p5);
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(v, v), _mm256_add_ps(v, one));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
+}
+
+// 1 / (1 + exp(-x)) for 8 floats (Note [AVX2 sigmoid and tanh]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 sigmoid8_avx2(__m256 x) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+  const __m256 minus_abs = _mm256_or_ps(x, sign_bit);  // -|x|
+  const __m256 e = exp8_avx2(minus_abs, _mm256_setzero_ps());
+  const __m256 denominator = _mm256_add_ps(one, e);
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  return _mm256_div_ps(_mm256_blendv_ps(one, e, negative), denominator);
+}
+
+// tanh for 8 floats (Note [AVX2 sigmoid and tanh]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 tanh8_avx2(__m256 x) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+  const __m256 abs = _mm256_andnot_ps(sign_bit, x);
+  // |x| >= 0.625: (1 - e) / (1 + e) with e = exp(-2|x|).
+  const __m256 e = exp8_avx2(_mm256_mul_ps(abs, _mm256_set1_ps(-2.0f)), _mm256_setzero_ps());
+  const __m256 large = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
+  // |x| < 0.625: |x| + |x| z P(z), z = x^2.
+  const __m256 z = _mm256_mul_ps(x, x);
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-5.70498872745e-3f), z, _mm256_set1_ps(2.06390887954e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
+  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(abs, z), p, abs);
+  const __m256 is_small = _mm256_cmp_ps(abs, _mm256_set1_ps(0.625f), _CMP_LT_OQ);  // false for NaN
+  // tanh is odd: the sign of x goes back on (-0 stays -0).
+  return _mm256_or_ps(_mm256_blendv_ps(large, small, is_small), _mm256_and_ps(x, sign_bit));
+}
+
+// out[i] = f(in[i]) over n contiguous floats, the tail through masked loads
+// and stores; in and out may be the same array.
+template <__m256 (*F)(__m256)>
+__attribute__((target("avx2,fma"))) void map8_avx2(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, F(_mm256_loadu_ps(in + i)));
+  if (i < n) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(out + i, mask, F(_mm256_maskload_ps(in + i, mask)));
+  }
+}
+
+}  // namespace torchlet::cpu

@@ -5,12 +5,19 @@ Run with Debian's python3-torch (1.13): /usr/bin/python3 tools/gen_optim_golden.
 - optim_golden.txt: the initial parameters and the gradients of three steps
   (17 significant digits, so the C++ test starts from the same float32
   values), and every optimizer configuration's parameters after the steps.
+- optim_state_golden.txt: the state_dicts of the optimizers from Adadelta on
+  after the steps (flattened as torchlet names the entries), and some of
+  their parameters after 8 steps of other gradients.
+- lbfgs_golden.txt: LBFGS on the Rosenbrock function and a least-squares
+  problem: the parameters after each step(closure), the losses it returned,
+  and the state_dict after the last.
 - optim_reprs.txt: optimizer reprs, each as `=== name` followed by the text.
 - lr_scheduler_golden.txt: each scheduler's lr (and momentum) per epoch over
   12 epochs (25 for LambdaLR and the schedulers after it), shape
   [epochs, groups].
 The configurations are rebuilt by nn/optim/optimizer_test.cc and
-nn/optim/lr_scheduler_test.cc under the same names.
+nn/optim/lr_scheduler_test.cc (more_optimizers_test.cc, lbfgs_test.cc) under
+the same names.
 """
 import os
 
@@ -44,17 +51,152 @@ CONFIGS = {
     "adagrad": (O.Adagrad, dict(lr=0.1)),
     "adagrad_lr_decay": (O.Adagrad, dict(lr=0.1, lr_decay=0.01, weight_decay=0.1,
                                          initial_accumulator_value=0.1)),
+    "adadelta": (O.Adadelta, dict()),
+    "adadelta_wd_maximize": (O.Adadelta, dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1,
+                                              maximize=True)),
+    "adamax": (O.Adamax, dict(lr=0.01)),
+    "adamax_wd_maximize": (O.Adamax, dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1,
+                                          maximize=True)),
+    "nadam": (O.NAdam, dict(lr=0.01)),
+    "nadam_wd_momentum_decay": (O.NAdam, dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1,
+                                              momentum_decay=0.01)),
+    "radam": (O.RAdam, dict(lr=0.01)),
+    "radam_wd": (O.RAdam, dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1)),
+    "asgd": (O.ASGD, dict(lr=0.01)),
+    "asgd_t0_wd_maximize": (O.ASGD, dict(lr=0.05, lambd=0.01, alpha=0.5, t0=0, weight_decay=0.1,
+                                         maximize=True)),
+    "rprop": (O.Rprop, dict(lr=0.01)),
+    "rprop_etas_maximize": (O.Rprop, dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.08),
+                                          maximize=True)),
 }
+# The optimizers added with optim_state_golden.txt: their state_dicts after the
+# steps, and runs of LONG_STEPS steps (RAdam rectifies from its sixth step).
+NEW_CONFIGS = [name for name in CONFIGS if name.split("_")[0] in
+               ("adadelta", "adamax", "nadam", "radam", "asgd", "rprop")]
+LONG_STEPS = 8
+LONG_GRADS = [{k: torch.randn(s) for k, s in SHAPES.items()} for _ in range(LONG_STEPS)]
+LONG_CONFIGS = ["radam", "radam_wd", "nadam_wd_momentum_decay", "asgd_t0_wd_maximize",
+                "rprop_etas_maximize"]
 
 
-def run(cls, kwargs):
+def run(cls, kwargs, grad_steps=None):
     params = {k: v.clone().requires_grad_() for k, v in INIT.items()}
     opt = cls(list(params.values()), **kwargs)
-    for grads in GRADS:
+    for grads in grad_steps or GRADS:
         for k, p in params.items():
             p.grad = grads[k].clone()
         opt.step()
+    run.last_optimizer = opt
     return params
+
+
+def flat_state_dict(sd):
+    """PyTorch's optimizer state_dict flattened as torchlet names it (Note
+    [Optimizer state_dict] in nn/optim/optimizer_state_dict.cc), every value
+    as a tensor: numbers 0-dim, None as [0], pairs as [2], LBFGS's lists
+    stacked (al up to its first None)."""
+    out = {}
+    for index, state in sd["state"].items():
+        for name, v in state.items():
+            if isinstance(v, list):
+                v = [x for x in v if x is not None] if name != "al" else \
+                    v[:next((i for i, x in enumerate(v) if x is None), len(v))]
+                v = torch.stack(v) if v else torch.zeros(0)
+            elif not torch.is_tensor(v):
+                v = torch.tensor(float(v), dtype=torch.float64)
+            out["state.%d.%s" % (index, name)] = v
+    for g, group in enumerate(sd["param_groups"]):
+        for name, v in group.items():
+            if name == "params":
+                v = torch.tensor(v, dtype=torch.float64)
+            elif v is None:
+                v = torch.zeros(0)
+            elif isinstance(v, tuple):
+                v = torch.tensor(v, dtype=torch.float64)
+            elif isinstance(v, str):
+                v = torch.tensor(1.0)  # line_search_fn="strong_wolfe": True in torchlet
+            else:
+                v = torch.tensor(float(v), dtype=torch.float64)
+            out["param_groups.%d.%s" % (g, name)] = v
+    return out
+
+
+def new_optimizer_cases():
+    cases = {}
+    for step, grads in enumerate(LONG_GRADS):
+        cases.update({"long_grad%d.%s" % (step, k): v for k, v in grads.items()})
+    for name in NEW_CONFIGS:
+        cls, kwargs = CONFIGS[name]
+        run(cls, kwargs)
+        for key, v in flat_state_dict(run.last_optimizer.state_dict()).items():
+            cases["%s/%s" % (name, key)] = v.detach()
+    for name in LONG_CONFIGS:
+        cls, kwargs = CONFIGS[name]
+        for k, v in run(cls, kwargs, LONG_GRADS).items():
+            cases["long.%s.%s" % (name, k)] = v.detach()
+    return cases
+
+
+def rosenbrock(x):
+    return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+
+
+# Least squares: loss = mean((x w^T + b - y)^2).
+LSQ_X = torch.randn(6, 3)
+LSQ_Y = torch.randn(6, 2)
+LSQ_W = torch.randn(2, 3)
+LSQ_B = torch.randn(2)
+LBFGS_STEPS = 4
+# (The defaults without a line search take fixed steps of 1 on the Rosenbrock
+# function, which amplify round-off chaotically within a few steps: no
+# fixture for them.)
+LBFGS_CONFIGS = {
+    "rosenbrock_wolfe": ("rosenbrock", torch.float64, dict(line_search_fn="strong_wolfe")),
+    "rosenbrock_short_history": ("rosenbrock", torch.float64,
+                                 dict(lr=0.5, max_iter=7, history_size=2)),
+    "rosenbrock_wolfe_short_history": ("rosenbrock", torch.float64,
+                                       dict(max_iter=6, history_size=3,
+                                            line_search_fn="strong_wolfe")),
+    "lsq": ("lsq", torch.float64, dict(lr=0.5, max_iter=5, history_size=3)),
+    "lsq_wolfe": ("lsq", torch.float64, dict(max_iter=5, history_size=3,
+                                             line_search_fn="strong_wolfe")),
+    # Two iterations a step, so that float32 runs stay away from the minimum,
+    # where whether an iteration runs turns on the rounding of the loss.
+    "lsq_float32": ("lsq", torch.float32, dict(lr=0.5, max_iter=2, history_size=3)),
+    "lsq_float32_wolfe": ("lsq", torch.float32, dict(max_iter=2, history_size=3,
+                                                     line_search_fn="strong_wolfe")),
+    "lsq_max_eval": ("lsq", torch.float64, dict(max_iter=10, max_eval=4, tolerance_grad=1e-3,
+                                                tolerance_change=1e-4,
+                                                line_search_fn="strong_wolfe")),
+}
+
+
+def lbfgs_cases():
+    cases = {"lsq.x": LSQ_X, "lsq.y": LSQ_Y, "lsq.init.w": LSQ_W, "lsq.init.b": LSQ_B}
+    for name, (problem, dtype, kwargs) in LBFGS_CONFIGS.items():
+        if problem == "rosenbrock":
+            params = [torch.tensor([-1.5, 2.0], dtype=dtype, requires_grad=True)]
+            loss_fn = lambda: rosenbrock(params[0])
+        else:
+            params = [LSQ_W.to(dtype).clone().requires_grad_(), LSQ_B.to(dtype).clone().requires_grad_()]
+            x, y = LSQ_X.to(dtype), LSQ_Y.to(dtype)
+            loss_fn = lambda: (x @ params[0].t() + params[1] - y).pow(2).mean()
+        opt = O.LBFGS(params, **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            return loss
+        losses = []
+        for step in range(LBFGS_STEPS):
+            losses.append(opt.step(closure).item())
+            for i, p in enumerate(params):
+                cases["%s.step%d.%d" % (name, step, i)] = p.detach().clone()
+        cases[name + ".losses"] = torch.tensor(losses, dtype=torch.float64)
+        for key, v in flat_state_dict(opt.state_dict()).items():
+            cases["%s/%s" % (name, key)] = v.detach()
+    return cases
 
 
 def optimizer_cases():
@@ -81,6 +223,18 @@ def reprs():
         "adamw": O.AdamW([w]),
         "rmsprop": O.RMSprop([w], centered=True, momentum=0.5),
         "adagrad": O.Adagrad([w], lr_decay=1e-3, initial_accumulator_value=0.1),
+        "adadelta": O.Adadelta([w]),
+        "adadelta_options": O.Adadelta([w], lr=0.5, rho=0.95, eps=1e-7, weight_decay=0.01,
+                                       maximize=True),
+        "adamax": O.Adamax([w]),
+        "nadam": O.NAdam([w]),
+        "radam": O.RAdam([w], betas=(0.8, 0.99), weight_decay=1e-4),
+        "asgd": O.ASGD([w]),
+        "rprop": O.Rprop([w], step_sizes=(1e-6, 50.0)),
+        "lbfgs": O.LBFGS([w]),
+        "lbfgs_options": O.LBFGS([w], lr=0.1, max_iter=7, tolerance_grad=1e-5,
+                                 tolerance_change=1e-8, history_size=10),
+        "lbfgs_float_max_iter": O.LBFGS([w], max_iter=10.0),
     }
     scheduled = O.SGD([w], lr=0.1)
     O.lr_scheduler.StepLR(scheduled, step_size=2)
@@ -220,6 +374,8 @@ def scheduler_cases():
 def main():
     write_golden("optim_golden.txt", optimizer_cases(), directory=OUT, digits=17)
     write_golden("lr_scheduler_golden.txt", scheduler_cases(), directory=OUT, digits=17)
+    write_golden("optim_state_golden.txt", new_optimizer_cases(), directory=OUT, digits=17)
+    write_golden("lbfgs_golden.txt", lbfgs_cases(), directory=OUT, digits=17)
     with open(os.path.join(ROOT, OUT, "optim_reprs.txt"), "w") as f:
         for name, text in reprs().items():
             f.write("=== %s\n%s\n" % (name, text))

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "nn/optim/optimizer.h"
+#include "nn/optim/option_checks.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
 #include "tensor/shape.h"
@@ -33,6 +35,8 @@ namespace torchlet::optim {
 // device, and checks every key, shape and option before changing anything.
 // A group's options are replaced by the saved ones, which must include every
 // option of the optimizer and may add others (a scheduler's initial_lr).
+// An optimizer with detail::StateHooks may keep some buffers as 0-dim
+// tensors (NAdam's mu_product), or keep and save its state itself (LBFGS).
 
 namespace {
 
@@ -92,6 +96,8 @@ bool starts_with(const std::string& s, const char* prefix) {
 
 StateDict Optimizer::state_dict() const {
   StateDict out;
+  const auto* hooks = dynamic_cast<const detail::StateHooks*>(this);
+  if (hooks != nullptr && hooks->keeps_own_state()) hooks->save_state(out);
   int64_t index = 0;
   for (const ParamGroup& group : param_groups_) {
     for (const Variable& param : group.params) {
@@ -162,6 +168,13 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
     new_options.push_back(std::move(options));
     params.insert(params.end(), group.params.begin(), group.params.end());
   }
+  auto* hooks = dynamic_cast<detail::StateHooks*>(this);
+  if (hooks != nullptr && hooks->keeps_own_state()) {
+    const std::function<void()> install = hooks->prepare_load_state(saved_state);
+    for (int64_t g = 0; g < num_groups; ++g) param_groups_[g].options = std::move(new_options[g]);
+    install();
+    return;
+  }
   const std::vector<std::string> known = buffer_names();
   std::unordered_map<const VariableImpl*, ParamState> new_state;
   for (const auto& [index, entries] : saved_state) {
@@ -183,9 +196,15 @@ void Optimizer::load_state_dict(const StateDict& state_dict) {
       }
       TORCHLET_CHECK(std::find(known.begin(), known.end(), name) != known.end(),
                      "load_state_dict: unexpected key '", key, "' in ", name_, "'s state dict");
-      TORCHLET_CHECK(value.sizes() == param.sizes(), "load_state_dict: '", key, "' has shape ",
-                     shape_str(value.sizes()), ", but the parameter has shape ",
-                     shape_str(param.sizes()));
+      if (hooks != nullptr && hooks->is_scalar_buffer(name)) {
+        TORCHLET_CHECK(value.dim() == 0, "load_state_dict: '", key,
+                       "' must hold one number (a 0-dim tensor), got shape ",
+                       shape_str(value.sizes()));
+      } else {
+        TORCHLET_CHECK(value.sizes() == param.sizes(), "load_state_dict: '", key, "' has shape ",
+                       shape_str(value.sizes()), ", but the parameter has shape ",
+                       shape_str(param.sizes()));
+      }
       Tensor buffer = value.to(param.device(), param.dtype());
       buffer = buffer.shares_storage(value) ? buffer.clone() : buffer.contiguous();
       state.buffers.emplace_back(name, buffer);

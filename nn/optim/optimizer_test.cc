@@ -1,6 +1,7 @@
 // The optimizers against PyTorch 1.13 (nn/optim/testdata, written by
 // tools/gen_optim_golden.py): parameters after three steps, printed forms,
-// state_dict round trips and every error path.
+// state_dict round trips and every error path. more_optimizers_test.cc and
+// lbfgs_test.cc test what is particular to the optimizers from Adadelta on.
 
 #include <fstream>
 #include <functional>
@@ -73,6 +74,23 @@ const std::map<std::string, Factory>& configs() {
       {"adagrad", make<Adagrad>(AdagradOptions(0.1))},
       {"adagrad_lr_decay", make<Adagrad>(AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.1)
                                              .initial_accumulator_value(0.1))},
+      {"adadelta", make<Adadelta>(AdadeltaOptions())},
+      {"adadelta_wd_maximize", make<Adadelta>(AdadeltaOptions(0.5).rho(0.8).eps(1e-5)
+                                                  .weight_decay(0.1).maximize(true))},
+      {"adamax", make<Adamax>(AdamaxOptions(0.01))},
+      {"adamax_wd_maximize",
+       make<Adamax>(AdamaxOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).maximize(true))},
+      {"nadam", make<NAdam>(NAdamOptions(0.01))},
+      {"nadam_wd_momentum_decay",
+       make<NAdam>(NAdamOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).momentum_decay(0.01))},
+      {"radam", make<RAdam>(RAdamOptions(0.01))},
+      {"radam_wd", make<RAdam>(RAdamOptions(0.01).betas({0.8, 0.9}).weight_decay(0.1))},
+      {"asgd", make<ASGD>(ASGDOptions(0.01))},
+      {"asgd_t0_wd_maximize", make<ASGD>(ASGDOptions(0.05).lambd(0.01).alpha(0.5).t0(0)
+                                             .weight_decay(0.1).maximize(true))},
+      {"rprop", make<Rprop>(RpropOptions(0.01))},
+      {"rprop_etas_maximize", make<Rprop>(RpropOptions(0.05).etas({0.3, 1.5})
+                                              .step_sizes({0.01, 0.08}).maximize(true))},
   };
   return *c;
 }

@@ -14,6 +14,12 @@ void check_at_least(const Options& options, const std::string& name,
   TORCHLET_CHECK(lower <= value.to_double(), message_prefix, value.str());
 }
 
+void check_number(const Options& options, const std::string& name,
+                  const std::string& message_prefix) {
+  const OptionValue& value = options.at(name);
+  TORCHLET_CHECK(value.kind() == OptionValue::Kind::kNumber, message_prefix, value.str());
+}
+
 void check_bool(const std::string& optimizer, const Options& options, const std::string& name) {
   const OptionValue& value = options.at(name);
   TORCHLET_CHECK(value.kind() == OptionValue::Kind::kBool, optimizer, ": option '", name,
@@ -44,9 +50,25 @@ void check_unsupported_flags(const std::string& optimizer, const Options& option
   }
 }
 
+void check_pair(const Options& options, const std::string& name,
+                const std::string& message_prefix) {
+  const OptionValue& value = options.at(name);
+  TORCHLET_CHECK(value.kind() == OptionValue::Kind::kPair, message_prefix, value.str());
+}
+
 std::vector<ParamGroup> one_group(std::vector<Variable> params) {
   if (params.empty()) return {};
   return {ParamGroup(std::move(params))};
+}
+
+bool StateHooks::is_scalar_buffer(const std::string&) const { return false; }
+
+bool StateHooks::keeps_own_state() const { return false; }
+
+void StateHooks::save_state(StateDict&) const {}
+
+std::function<void()> StateHooks::prepare_load_state(const SavedState&) {
+  return [] {};
 }
 
 }  // namespace torchlet::optim::detail

@@ -8,4 +8,5 @@
 #include "nn/data/generator.h"    // IWYU pragma: export
 #include "nn/data/idx.h"          // IWYU pragma: export
 #include "nn/data/mnist.h"        // IWYU pragma: export
+#include "nn/data/sampler.h"      // IWYU pragma: export
 #include "tensor/warning.h"        // IWYU pragma: export

@@ -14,6 +14,7 @@
 #include "nn/data/dataset.h"
 #include "nn/data/generator.h"
 #include "nn/data/prefetcher.h"
+#include "nn/data/sampler.h"
 #include "tensor/error.h"
 
 namespace torchlet::data {
@@ -21,8 +22,17 @@ namespace torchlet::data {
 /// How a DataLoader batches (PyTorch's DataLoader arguments).
 struct DataLoaderOptions {
   int64_t batch_size = 1;
-  /// Draw a new order of the examples at the start of every epoch.
+  /// Draw a new order of the examples at the start of every epoch (a
+  /// RandomSampler over the dataset).
   bool shuffle = false;
+  /// The indices of each epoch, grouped into batches of batch_size (PyTorch's
+  /// `sampler=`); mutually exclusive with shuffle. Unset: the dataset in
+  /// order, or shuffled with `shuffle`.
+  std::shared_ptr<Sampler> sampler;
+  /// The batches of each epoch themselves (PyTorch's `batch_sampler=`);
+  /// mutually exclusive with batch_size (other than 1), shuffle, sampler and
+  /// drop_last.
+  std::shared_ptr<BatchSamplerBase> batch_sampler;
   /// Leave out the last batch when it would be smaller than batch_size.
   bool drop_last = false;
   /// Threads making batches ahead of the loop; 0 makes them on the loop's
@@ -46,12 +56,16 @@ struct DataLoaderOptions {
 
 namespace detail {
 void check_options(const DataLoaderOptions& options);
-/// PyTorch's RandomSampler check: a shuffled loader needs examples.
-void check_shuffled_size(int64_t dataset_size);
+/// PyTorch's DataLoader.sampler: options.sampler, else a RandomSampler
+/// (shuffle; seeded by options.seed) or a SequentialSampler over the dataset.
+std::shared_ptr<Sampler> loader_sampler(int64_t dataset_size, const DataLoaderOptions& options);
+/// PyTorch's DataLoader.batch_sampler: options.batch_sampler, else a
+/// BatchSampler over `sampler` with batch_size and drop_last.
+std::shared_ptr<BatchSamplerBase> loader_batch_sampler(std::shared_ptr<Sampler> sampler,
+                                                       const DataLoaderOptions& options);
 /// Whether batches are pinned: options.pin_memory and a GPU present (else
 /// PyTorch's warning, once per DataLoader).
 bool pins_batches(const DataLoaderOptions& options);
-int64_t num_batches(int64_t dataset_size, int64_t batch_size, bool drop_last);
 }  // namespace detail
 
 /// Iterates over a dataset in batches (PyTorch's `torch.utils.data.DataLoader`
@@ -65,10 +79,13 @@ int64_t num_batches(int64_t dataset_size, int64_t batch_size, bool drop_last);
 ///   DataLoader<Example> loader(dataset, options);
 ///   for (Example& batch : loader) { ... batch.data [64, ...], batch.target [64] ... }
 ///
-/// Each range-for (each begin()) is one epoch. `collate` turns the examples
-/// of a batch into a Batch; without one, `default_collate` stacks them, and a
-/// dataset that can gather a batch at once (TensorDataset, and a Subset of
-/// one) does so instead. A DataLoader and its iterators belong to one thread.
+/// Each range-for (each begin()) is one epoch: it asks the batch sampler for
+/// the epoch's batches of indices (options.sampler, options.batch_sampler, or
+/// the dataset in order or shuffled), on the loop's thread, whatever
+/// num_workers. `collate` turns the examples of a batch into a Batch; without
+/// one, `default_collate` stacks them, and a dataset that can gather a batch
+/// at once (TensorDataset, and a Subset of one) does so instead. A DataLoader
+/// and its iterators belong to one thread.
 template <typename ExampleT, typename Batch = ExampleT>
 class DataLoader {
  public:
@@ -76,14 +93,11 @@ class DataLoader {
 
   DataLoader(std::shared_ptr<const Dataset<ExampleT>> dataset, DataLoaderOptions options,
              Collate collate = nullptr)
-      : dataset_(std::move(dataset)),
-        options_(std::move(options)),
-        collate_(std::move(collate)),
-        // Unseeded, start_epoch reseeds it from the global generator.
-        generator_(options_.seed.value_or(0)) {
+      : dataset_(std::move(dataset)), options_(std::move(options)), collate_(std::move(collate)) {
     TORCHLET_CHECK(dataset_ != nullptr, "DataLoader: the dataset is null");
     detail::check_options(options_);
-    if (options_.shuffle) detail::check_shuffled_size(dataset_->size());
+    sampler_ = detail::loader_sampler(dataset_->size(), options_);
+    batch_sampler_ = detail::loader_batch_sampler(sampler_, options_);
     if constexpr (!std::is_same_v<Batch, ExampleT> || !has_default_collate_v<ExampleT>) {
       TORCHLET_CHECK(collate_ != nullptr,
                      "DataLoader: this example type has no default_collate; pass a collate "
@@ -99,51 +113,49 @@ class DataLoader {
     }
   }
 
-  /// The number of batches in an epoch.
-  int64_t size() const {
-    return detail::num_batches(dataset_->size(), options_.batch_size, options_.drop_last);
-  }
+  /// The number of batches in an epoch (PyTorch's `len(loader)`): the batch
+  /// sampler's size. Throws if it has none (a sampler that does not override
+  /// size()).
+  int64_t size() const { return batch_sampler_->size(); }
   const DataLoaderOptions& options() const { return options_; }
+  /// The sampler of the indices (PyTorch's `loader.sampler`):
+  /// options.sampler, or the default one over the dataset.
+  const std::shared_ptr<Sampler>& sampler() const { return sampler_; }
+  /// The sampler of the batches (PyTorch's `loader.batch_sampler`).
+  const std::shared_ptr<BatchSamplerBase>& batch_sampler() const { return batch_sampler_; }
 
   class Iterator;
-  /// Starts an epoch: draws its order and, with workers, starts prefetching.
-  Iterator begin() { return Iterator(start_epoch(), size()); }
-  Iterator end() { return Iterator(nullptr, size()); }
+  /// Starts an epoch: draws its batches and, with workers, starts prefetching.
+  Iterator begin() { return Iterator(start_epoch()); }
+  Iterator end() { return Iterator(nullptr); }
 
  private:
   struct Epoch {
     Epoch(typename detail::Prefetcher<Batch>::MakeBatch make_batch, int64_t num_batches,
           const DataLoaderOptions& options)
-        : prefetcher(std::move(make_batch), num_batches, options.num_workers,
+        : num_batches(num_batches),
+          prefetcher(std::move(make_batch), num_batches, options.num_workers,
                      options.prefetch_factor) {}
+    const int64_t num_batches;
     detail::Prefetcher<Batch> prefetcher;
     std::optional<Batch> current;
   };
 
   std::shared_ptr<Epoch> start_epoch() {
-    const int64_t n = dataset_->size();
-    // The order is drawn here, on the loop's thread, whatever num_workers.
-    if (options_.shuffle && !options_.seed) generator_ = Generator();  // from the global one
-    std::vector<int64_t> order = options_.shuffle ? generator_.randperm(n) : identity(n);
-    auto make_batch = [dataset = dataset_, collate = collate_, order = std::move(order),
-                       batch_size = options_.batch_size, pin = pin_](int64_t b) {
-      const auto first = order.begin() + b * batch_size;
-      const auto last = order.end() - first > batch_size ? first + batch_size : order.end();
-      Batch batch = make(*dataset, collate, std::vector<int64_t>(first, last));
+    // The batches are drawn here, on the loop's thread, whatever num_workers.
+    std::vector<std::vector<int64_t>> batches = batch_sampler_->epoch();
+    const auto num_batches = static_cast<int64_t>(batches.size());
+    auto make_batch = [dataset = dataset_, collate = collate_, batches = std::move(batches),
+                       pin = pin_](int64_t b) {
+      Batch batch = make(*dataset, collate, batches[b]);
       return pin ? pin_memory(std::move(batch)) : batch;
     };
-    auto epoch = std::make_shared<Epoch>(std::move(make_batch), size(), options_);
+    auto epoch = std::make_shared<Epoch>(std::move(make_batch), num_batches, options_);
     epochs_.erase(std::remove_if(epochs_.begin(), epochs_.end(),
                                  [](const std::weak_ptr<Epoch>& e) { return e.expired(); }),
                   epochs_.end());
     epochs_.push_back(epoch);
     return epoch;
-  }
-
-  static std::vector<int64_t> identity(int64_t n) {
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) order[i] = i;
-    return order;
   }
 
   static Batch make(const Dataset<ExampleT>& dataset, const Collate& collate,
@@ -166,7 +178,8 @@ class DataLoader {
   DataLoaderOptions options_;
   bool pin_ = detail::pins_batches(options_);
   Collate collate_;
-  Generator generator_;
+  std::shared_ptr<Sampler> sampler_;
+  std::shared_ptr<BatchSamplerBase> batch_sampler_;
   std::vector<std::weak_ptr<Epoch>> epochs_;
 };
 
@@ -190,18 +203,19 @@ class DataLoader<ExampleT, Batch>::Iterator {
     fetch();
     return *this;
   }
-  bool operator==(const Iterator& other) const { return index_ == other.index_; }
+  /// Iterators of one epoch at the same batch, or both past the end.
+  bool operator==(const Iterator& other) const {
+    return epoch_ == other.epoch_ && (epoch_ == nullptr || index_ == other.index_);
+  }
   bool operator!=(const Iterator& other) const { return !(*this == other); }
 
  private:
   friend class DataLoader;
-  Iterator(std::shared_ptr<Epoch> epoch, int64_t num_batches)
-      : epoch_(std::move(epoch)), num_batches_(num_batches), index_(epoch_ ? 0 : num_batches) {
-    fetch();
-  }
+  explicit Iterator(std::shared_ptr<Epoch> epoch) : epoch_(std::move(epoch)) { fetch(); }
 
   void fetch() {
-    if (index_ >= num_batches_) {
+    if (epoch_ == nullptr) return;
+    if (index_ >= epoch_->num_batches) {
       epoch_.reset();  // the epoch is over: stop its workers now
       return;
     }
@@ -209,9 +223,8 @@ class DataLoader<ExampleT, Batch>::Iterator {
     epoch_->current.emplace(epoch_->prefetcher.next(index_));
   }
 
-  std::shared_ptr<Epoch> epoch_;
-  int64_t num_batches_;
-  int64_t index_;
+  std::shared_ptr<Epoch> epoch_;  // null past the end
+  int64_t index_ = 0;
 };
 
 }  // namespace torchlet::data

@@ -4,10 +4,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "autograd/grad_mode.h"
@@ -428,6 +430,227 @@ TEST(DataLoaderTest, BatchTypeWithoutDefaultCollateNeedsACollate) {
   EXPECT_THROW_MSG((DataLoader<Example, int64_t>(numbered(4), batches_of(1))),
                    "DataLoader: this example type has no default_collate; pass a collate "
                    "function");
+}
+
+// Yields `indices` every epoch; its size() says `size`, which need not be
+// their number.
+class Listed : public Sampler {
+ public:
+  explicit Listed(std::vector<int64_t> indices, std::optional<int64_t> size = std::nullopt)
+      : indices_(std::move(indices)), size_(size.value_or(indices_.size())) {}
+  std::vector<int64_t> epoch() override { return indices_; }
+  int64_t size() const override { return size_; }
+
+ private:
+  std::vector<int64_t> indices_;
+  int64_t size_;
+};
+
+// Yields `batches` every epoch.
+class ListedBatches : public BatchSamplerBase {
+ public:
+  explicit ListedBatches(std::vector<std::vector<int64_t>> batches)
+      : batches_(std::move(batches)) {}
+  std::vector<std::vector<int64_t>> epoch() override { return batches_; }
+  int64_t size() const override { return static_cast<int64_t>(batches_.size()); }
+
+ private:
+  std::vector<std::vector<int64_t>> batches_;
+};
+
+// Yields {1} and {3}; has no size().
+class UnsizedSampler : public Sampler {
+ public:
+  std::vector<int64_t> epoch() override { return {1, 3}; }
+};
+
+DataLoaderOptions sampled(int64_t batch_size, std::shared_ptr<Sampler> sampler,
+                          int64_t num_workers = 0) {
+  DataLoaderOptions options = batches_of(batch_size);
+  options.sampler = std::move(sampler);
+  options.num_workers = num_workers;
+  return options;
+}
+
+DataLoaderOptions batch_sampled(std::shared_ptr<BatchSamplerBase> batch_sampler,
+                                int64_t num_workers = 0) {
+  DataLoaderOptions options;
+  options.batch_sampler = std::move(batch_sampler);
+  options.num_workers = num_workers;
+  return options;
+}
+
+// As PyTorch's DataLoader(range(10), sampler=[9, 8, 7, 1], batch_size=3).
+TEST(DataLoaderSamplerTest, SamplerChoosesTheIndicesOfEachBatch) {
+  for (int64_t workers : {0, 2}) {
+    DataLoader<Example> loader(numbered(10), sampled(3, std::make_shared<Listed>(
+                                                           std::vector<int64_t>{9, 8, 7, 1}),
+                                                     workers));
+    EXPECT_EQ(loader.size(), 2);
+    EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{9, 8, 7}, {1}}));
+  }
+}
+
+// As PyTorch: len(DataLoader(range(10), sampler=RandomSampler(range(10),
+// replacement=True, num_samples=25), batch_size=3, drop_last=True)) == 8.
+TEST(DataLoaderSamplerTest, SizeComesFromTheSampler) {
+  DataLoaderOptions options = sampled(
+      3, std::make_shared<RandomSampler>(10, true, 25, std::make_shared<Generator>(1)));
+  options.drop_last = true;
+  DataLoader<Example> loader(numbered(10), options);
+  EXPECT_EQ(loader.size(), 8);
+  const auto batches = epoch(loader);
+  EXPECT_EQ(batches.size(), 8u);
+  for (const auto& batch : batches) EXPECT_EQ(batch.size(), 3u);
+}
+
+// PyTorch's shuffle=True is a RandomSampler over the dataset drawing from the
+// loader's generator.
+TEST(DataLoaderSamplerTest, ShuffleIsARandomSamplerOverTheDataset) {
+  DataLoader<Example> shuffling(numbered(20), shuffled(4, 5));
+  DataLoader<Example> sampling(
+      numbered(20),
+      sampled(4, std::make_shared<RandomSampler>(20, false, std::nullopt,
+                                                 std::make_shared<Generator>(5))));
+  EXPECT_EQ(epoch(sampling), epoch(shuffling));
+  EXPECT_EQ(epoch(sampling), epoch(shuffling));
+  EXPECT_NE(dynamic_cast<RandomSampler*>(shuffling.sampler().get()), nullptr);
+}
+
+TEST(DataLoaderSamplerTest, DefaultSamplersAreSequentialAndBatchSampler) {
+  DataLoaderOptions options = batches_of(3);
+  options.drop_last = true;
+  DataLoader<Example> loader(numbered(7), options);
+  EXPECT_NE(dynamic_cast<SequentialSampler*>(loader.sampler().get()), nullptr);
+  const auto* batches = dynamic_cast<BatchSampler*>(loader.batch_sampler().get());
+  ASSERT_NE(batches, nullptr);
+  EXPECT_EQ(batches->batch_size(), 3);
+  EXPECT_TRUE(batches->drop_last());
+  EXPECT_EQ(batches->sampler(), loader.sampler());
+}
+
+TEST(DataLoaderSamplerTest, LoaderKeepsTheGivenSamplers) {
+  auto sampler = std::make_shared<SequentialSampler>(4);
+  DataLoader<Example> by_sampler(numbered(4), sampled(2, sampler));
+  EXPECT_EQ(by_sampler.sampler(), sampler);
+  auto batches = std::make_shared<ListedBatches>(std::vector<std::vector<int64_t>>{{0}});
+  DataLoader<Example> by_batches(numbered(4), batch_sampled(batches));
+  EXPECT_EQ(by_batches.batch_sampler(), batches);
+}
+
+TEST(DataLoaderSamplerTest, WorkersGiveTheSameBatchesFromARandomSampler) {
+  const auto loader_with = [](int64_t workers) {
+    return std::make_unique<DataLoader<Example>>(
+        numbered(50),
+        sampled(4,
+                std::make_shared<WeightedRandomSampler>(std::vector<double>(50, 1.0), 37, true,
+                                                        std::make_shared<Generator>(3)),
+                workers));
+  };
+  auto serial = loader_with(0), parallel = loader_with(2);
+  EXPECT_EQ(epoch(*parallel), epoch(*serial));
+  EXPECT_EQ(epoch(*parallel), epoch(*serial));
+}
+
+// As PyTorch's DataLoader(range(10), batch_sampler=[[1, 5], [3]]).
+TEST(DataLoaderSamplerTest, BatchSamplerChoosesEachBatch) {
+  for (int64_t workers : {0, 2}) {
+    auto batches =
+        std::make_shared<ListedBatches>(std::vector<std::vector<int64_t>>{{1, 5}, {3}});
+    DataLoader<Example> loader(numbered(10), batch_sampled(batches, workers));
+    EXPECT_EQ(loader.size(), 2);
+    EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{1, 5}, {3}}));
+  }
+}
+
+TEST(DataLoaderSamplerTest, WorkersGiveTheSameBatchesFromABatchSampler) {
+  const auto loader_with = [](int64_t workers) {
+    auto subset = std::make_shared<SubsetRandomSampler>(std::vector<int64_t>{0, 2, 4, 6, 8, 10, 12},
+                                                        std::make_shared<Generator>(4));
+    return std::make_unique<DataLoader<Example>>(
+        numbered(13), batch_sampled(std::make_shared<BatchSampler>(subset, 2, false), workers));
+  };
+  auto serial = loader_with(0), parallel = loader_with(2);
+  const auto first = epoch(*serial);
+  EXPECT_EQ(first.size(), 4u);
+  EXPECT_EQ(epoch(*parallel), first);
+  EXPECT_EQ(epoch(*parallel), epoch(*serial));
+}
+
+// PyTorch iterates until the sampler is exhausted, whatever its len() says.
+TEST(DataLoaderSamplerTest, AnEpochHasTheBatchesTheSamplerYields) {
+  for (int64_t workers : {0, 2}) {
+    auto sampler = std::make_shared<Listed>(std::vector<int64_t>{0, 1, 2, 3, 4}, /*size=*/2);
+    DataLoader<Example> loader(numbered(5), sampled(2, sampler, workers));
+    EXPECT_EQ(loader.size(), 1);
+    EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4}}));
+  }
+}
+
+TEST(DataLoaderSamplerTest, UnsizedSamplerIteratesButTheLoaderHasNoSize) {
+  DataLoader<Example> loader(numbered(5), sampled(1, std::make_shared<UnsizedSampler>()));
+  EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{1}, {3}}));
+  EXPECT_THROW_MSG(loader.size(), "Sampler: this sampler has no length");
+}
+
+TEST(DataLoaderSamplerTest, SamplerYieldingNothingGivesNoBatches) {
+  for (int64_t workers : {0, 2}) {
+    DataLoader<Example> loader(numbered(5), sampled(2, std::make_shared<Listed>(
+                                                           std::vector<int64_t>{}),
+                                                    workers));
+    EXPECT_EQ(loader.size(), 0);
+    EXPECT_TRUE(epoch(loader).empty());
+  }
+}
+
+TEST(DataLoaderSamplerTest, ASamplersIndexOutsideTheDatasetIsAnError) {
+  DataLoader<Example> loader(numbered(3),
+                             sampled(1, std::make_shared<Listed>(std::vector<int64_t>{0, 7})));
+  auto it = loader.begin();
+  EXPECT_EQ(it->target.to_vector<int64_t>(), (std::vector<int64_t>{0}));
+  EXPECT_THROW_MSG(++it, "index 7 is out of bounds for dimension 0 with size 3");
+}
+
+TEST(DataLoaderSamplerTest, SamplerWithShuffleIsAnErrorAsPyTorch) {
+  DataLoaderOptions options = shuffled(2, 1);
+  options.sampler = std::make_shared<SequentialSampler>(4);
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), options),
+                   "sampler option is mutually exclusive with shuffle");
+}
+
+TEST(DataLoaderSamplerTest, BatchSamplerWithBatchingOptionsIsAnErrorAsPyTorch) {
+  const char* message =
+      "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
+      "drop_last";
+  const auto with = [](const std::function<void(DataLoaderOptions&)>& set) {
+    DataLoaderOptions options =
+        batch_sampled(std::make_shared<ListedBatches>(std::vector<std::vector<int64_t>>{{0}}));
+    set(options);
+    return options;
+  };
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), with([](auto& o) { o.batch_size = 2; })),
+                   message);
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), with([](auto& o) { o.batch_size = 0; })),
+                   message);
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), with([](auto& o) { o.shuffle = true; })),
+                   message);
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), with([](auto& o) { o.drop_last = true; })),
+                   message);
+  EXPECT_THROW_MSG(DataLoader<Example>(numbered(4), with([](auto& o) {
+                                         o.sampler = std::make_shared<SequentialSampler>(4);
+                                       })),
+                   message);
+}
+
+TEST(DataLoaderTest, ConcatDatasetBatchesAcrossItsParts) {
+  auto both = std::make_shared<ConcatDataset<Example>>(
+      std::vector<std::shared_ptr<const Dataset<Example>>>{numbered(3), numbered(2)});
+  for (int64_t workers : {0, 2}) {
+    DataLoaderOptions options = batches_of(2);
+    options.num_workers = workers;
+    DataLoader<Example> loader(both, options);
+    EXPECT_EQ(epoch(loader), (std::vector<std::vector<int64_t>>{{0, 1}, {2, 0}, {1}}));
+  }
 }
 
 TEST(DataLoaderTest, PinMemoryWithoutAGpuWarnsAndLeavesBatchesAsTheyAre) {

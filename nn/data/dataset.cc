@@ -115,5 +115,27 @@ std::vector<std::vector<int64_t>> split_indices(int64_t dataset_size,
   return parts;
 }
 
+std::vector<int64_t> cumulative_sizes(const std::vector<int64_t>& sizes) {
+  TORCHLET_CHECK(!sizes.empty(), "datasets should not be an empty iterable");
+  std::vector<int64_t> totals(sizes.size());
+  std::partial_sum(sizes.begin(), sizes.end(), totals.begin());
+  return totals;
+}
+
+std::pair<size_t, int64_t> locate_concat_index(const std::vector<int64_t>& cumulative_sizes,
+                                               int64_t index) {
+  const int64_t size = cumulative_sizes.back();
+  if (index < 0) {
+    TORCHLET_CHECK(index >= -size, "absolute value of index should not exceed dataset length");
+    index += size;
+  }
+  TORCHLET_CHECK(index < size, "ConcatDataset: index ", index,
+                 " is out of range for a dataset of size ", size);
+  const auto dataset = static_cast<size_t>(
+      std::upper_bound(cumulative_sizes.begin(), cumulative_sizes.end(), index) -
+      cumulative_sizes.begin());
+  return {dataset, dataset == 0 ? index : index - cumulative_sizes[dataset - 1]};
+}
+
 }  // namespace detail
 }  // namespace torchlet::data

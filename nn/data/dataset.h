@@ -68,6 +68,13 @@ std::vector<int64_t> split_lengths(int64_t dataset_size, const std::vector<doubl
 std::vector<std::vector<int64_t>> split_indices(int64_t dataset_size,
                                                 const std::vector<int64_t>& lengths,
                                                 Generator& generator);
+/// Running totals of `sizes` (PyTorch's ConcatDataset.cumsum); throws for
+/// no sizes.
+std::vector<int64_t> cumulative_sizes(const std::vector<int64_t>& sizes);
+/// Which dataset of a ConcatDataset holds `index` (negative counts from the
+/// end), and the index within it.
+std::pair<size_t, int64_t> locate_concat_index(const std::vector<int64_t>& cumulative_sizes,
+                                               int64_t index);
 }  // namespace detail
 
 /// The examples of `dataset` at `indices`, in that order (PyTorch's `Subset`).
@@ -102,6 +109,55 @@ class Subset : public Dataset<ExampleT> {
  private:
   std::shared_ptr<const Dataset<ExampleT>> dataset_;
   std::vector<int64_t> indices_;
+};
+
+/// The datasets one after another (PyTorch's `ConcatDataset`): index i is in
+/// the first dataset whose cumulative size exceeds it, and a negative index
+/// (>= -size()) counts from the end.
+template <typename ExampleT>
+class ConcatDataset : public Dataset<ExampleT> {
+ public:
+  /// Throws for no datasets or a null one.
+  explicit ConcatDataset(std::vector<std::shared_ptr<const Dataset<ExampleT>>> datasets)
+      : datasets_(std::move(datasets)) {
+    std::vector<int64_t> sizes;
+    for (size_t i = 0; i < datasets_.size(); ++i) {
+      TORCHLET_CHECK(datasets_[i] != nullptr, "ConcatDataset: dataset ", i, " is null");
+      sizes.push_back(datasets_[i]->size());
+    }
+    cumulative_sizes_ = detail::cumulative_sizes(sizes);
+  }
+
+  int64_t size() const override { return cumulative_sizes_.back(); }
+  ExampleT get(int64_t index) const override {
+    const auto [d, i] = detail::locate_concat_index(cumulative_sizes_, index);
+    return datasets_[d]->get(i);
+  }
+  /// The batch gathered by the one dataset holding all of `indices`; nullopt
+  /// (per-example collation) when they span several.
+  std::optional<ExampleT> get_batch(const std::vector<int64_t>& indices) const override {
+    std::optional<size_t> dataset;
+    std::vector<int64_t> local;
+    local.reserve(indices.size());
+    for (int64_t index : indices) {
+      const auto [d, i] = detail::locate_concat_index(cumulative_sizes_, index);
+      if (dataset && *dataset != d) return std::nullopt;
+      dataset = d;
+      local.push_back(i);
+    }
+    if (!dataset) return std::nullopt;
+    return datasets_[*dataset]->get_batch(local);
+  }
+
+  const std::vector<std::shared_ptr<const Dataset<ExampleT>>>& datasets() const {
+    return datasets_;
+  }
+  /// Running totals of the datasets' sizes (PyTorch's `cumulative_sizes`).
+  const std::vector<int64_t>& cumulative_sizes() const { return cumulative_sizes_; }
+
+ private:
+  std::vector<std::shared_ptr<const Dataset<ExampleT>>> datasets_;
+  std::vector<int64_t> cumulative_sizes_;
 };
 
 /// Splits `dataset` into non-overlapping random subsets of the given lengths

@@ -156,6 +156,77 @@ TEST(SubsetTest, GetOutOfRangeIsAnError) {
                    "Subset: index -1 is out of range for a subset of size 2");
 }
 
+// Targets 0, 1, 2 | (empty) | 10, 11.
+std::shared_ptr<ConcatDataset<Example>> three_empty_two() {
+  auto part = [](int64_t first, int64_t n) {
+    return std::make_shared<TensorDataset>(zeros({n, 1}), arange(first, first + n, 1, kInt64));
+  };
+  return std::make_shared<ConcatDataset<Example>>(
+      std::vector<std::shared_ptr<const Dataset<Example>>>{part(0, 3), part(5, 0), part(10, 2)});
+}
+
+std::vector<int64_t> targets_of(const Dataset<Example>& dataset) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < dataset.size(); ++i) out.push_back(dataset.get(i).target.item<int64_t>());
+  return out;
+}
+
+TEST(ConcatDatasetTest, SizeIsTheTotalAndCumulativeSizesTheRunningTotals) {
+  auto both = three_empty_two();
+  EXPECT_EQ(both->size(), 5);
+  EXPECT_EQ(both->cumulative_sizes(), (std::vector<int64_t>{3, 3, 5}));
+  EXPECT_EQ(both->datasets().size(), 3u);
+}
+
+TEST(ConcatDatasetTest, GetReadsTheDatasetHoldingTheIndex) {
+  EXPECT_EQ(targets_of(*three_empty_two()), (std::vector<int64_t>{0, 1, 2, 10, 11}));
+}
+
+TEST(ConcatDatasetTest, NegativeIndexCountsFromTheEndAsPyTorch) {
+  auto both = three_empty_two();
+  EXPECT_EQ(both->get(-1).target.item<int64_t>(), 11);
+  EXPECT_EQ(both->get(-3).target.item<int64_t>(), 2);
+  EXPECT_EQ(both->get(-5).target.item<int64_t>(), 0);
+}
+
+TEST(ConcatDatasetTest, NegativeIndexBeyondTheLengthIsAnErrorAsPyTorch) {
+  EXPECT_THROW_MSG(three_empty_two()->get(-6),
+                   "absolute value of index should not exceed dataset length");
+}
+
+TEST(ConcatDatasetTest, IndexPastTheEndIsAnError) {
+  EXPECT_THROW_MSG(three_empty_two()->get(5),
+                   "ConcatDataset: index 5 is out of range for a dataset of size 5");
+}
+
+TEST(ConcatDatasetTest, NoDatasetsIsAnErrorAsPyTorch) {
+  EXPECT_THROW_MSG(ConcatDataset<Example>({}), "datasets should not be an empty iterable");
+}
+
+TEST(ConcatDatasetTest, NullDatasetIsAnError) {
+  EXPECT_THROW_MSG(ConcatDataset<Example>({rows(2), nullptr}), "ConcatDataset: dataset 1 is null");
+}
+
+TEST(ConcatDatasetTest, GetBatchWithinOneDatasetGathersThere) {
+  const std::optional<Example> batch = three_empty_two()->get_batch({4, 3, -2});
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(values(batch->target), (std::vector<double>{11, 10, 10}));
+}
+
+TEST(ConcatDatasetTest, GetBatchAcrossDatasetsLeavesItToCollation) {
+  EXPECT_FALSE(three_empty_two()->get_batch({2, 3}).has_value());
+  EXPECT_THROW_MSG(three_empty_two()->get_batch({0, 9}),
+                   "ConcatDataset: index 9 is out of range for a dataset of size 5");
+}
+
+TEST(ConcatDatasetTest, OfSubsetsReadsThroughBoth) {
+  std::shared_ptr<const Dataset<Example>> dataset = rows(6);
+  auto odd = std::make_shared<Subset<Example>>(dataset, std::vector<int64_t>{5, 3, 1});
+  auto even = std::make_shared<Subset<Example>>(dataset, std::vector<int64_t>{0, 2});
+  ConcatDataset<Example> both({odd, even});
+  EXPECT_EQ(targets_of(both), (std::vector<int64_t>{105, 103, 101, 100, 102}));
+}
+
 TEST(RandomSplitTest, PartsHaveTheLengthsAndCoverTheDatasetOnce) {
   Generator generator(42);
   std::shared_ptr<const Dataset<Example>> dataset = rows(10);
@@ -219,6 +290,20 @@ TEST(RandomSplitTest, FractionsBecomeFlooredCountsWithTheRemainderRoundRobin) {
   EXPECT_EQ(sizes(10, {0.5, 0.3, 0.2}), (std::vector<int64_t>{5, 3, 2}));
   EXPECT_EQ(sizes(11, {0.34, 0.33, 0.33}), (std::vector<int64_t>{4, 4, 3}));
   EXPECT_EQ(sizes(7, {1.0}), (std::vector<int64_t>{7}));
+}
+
+// PyTorch 1.13's docstring example, and a remainder of 3 over four splits.
+TEST(RandomSplitTest, FractionsGiveTheCountsPyTorchGives) {
+  Generator generator(0);
+  const auto sizes = [&](int64_t n, const std::vector<double>& fractions) {
+    std::vector<int64_t> out;
+    for (const auto& part : random_split<Example>(rows(n), fractions, generator)) {
+      out.push_back(part->size());
+    }
+    return out;
+  };
+  EXPECT_EQ(sizes(30, {0.3, 0.3, 0.4}), (std::vector<int64_t>{9, 9, 12}));
+  EXPECT_EQ(sizes(7, {0.25, 0.25, 0.25, 0.25}), (std::vector<int64_t>{2, 2, 2, 1}));
 }
 
 TEST(RandomSplitTest, FractionsCutTheSamePermutationAsCounts) {

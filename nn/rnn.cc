@@ -1,5 +1,6 @@
 #include "nn/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -26,6 +27,24 @@ namespace torchlet::nn {
 // in training. The checks and their messages, and the handling of unbatched
 // input (unsqueezed, then squeezed back), follow PyTorch 1.13's Python code,
 // including the order in which they fire.
+
+// Note [Packed input]
+// ~~~~~~~~~~~~~~~~~~~
+// A PackedSequence's data holds step t's rows for the batch_sizes[t]
+// longest sequences, one after another, so the input projection is still
+// one linear over all of data, split into the steps by batch_sizes. The
+// states are in the packed (sorted) order, longest sequence first. Going
+// forward, when a step has fewer rows than the last, the state rows of the
+// sequences that ended are set aside as their final states and the rest run
+// on; the final state is the running rows followed by those set aside, last
+// first. Going backward, each sequence starts from its own initial state at
+// its own last step: when a step has more rows than the one after it, the
+// initial states of the sequences that start there join the running rows,
+// and the state after step 0 is the final one. Each step's output rows are
+// exactly its rows of data, so the output is the steps' outputs
+// concatenated, the directions side by side. The caller permutes the
+// initial states into the packed order and the final ones back (PyTorch's
+// permute_hidden); without sorted indices the order is the input's.
 
 namespace {
 
@@ -179,8 +198,9 @@ std::string RNNImplBase<Derived>::extra_repr() const {
 }
 
 template <typename Derived>
-void RNNImplBase<Derived>::check_input(const Variable& input) const {
-  TORCHLET_CHECK(input.dim() == 3, "input must have 3 dimensions, got ", input.dim());
+void RNNImplBase<Derived>::check_input(const Variable& input, int64_t expected_dim) const {
+  TORCHLET_CHECK(input.dim() == expected_dim, "input must have ", expected_dim,
+                 " dimensions, got ", input.dim());
   TORCHLET_CHECK(options_base_.input_size_ == input.size(-1),
                  "input.size(-1) must be equal to input_size. Expected ",
                  options_base_.input_size_, ", got ", input.size(-1));
@@ -188,27 +208,29 @@ void RNNImplBase<Derived>::check_input(const Variable& input) const {
 
 template <typename Derived>
 void RNNImplBase<Derived>::check_hidden_size(const Variable& hx, int64_t last, const char* what,
-                                             const Variable& input) const {
+                                             int64_t batch) const {
   const detail::RNNOptionsBase& o = options_base_;
-  const SizeVec expected = {o.num_layers_ * (o.bidirectional_ ? 2 : 1),
-                            input.size(o.batch_first_ ? 0 : 1), last};
+  const SizeVec expected = {o.num_layers_ * (o.bidirectional_ ? 2 : 1), batch, last};
   TORCHLET_CHECK(hx.sizes() == IntArrayRef(expected), "Expected ", what, " size ",
                  detail::tuple_repr(expected), ", got ", shape_str(hx.sizes()));
 }
 
 template <typename Derived>
-std::tuple<Variable, Variable, Variable> RNNImplBase<Derived>::run(const Variable& input_in,
-                                                                   const Variable& hx,
-                                                                   const Variable& cx) {
+std::tuple<Variable, Variable, Variable> RNNImplBase<Derived>::run(
+    const Variable& input_in, const Variable& hx, const Variable& cx,
+    const std::vector<int64_t>* batch_sizes) {
   const detail::RNNOptionsBase& o = options_base_;
   const bool lstm = o.mode_ == "LSTM";
   const bool gru = o.mode_ == "GRU";
   const bool relu = o.mode_ == "RNN_RELU";
   const int64_t num_directions = o.bidirectional_ ? 2 : 1;
   const size_t per = flat_weights_.size() / static_cast<size_t>(o.num_layers_ * num_directions);
-  const Variable input = o.batch_first_ ? input_in.transpose(0, 1) : input_in;
-  const int64_t steps = input.size(0);
-  const int64_t batch = input.size(1);
+  // Packed input (Note [Packed input]): data [rows, features], the steps'
+  // row counts in batch_sizes.
+  const bool packed = batch_sizes != nullptr;
+  const Variable input = o.batch_first_ && !packed ? input_in.transpose(0, 1) : input_in;
+  const int64_t steps = packed ? static_cast<int64_t>(batch_sizes->size()) : input.size(0);
+  const int64_t batch = packed ? 0 : input.size(1);
   TORCHLET_CHECK(steps > 0, "Expected sequence length to be larger than 0 in RNN");
 
   std::vector<Variable> h_n, c_n;
@@ -228,19 +250,45 @@ std::tuple<Variable, Variable, Variable> RNNImplBase<Derived>::run(const Variabl
       const Variable w_hr = o.proj_size_ > 0 ? Variable(w[per - 1]) : Variable();
       // The input projection of every step at once (Note [Recurrent layers]).
       const Variable in_bias = (o.bias_ && !gru) ? b_ih + b_hh : b_ih;
-      const Variable projected =
-          F::linear(layer_input.reshape({steps * batch, layer_input.size(2)}), w_ih, in_bias)
-              .view({steps, batch, w_ih.size(0)});
-      // unbind, not select per step: its backward writes every step's
-      // gradient into one tensor, where each select's would be a zero
-      // tensor of the whole projection (quadratic in the sequence length).
-      const std::vector<Variable> projected_steps = projected.unbind(0);
-      Variable h = hx.select(0, index);
-      Variable c = lstm ? cx.select(0, index) : Variable();
+      // unbind (or split), not select per step: its backward writes every
+      // step's gradient into one tensor, where each select's would be a
+      // zero tensor of the whole projection (quadratic in the sequence
+      // length).
+      const std::vector<Variable> projected_steps =
+          packed ? F::linear(layer_input, w_ih, in_bias).split_with_sizes(*batch_sizes, 0)
+                 : F::linear(layer_input.reshape({steps * batch, layer_input.size(2)}), w_ih,
+                             in_bias)
+                       .view({steps, batch, w_ih.size(0)})
+                       .unbind(0);
+      const Variable h0 = hx.select(0, index);
+      const Variable c0 = lstm ? cx.select(0, index) : Variable();
+      Variable h = h0;
+      Variable c = c0;
+      // Packed: the final states of the sequences that ended, forward.
+      std::vector<Variable> h_ended, c_ended;
+      if (packed && direction == 1) {
+        h = h0.narrow(0, 0, batch_sizes->back());
+        if (lstm) c = c0.narrow(0, 0, batch_sizes->back());
+      }
       std::vector<Variable> outputs(static_cast<size_t>(steps));
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t t = direction == 0 ? s : steps - 1 - s;
         const Variable& gx = projected_steps[static_cast<size_t>(t)];
+        if (packed) {
+          const int64_t rows = (*batch_sizes)[static_cast<size_t>(t)];
+          const int64_t running = h.size(0);
+          if (rows < running) {
+            h_ended.push_back(h.narrow(0, rows, running - rows));
+            h = h.narrow(0, 0, rows);
+            if (lstm) {
+              c_ended.push_back(c.narrow(0, rows, running - rows));
+              c = c.narrow(0, 0, rows);
+            }
+          } else if (rows > running) {
+            h = cat({h, h0.narrow(0, running, rows - running)}, 0);
+            if (lstm) c = cat({c, c0.narrow(0, running, rows - running)}, 0);
+          }
+        }
         if (lstm) {
           std::tie(h, c) = lstm_step(gx, h, c, w_hh, Variable());
           if (w_hr.defined()) h = mm(h, w_hr.t());
@@ -251,17 +299,60 @@ std::tuple<Variable, Variable, Variable> RNNImplBase<Derived>::run(const Variabl
         }
         outputs[static_cast<size_t>(t)] = h;
       }
+      if (!h_ended.empty()) {
+        h_ended.push_back(h);
+        std::reverse(h_ended.begin(), h_ended.end());
+        h = cat(h_ended, 0);
+        if (lstm) {
+          c_ended.push_back(c);
+          std::reverse(c_ended.begin(), c_ended.end());
+          c = cat(c_ended, 0);
+        }
+      }
       h_n.push_back(h);
       if (lstm) c_n.push_back(c);
-      direction_outputs.push_back(stack(outputs, 0));
+      direction_outputs.push_back(packed ? cat(outputs, 0) : stack(outputs, 0));
     }
-    layer_input = num_directions == 2 ? cat(direction_outputs, 2) : direction_outputs[0];
+    layer_input = num_directions == 2 ? cat(direction_outputs, packed ? 1 : 2)
+                                      : direction_outputs[0];
     if (o.dropout_ > 0 && this->is_training() && layer + 1 < o.num_layers_) {
       layer_input = F::dropout(layer_input, o.dropout_, true);
     }
   }
-  const Variable output = o.batch_first_ ? layer_input.transpose(0, 1) : layer_input;
+  const Variable output = o.batch_first_ && !packed ? layer_input.transpose(0, 1) : layer_input;
   return {output, stack(h_n, 0), lstm ? stack(c_n, 0) : Variable()};
+}
+
+template <typename Derived>
+std::tuple<utils::rnn::PackedSequence, Variable, Variable> RNNImplBase<Derived>::run_packed(
+    const utils::rnn::PackedSequence& input, Variable hx, Variable cx) {
+  const detail::RNNOptionsBase& o = options_base_;
+  const bool lstm = o.mode_ == "LSTM";
+  TORCHLET_CHECK(input.defined(), o.mode_ == "GRU" ? "GRU" : lstm ? "LSTM" : "RNN",
+                 ": the PackedSequence input is undefined");
+  const Variable& data = input.data();
+  const std::vector<int64_t> batch_sizes = input.batch_sizes().to_vector<int64_t>();
+  const int64_t batch = batch_sizes.front();
+  const int64_t layers = o.num_layers_ * (o.bidirectional_ ? 2 : 1);
+  const int64_t real_hidden = o.proj_size_ > 0 ? o.proj_size_ : o.hidden_size_;
+  if (!hx.defined()) hx = Variable(zeros({layers, batch, real_hidden}, data.options()));
+  if (lstm && !cx.defined()) cx = Variable(zeros({layers, batch, o.hidden_size_}, data.options()));
+  check_input(data, 2);
+  check_hidden_size(hx, real_hidden, lstm ? "hidden[0]" : "hidden", batch);
+  if (lstm) check_hidden_size(cx, o.hidden_size_, "hidden[1]", batch);
+  // PyTorch's permute_hidden: each sequence's state into its packed column.
+  const Tensor& sorted = input.sorted_indices();
+  if (sorted.defined()) {
+    hx = hx.index_select(1, sorted);
+    if (lstm) cx = cx.index_select(1, sorted);
+  }
+  auto [output, h_n, c_n] = run(data, hx, cx, &batch_sizes);
+  const Tensor& unsorted = input.unsorted_indices();
+  if (unsorted.defined()) {
+    h_n = h_n.index_select(1, unsorted);
+    if (lstm) c_n = c_n.index_select(1, unsorted);
+  }
+  return {utils::rnn::PackedSequence(output, input.batch_sizes(), sorted, unsorted), h_n, c_n};
 }
 
 // ---- RNN, LSTM, GRU --------------------------------------------------------------
@@ -292,7 +383,7 @@ std::tuple<Variable, Variable> RNNImplBase<Derived>::forward_single_state(const 
                         input.options()));
   }
   check_input(input);
-  check_hidden_size(hx, o.hidden_size_, "hidden", input);
+  check_hidden_size(hx, o.hidden_size_, "hidden", input.size(batch_dim));
   auto [output, h_n, unused] = run(input, hx, Variable());
   (void)unused;
   if (!batched) {
@@ -317,6 +408,32 @@ std::tuple<Variable, Variable> RNNImpl::forward(const Variable& input, const Var
 
 std::tuple<Variable, Variable> GRUImpl::forward(const Variable& input, const Variable& hx) {
   return forward_single_state(input, hx);
+}
+
+std::tuple<utils::rnn::PackedSequence, Variable> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, const Variable& hx) {
+  auto [output, h_n, unused] = run_packed(packed_input, hx, Variable());
+  (void)unused;
+  return {output, h_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, Variable> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, const Variable& hx) {
+  auto [output, h_n, unused] = run_packed(packed_input, hx, Variable());
+  (void)unused;
+  return {output, h_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, std::tuple<Variable, Variable>>
+LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                    std::optional<std::tuple<Variable, Variable>> hx_in) {
+  Variable hx, cx;
+  if (hx_in) {
+    std::tie(hx, cx) = *hx_in;
+    TORCHLET_CHECK(hx.defined() && cx.defined(), "LSTM: hx and cx must both be defined");
+  }
+  auto [output, h_n, c_n] = run_packed(packed_input, hx, cx);
+  return {output, {h_n, c_n}};
 }
 
 std::tuple<Variable, std::tuple<Variable, Variable>> LSTMImpl::forward(
@@ -349,8 +466,8 @@ std::tuple<Variable, std::tuple<Variable, Variable>> LSTMImpl::forward(
     }
   }
   check_input(input);
-  check_hidden_size(hx, real_hidden, "hidden[0]", input);
-  check_hidden_size(cx, o.hidden_size_, "hidden[1]", input);
+  check_hidden_size(hx, real_hidden, "hidden[0]", input.size(batch_dim));
+  check_hidden_size(cx, o.hidden_size_, "hidden[1]", input.size(batch_dim));
   auto [output, h_n, c_n] = run(input, hx, cx);
   if (!batched) {
     output = output.squeeze(batch_dim);

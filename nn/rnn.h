@@ -1,7 +1,8 @@
 #pragma once
 
 // Recurrent layers: RNN, LSTM, GRU and their cells (torch.nn.RNN, ...),
-// with libtorch-style options. See Note [Recurrent layers] in nn/rnn.cc.
+// with libtorch-style options; the layers also take a PackedSequence
+// (nn/utils/rnn.h). See Note [Recurrent layers] in nn/rnn.cc.
 
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "nn/cloneable.h"
 #include "nn/module_holder.h"
+#include "nn/utils/rnn.h"
 
 namespace torchlet::nn {
 
@@ -101,13 +103,22 @@ class RNNImplBase : public Cloneable<Derived> {
   explicit RNNImplBase(detail::RNNOptionsBase options);
   /// Runs the layers on time-major (or batch_first) 3-D `input` from hx
   /// (and cx for an LSTM), both [num_layers * num_directions, batch, *];
-  /// returns output, h_n and c_n (undefined but for an LSTM).
+  /// returns output, h_n and c_n (undefined but for an LSTM). With
+  /// `batch_sizes`, input and output are a PackedSequence's data (Note
+  /// [Packed input]) and the states are in its sorted order.
   std::tuple<Variable, Variable, Variable> run(const Variable& input, const Variable& hx,
-                                               const Variable& cx);
-  /// PyTorch's check_input and the hidden-size checks, on 3-D input.
-  void check_input(const Variable& input) const;
+                                               const Variable& cx,
+                                               const std::vector<int64_t>* batch_sizes = nullptr);
+  /// forward_with_packed_input's common part: the checks, the default
+  /// states, the states permuted into the packed order and back, and run().
+  /// cx is for an LSTM only. Returns the output, h_n and c_n.
+  std::tuple<utils::rnn::PackedSequence, Variable, Variable> run_packed(
+      const utils::rnn::PackedSequence& input, Variable hx, Variable cx);
+  /// PyTorch's check_input (3-D input, or 2-D packed data) and the
+  /// hidden-size checks for a batch of `batch`.
+  void check_input(const Variable& input, int64_t expected_dim = 3) const;
   void check_hidden_size(const Variable& hx, int64_t last, const char* what,
-                         const Variable& input) const;
+                         int64_t batch) const;
   /// RNN's and GRU's forward: unbatched input and hx, the default hx, the
   /// checks, then run().
   std::tuple<Variable, Variable> forward_single_state(const Variable& input, const Variable& hx);
@@ -128,6 +139,12 @@ class RNNImpl : public RNNImplBase<RNNImpl> {
   /// hidden_size] (unbatched: without batch), zeros when undefined. Returns
   /// output [seq, batch, num_directions * hidden_size] and h_n (hx's shape).
   std::tuple<Variable, Variable> forward(const Variable& input, const Variable& hx = {});
+  /// forward on a PackedSequence (libtorch's name; hooks do not run): hx as
+  /// forward's, in the order of the sequences before packing. Returns the
+  /// output as a PackedSequence like the input and h_n, each sequence's
+  /// state after its own last step, in that order.
+  std::tuple<utils::rnn::PackedSequence, Variable> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, const Variable& hx = {});
   const RNNOptions& options() const { return options_; }
 
  private:
@@ -146,6 +163,11 @@ class LSTMImpl : public RNNImplBase<LSTMImpl> {
   /// Returns output and (h_n, c_n).
   std::tuple<Variable, std::tuple<Variable, Variable>> forward(
       const Variable& input, std::optional<std::tuple<Variable, Variable>> hx = std::nullopt);
+  /// forward on a PackedSequence, as RNN's: returns the packed output and
+  /// (h_n, c_n).
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Variable, Variable>>
+  forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                            std::optional<std::tuple<Variable, Variable>> hx = std::nullopt);
   const LSTMOptions& options() const { return options_; }
 
  private:
@@ -161,6 +183,9 @@ class GRUImpl : public RNNImplBase<GRUImpl> {
   GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   /// As RNN's forward.
   std::tuple<Variable, Variable> forward(const Variable& input, const Variable& hx = {});
+  /// As RNN's forward_with_packed_input.
+  std::tuple<utils::rnn::PackedSequence, Variable> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, const Variable& hx = {});
   const GRUOptions& options() const { return options_; }
 
  private:

@@ -4,6 +4,7 @@
 
 #include "autograd/autograd.h"      // IWYU pragma: export  Variable and autograd
 #include "nn/activation.h"          // IWYU pragma: export  ReLU, GELU, PReLU, …, Softmax, LogSoftmax
+#include "nn/attention.h"           // IWYU pragma: export  MultiheadAttention
 #include "nn/batchnorm.h"           // IWYU pragma: export  BatchNorm1d, BatchNorm2d, BatchNorm3d
 #include "nn/cloneable.h"           // IWYU pragma: export  Cloneable<Derived>: deep copies
 #include "nn/conv.h"             // IWYU pragma: export  Conv1d/2d/3d, ConvTranspose1d/2d/3d
@@ -29,5 +30,6 @@
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
+#include "nn/transformer.h"         // IWYU pragma: export  Transformer, its encoder and decoder
 #include "nn/upsampling.h"          // IWYU pragma: export  Upsample, PixelShuffle, PixelUnshuffle
 #include "nn/utils/utils.h"            // IWYU pragma: export  nn::utils: clip_grad_norm_, …

@@ -4,6 +4,7 @@
 // losses, on Variables, with PyTorch 1.13's semantics (torch.nn.functional).
 
 #include "nn/functional/activation.h"     // IWYU pragma: export
+#include "nn/functional/attention.h"      // IWYU pragma: export
 #include "nn/functional/batchnorm.h"      // IWYU pragma: export
 #include "nn/functional/conv.h"           // IWYU pragma: export
 #include "nn/functional/distance.h"       // IWYU pragma: export

@@ -10,7 +10,7 @@
 #include "nn/conv.h"             // IWYU pragma: export  Conv1d/2d/3d, ConvTranspose1d/2d/3d
 #include "nn/distance.h"            // IWYU pragma: export  CosineSimilarity, PairwiseDistance
 #include "nn/dropout.h"             // IWYU pragma: export  Dropout, Dropout1d/2d/3d, AlphaDropout
-#include "nn/embedding.h"           // IWYU pragma: export  Embedding
+#include "nn/embedding.h"           // IWYU pragma: export  Embedding, EmbeddingBag
 #include "nn/flatten.h"             // IWYU pragma: export  Flatten, Unflatten
 #include "nn/fold.h"             // IWYU pragma: export  Fold, Unfold
 #include "nn/functional/functional.h"  // IWYU pragma: export  nn::functional: stateless ops, losses

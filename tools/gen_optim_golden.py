@@ -93,7 +93,8 @@ def run(cls, kwargs, grad_steps=None):
 def flat_state_dict(sd):
     """PyTorch's optimizer state_dict flattened as torchlet names it (Note
     [Optimizer state_dict] in nn/optim/optimizer_state_dict.cc), every value
-    as a tensor: numbers 0-dim, None as [0], pairs as [2], LBFGS's lists
+    as a tensor: numbers 0-dim, None as [0], a pair as its two elements
+    (<option>.0 and <option>.1), a string as its bytes, LBFGS's lists
     stacked (al up to its first None)."""
     out = {}
     for index, state in sd["state"].items():
@@ -112,9 +113,12 @@ def flat_state_dict(sd):
             elif v is None:
                 v = torch.zeros(0)
             elif isinstance(v, tuple):
-                v = torch.tensor(v, dtype=torch.float64)
+                for i, x in enumerate(v):
+                    out["param_groups.%d.%s.%d" % (g, name, i)] = torch.tensor(
+                        float(x), dtype=torch.float64)
+                continue
             elif isinstance(v, str):
-                v = torch.tensor(1.0)  # line_search_fn="strong_wolfe": True in torchlet
+                v = torch.tensor(list(v.encode()), dtype=torch.uint8)
             else:
                 v = torch.tensor(float(v), dtype=torch.float64)
             out["param_groups.%d.%s" % (g, name)] = v
@@ -230,8 +234,9 @@ def reprs():
         "nadam": O.NAdam([w]),
         "radam": O.RAdam([w], betas=(0.8, 0.99), weight_decay=1e-4),
         "asgd": O.ASGD([w]),
-        "rprop": O.Rprop([w], step_sizes=(1e-6, 50.0)),
+        "rprop": O.Rprop([w]),
         "lbfgs": O.LBFGS([w]),
+        "lbfgs_strong_wolfe": O.LBFGS([w], line_search_fn="strong_wolfe"),
         "lbfgs_options": O.LBFGS([w], lr=0.1, max_iter=7, tolerance_grad=1e-5,
                                  tolerance_change=1e-8, history_size=10),
         "lbfgs_float_max_iter": O.LBFGS([w], max_iter=10.0),

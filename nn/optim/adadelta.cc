@@ -28,7 +28,7 @@ void Adadelta::check_options(const Options& options) const {
   detail::check_at_least(options, "lr", "Invalid learning rate: ");
   detail::check_at_least(options, "rho", "Invalid rho value: ");
   TORCHLET_CHECK(options.at("rho").to_double() <= 1.0, "Invalid rho value: ",
-                 options.at("rho").str());
+                 detail::shown(options.at("rho")));
   detail::check_at_least(options, "eps", "Invalid epsilon value: ");
   detail::check_at_least(options, "weight_decay", "Invalid weight_decay value: ");
   detail::check_bool(name(), options, "maximize");

@@ -12,14 +12,14 @@ namespace torchlet::optim {
 /// the setters return the derived type so calls chain.
 template <typename Derived>
 struct AdamOptionsBase {
-  Derived& betas(std::pair<double, double> v) { betas_ = v; return self(); }
+  Derived& betas(std::pair<Scalar, Scalar> v) { betas_ = v; return self(); }
   Derived& eps(Scalar v) { eps_ = v; return self(); }
   Derived& weight_decay(Scalar v) { weight_decay_ = v; return self(); }
   Derived& amsgrad(bool v) { amsgrad_ = v; return self(); }
   Derived& maximize(bool v) { maximize_ = v; return self(); }
 
   Scalar lr_ = 1e-3;
-  std::pair<double, double> betas_{0.9, 0.999};
+  std::pair<Scalar, Scalar> betas_{0.9, 0.999};
   Scalar eps_ = 1e-8;
   Scalar weight_decay_ = 0;
   bool amsgrad_ = false;

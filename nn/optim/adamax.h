@@ -10,7 +10,7 @@ namespace torchlet::optim {
 /// Adamax's options (torch.optim.Adamax's arguments and defaults).
 struct AdamaxOptions {
   explicit AdamaxOptions(Scalar lr = 2e-3) : lr_(lr) {}
-  AdamaxOptions& betas(std::pair<double, double> v) { betas_ = v; return *this; }
+  AdamaxOptions& betas(std::pair<Scalar, Scalar> v) { betas_ = v; return *this; }
   AdamaxOptions& eps(Scalar v) { eps_ = v; return *this; }
   AdamaxOptions& weight_decay(Scalar v) { weight_decay_ = v; return *this; }
   AdamaxOptions& maximize(bool v) { maximize_ = v; return *this; }
@@ -18,7 +18,7 @@ struct AdamaxOptions {
   Options to_options() const;
 
   Scalar lr_;
-  std::pair<double, double> betas_{0.9, 0.999};
+  std::pair<Scalar, Scalar> betas_{0.9, 0.999};
   Scalar eps_ = 1e-8;
   Scalar weight_decay_ = 0;
   bool maximize_ = false;

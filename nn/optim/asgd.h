@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "nn/optim/optimizer.h"
-#include "nn/optim/option_checks.h"
 
 namespace torchlet::optim {
 
@@ -31,7 +30,7 @@ struct ASGDOptions {
 /// parameter: step, eta (the decayed learning rate) and mu (the averaging
 /// coefficient), each a 0-dim float32 tensor as in PyTorch, and ax (the
 /// average of the parameter).
-class ASGD : public Optimizer, public detail::StateHooks {
+class ASGD : public Optimizer {
  public:
   ASGD(std::vector<Variable> params, const ASGDOptions& options = ASGDOptions());
   /// Groups' options override `options`.

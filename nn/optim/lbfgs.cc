@@ -15,12 +15,6 @@
 
 namespace torchlet::optim {
 
-LBFGSOptions& LBFGSOptions::line_search_fn(std::optional<std::string> v) {
-  TORCHLET_CHECK(!v || *v == "strong_wolfe", "only 'strong_wolfe' is supported");
-  strong_wolfe_ = v.has_value();
-  return *this;
-}
-
 Options LBFGSOptions::to_options() const {
   Scalar max_eval;
   if (max_eval_) {
@@ -38,7 +32,7 @@ Options LBFGSOptions::to_options() const {
           {"tolerance_grad", tolerance_grad_},
           {"tolerance_change", tolerance_change_},
           {"history_size", history_size_},
-          {"line_search_fn", strong_wolfe_ ? OptionValue(true) : OptionValue()}};
+          {"line_search_fn", line_search_fn_ ? OptionValue(*line_search_fn_) : OptionValue()}};
 }
 
 LBFGS::LBFGS(std::vector<Variable> params, const LBFGSOptions& options)
@@ -66,11 +60,9 @@ void LBFGS::check_options(const Options& options) const {
   TORCHLET_CHECK(history_size.kind() == OptionValue::Kind::kNumber &&
                      history_size.number().is_integral() && history_size.to_double() >= 1,
                  "LBFGS: option 'history_size' must be a positive integer, got ",
-                 history_size.str());
-  const OptionValue& line_search_fn = options.at("line_search_fn");
-  TORCHLET_CHECK(line_search_fn.is_none() || line_search_fn == OptionValue(true),
-                 "LBFGS: option 'line_search_fn' must be None or True (strong_wolfe), got ",
-                 line_search_fn.str());
+                 detail::shown(history_size));
+  // line_search_fn takes any value, as in PyTorch: step() checks it where
+  // it would search.
 }
 
 std::vector<std::string> LBFGS::buffer_names() const { return {}; }
@@ -329,7 +321,7 @@ Variable LBFGS::step(const std::function<Variable()>& closure) {
               {"tolerance_grad", &tolerance_grad},
               {"tolerance_change", &tolerance_change},
               {"history_size", &history_size_value}});
-  const bool strong_wolfe_search = !group.options.at("line_search_fn").is_none();
+  const OptionValue& line_search_fn = group.options.at("line_search_fn");
   const size_t history_size = static_cast<size_t>(history_size_value);
 
   State& state = lbfgs_state_;
@@ -425,7 +417,9 @@ Variable LBFGS::step(const std::function<Variable()>& closure) {
     const double gtd = gtd_tensor.item<double>();
 
     int64_t ls_func_evals = 0;
-    if (strong_wolfe_search) {
+    if (!line_search_fn.is_none()) {
+      TORCHLET_CHECK(line_search_fn == OptionValue("strong_wolfe"),
+                     "only 'strong_wolfe' is supported");
       const std::vector<Tensor> x_init = clone_params();
       const auto evaluate_at = [&](double step_length) {
         add_grad(step_length, d);

@@ -3,10 +3,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nn/optim/optimizer.h"
-#include "nn/optim/option_checks.h"
 
 namespace torchlet::optim {
 
@@ -24,10 +24,14 @@ struct LBFGSOptions {
   LBFGSOptions& tolerance_change(Scalar v) { tolerance_change_ = v; return *this; }
   /// How many past updates approximate the inverse Hessian.
   LBFGSOptions& history_size(Scalar v) { history_size_ = v; return *this; }
-  /// "strong_wolfe" or none (a fixed step of lr). Throws PyTorch's "only
-  /// 'strong_wolfe' is supported" for any other name.
-  LBFGSOptions& line_search_fn(std::optional<std::string> v);
-  /// As a param_group's options; see LBFGS for line_search_fn's.
+  /// "strong_wolfe" or none (a fixed step of lr). Any other name is
+  /// accepted here, as in PyTorch; step() throws PyTorch's "only
+  /// 'strong_wolfe' is supported" when it would search.
+  LBFGSOptions& line_search_fn(std::optional<std::string> v) {
+    line_search_fn_ = std::move(v);
+    return *this;
+  }
+  /// As a param_group's options.
   Options to_options() const;
 
   Scalar lr_;
@@ -36,7 +40,7 @@ struct LBFGSOptions {
   Scalar tolerance_grad_ = 1e-7;
   Scalar tolerance_change_ = 1e-9;
   Scalar history_size_ = 100;
-  bool strong_wolfe_ = false;
+  std::optional<std::string> line_search_fn_;
 };
 
 /// L-BFGS (torch.optim.LBFGS, PyTorch 1.13's algorithm, with its strong
@@ -44,15 +48,16 @@ struct LBFGSOptions {
 /// through `closure` as often as it needs, up to max_eval times.
 ///
 /// One parameter group only, as in PyTorch. Its line_search_fn option is
-/// None or True (strong_wolfe): a group's options hold no strings, so the
-/// repr prints `line_search_fn: True` where PyTorch prints `strong_wolfe`.
+/// None or "strong_wolfe"; any other value makes step() throw PyTorch's
+/// "only 'strong_wolfe' is supported" where it would search (after the
+/// first evaluation, as PyTorch does).
 ///
 /// The state is one for all parameters, saved under the first parameter's
 /// index as PyTorch does: func_evals and n_iter (int64), and once a step has
 /// iterated d, t (float64), old_dirs and old_stps (the history, stacked as
 /// [k, numel]), ro ([k]), H_diag, prev_flat_grad, prev_loss (float64) and al
 /// ([k], once used); see Note [Optimizer state_dict].
-class LBFGS : public Optimizer, public detail::StateHooks {
+class LBFGS : public Optimizer {
  public:
   LBFGS(std::vector<Variable> params, const LBFGSOptions& options = LBFGSOptions());
   /// Throws PyTorch's error unless `groups` holds one group.
@@ -61,9 +66,10 @@ class LBFGS : public Optimizer, public detail::StateHooks {
   /// One optimization step: up to max_iter iterations, each evaluating
   /// `closure` (with grad mode on), which must clear the gradients, compute
   /// the loss (a one-element tensor), backpropagate and return it. Returns
-  /// the loss of the first evaluation. Optimizer::step() (without a closure,
-  /// or through an Optimizer&) throws instead of evaluating the closure once.
-  Variable step(const std::function<Variable()>& closure);
+  /// the loss of the first evaluation; called through an Optimizer&, it
+  /// runs the same algorithm. step() without a closure throws.
+  Variable step(const std::function<Variable()>& closure) override;
+  using Optimizer::step;
 
  protected:
   void check_options(const Options& options) const override;

@@ -3,6 +3,7 @@
 // Rosenbrock function and a least-squares problem, with and without the
 // strong Wolfe line search, the state_dict, its round trip and the errors.
 
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -254,22 +255,56 @@ TEST(LBFGS, ASchedulersLrIsTheStepLength) {
 
 // ---- Printing --------------------------------------------------------------------------
 
+std::map<std::string, std::string> golden_reprs() {
+  std::ifstream in("nn/optim/testdata/optim_reprs.txt");
+  EXPECT_TRUE(in.good());
+  std::map<std::string, std::string> reprs;
+  std::string line, name;
+  while (std::getline(in, line)) {
+    if (line.rfind("=== ", 0) == 0) {
+      name = line.substr(4);
+    } else {
+      reprs[name] += reprs[name].empty() ? line : "\n" + line;
+    }
+  }
+  return reprs;
+}
+
 TEST(LBFGSRepr, MatchesPyTorch) {
   const Variable w(zeros({2}), true);
-  EXPECT_EQ(LBFGS({w}).repr(),
-            "LBFGS (\nParameter Group 0\n    history_size: 100\n    line_search_fn: None\n"
-            "    lr: 1\n    max_eval: 25\n    max_iter: 20\n    tolerance_change: 1e-09\n"
-            "    tolerance_grad: 1e-07\n)");
+  const auto reprs = golden_reprs();
+  EXPECT_EQ(LBFGS({w}).repr(), reprs.at("lbfgs"));  // line_search_fn: None
   EXPECT_EQ(LBFGS({w}, LBFGSOptions(0.1).max_iter(7).tolerance_grad(1e-5).tolerance_change(1e-8)
                            .history_size(10))
                 .repr(),
-            "LBFGS (\nParameter Group 0\n    history_size: 10\n    line_search_fn: None\n"
-            "    lr: 0.1\n    max_eval: 8\n    max_iter: 7\n    tolerance_change: 1e-08\n"
-            "    tolerance_grad: 1e-05\n)");
-  EXPECT_EQ(LBFGS({w}, LBFGSOptions().max_iter(10.0)).repr(),
-            "LBFGS (\nParameter Group 0\n    history_size: 100\n    line_search_fn: None\n"
-            "    lr: 1\n    max_eval: 12.0\n    max_iter: 10.0\n    tolerance_change: 1e-09\n"
-            "    tolerance_grad: 1e-07\n)");
+            reprs.at("lbfgs_options"));
+  EXPECT_EQ(LBFGS({w}, LBFGSOptions().max_iter(10.0)).repr(), reprs.at("lbfgs_float_max_iter"));
+}
+
+TEST(LBFGSRepr, StrongWolfePrintsItsName) {
+  const Variable w(zeros({2}), true);
+  const std::string text = LBFGS({w}, LBFGSOptions().line_search_fn("strong_wolfe")).repr();
+  EXPECT_EQ(text, golden_reprs().at("lbfgs_strong_wolfe"));
+  EXPECT_NE(text.find("    line_search_fn: strong_wolfe\n"), std::string::npos);
+}
+
+// ---- Through the base class ------------------------------------------------------------
+
+TEST(LBFGSThroughOptimizer, StepWithAClosureRunsLBFGS) {
+  const Config& config = configs().at("rosenbrock_wolfe");
+  const std::vector<Variable> params = initial_params(config);
+  LBFGS lbfgs(params, config.options);
+  Optimizer& optimizer = lbfgs;
+  int evaluations = 0;
+  const auto closure = closure_for(config, lbfgs, params);
+  const Variable loss = optimizer.step([&] {
+    ++evaluations;
+    return closure();
+  });
+  EXPECT_GT(evaluations, 1);
+  EXPECT_EQ(lbfgs.state_dict().at("state.0.func_evals").item<int64_t>(), evaluations);
+  EXPECT_DOUBLE_EQ(loss.item<double>(), golden().at("rosenbrock_wolfe.losses")[0].item<double>());
+  EXPECT_TRUE(all_close(params[0].data(), golden().at("rosenbrock_wolfe.step0.0"), 1e-7, 1e-7));
 }
 
 // ---- Errors ----------------------------------------------------------------------------
@@ -284,8 +319,58 @@ TEST(LBFGSErrors, MoreThanOneParameterGroup) {
   EXPECT_EQ(lbfgs.param_groups().size(), 1u);
 }
 
-TEST(LBFGSErrors, UnknownLineSearch) {
-  EXPECT_THROW_MSG(LBFGSOptions().line_search_fn("backtracking"), "only 'strong_wolfe' is supported");
+// As in PyTorch, any line_search_fn is accepted until step() would search:
+// after the first evaluation, which counts.
+TEST(LBFGSErrors, UnknownLineSearchThrowsWhereStepWouldSearch) {
+  const Variable w(from_vector(std::vector<double>{1.0, 2.0}), true);
+  LBFGS lbfgs({w}, LBFGSOptions().line_search_fn("backtracking"));
+  EXPECT_NE(lbfgs.repr().find("    line_search_fn: backtracking\n"), std::string::npos);
+  int evaluations = 0;
+  const auto closure = [&] {
+    ++evaluations;
+    lbfgs.zero_grad();
+    Variable l = w.pow(2).sum();
+    l.backward();
+    return l;
+  };
+  EXPECT_THROW_MSG(lbfgs.step(closure), "only 'strong_wolfe' is supported");
+  EXPECT_EQ(evaluations, 1);
+  EXPECT_EQ(w.data().to_vector<double>(), std::vector<double>({1.0, 2.0}));
+  const StateDict sd = lbfgs.state_dict();
+  EXPECT_EQ(sd.at("state.0.func_evals").item<int64_t>(), 1);
+  EXPECT_EQ(sd.at("state.0.n_iter").item<int64_t>(), 1);
+  EXPECT_FALSE(sd.contains("state.0.d"));
+}
+
+TEST(LBFGSErrors, LineSearchThatIsNotAStringThrowsWhereStepWouldSearch) {
+  const Variable w(from_vector(std::vector<double>{1.0, 2.0}), true);
+  LBFGS lbfgs({ParamGroup({w}, {{"line_search_fn", false}})});
+  EXPECT_THROW_MSG(lbfgs.step([&] {
+    lbfgs.zero_grad();
+    Variable l = w.pow(2).sum();
+    l.backward();
+    return l;
+  }),
+                   "only 'strong_wolfe' is supported");
+}
+
+TEST(LBFGS, UnknownLineSearchIsNotReachedAtAMinimum) {
+  const Variable w(zeros({2}, kFloat64), true);
+  LBFGS lbfgs({w}, LBFGSOptions().line_search_fn("backtracking"));
+  const Variable loss = lbfgs.step([&] {
+    lbfgs.zero_grad();
+    Variable l = w.pow(2).sum();
+    l.backward();
+    return l;
+  });
+  EXPECT_EQ(loss.item<double>(), 0.0);
+}
+
+TEST(LBFGS, StringLineSearchInAGroupsOptionsIsAString) {
+  const Variable w(zeros({2}), true);
+  LBFGS lbfgs({ParamGroup({w}, {{"line_search_fn", "strong_wolfe"}})});
+  EXPECT_EQ(lbfgs.param_groups()[0].options.at("line_search_fn").to_string(), "strong_wolfe");
+  EXPECT_EQ(lbfgs.repr(), LBFGS({w}, LBFGSOptions().line_search_fn("strong_wolfe")).repr());
 }
 
 TEST(LBFGSErrors, StepWithoutAClosureThroughTheBaseClass) {
@@ -294,6 +379,7 @@ TEST(LBFGSErrors, StepWithoutAClosureThroughTheBaseClass) {
   Optimizer& optimizer = lbfgs;
   w.set_grad(Variable(ones({2})));
   EXPECT_THROW_MSG(optimizer.step(), "LBFGS: step() needs a closure");
+  EXPECT_THROW_MSG(lbfgs.step(), "LBFGS: step() needs a closure");
   EXPECT_EQ(w.data().to_vector<float>(), std::vector<float>({1.f, 1.f}));
 }
 
@@ -312,8 +398,8 @@ TEST(LBFGSErrors, InvalidOptions) {
                    "LBFGS: option 'history_size' must be a positive integer, got 2.5");
   EXPECT_THROW_MSG(LBFGS({ParamGroup({w}, {{"lr", true}})}),
                    "LBFGS: option 'lr' must be a number, got True");
-  EXPECT_THROW_MSG(LBFGS({ParamGroup({w}, {{"line_search_fn", false}})}),
-                   "LBFGS: option 'line_search_fn' must be None or True (strong_wolfe), got False");
+  EXPECT_THROW_MSG(LBFGS({ParamGroup({w}, {{"max_iter", "20"}})}),
+                   "LBFGS: option 'max_iter' must be a number, got '20'");
 }
 
 TEST(LBFGSErrors, ParametersOfDifferentDtypes) {

@@ -336,7 +336,7 @@ TEST(MoreOptimizersRepr, MatchesPyTorchCharacterForCharacter) {
   EXPECT_EQ(RAdam({w}, RAdamOptions().betas({0.8, 0.99}).weight_decay(1e-4)).repr(),
             reprs.at("radam"));
   EXPECT_EQ(ASGD({w}).repr(), reprs.at("asgd"));
-  EXPECT_EQ(Rprop({w}, RpropOptions().step_sizes({1e-6, 50.0})).repr(), reprs.at("rprop"));
+  EXPECT_EQ(Rprop({w}).repr(), reprs.at("rprop"));  // step_sizes: (1e-06, 50)
 }
 
 // ---- Errors ----------------------------------------------------------------------------
@@ -377,6 +377,7 @@ TEST(MoreOptimizersErrors, PyTorchsMessagesForInvalidOptions) {
   EXPECT_THROW_MSG(Rprop(w, RpropOptions().etas({1.5, 1.2})), "Invalid eta values: 1.5, 1.2");
   EXPECT_THROW_MSG(Rprop(w, RpropOptions().etas({0.5, 0.9})), "Invalid eta values: 0.5, 0.9");
   EXPECT_THROW_MSG(Rprop(w, RpropOptions().etas({0.0, 1.2})), "Invalid eta values: 0.0, 1.2");
+  EXPECT_THROW_MSG(Rprop(w, RpropOptions().etas({1, 2})), "Invalid eta values: 1, 2");
 }
 
 TEST(MoreOptimizersErrors, OptionsOfTheWrongKind) {
@@ -390,6 +391,8 @@ TEST(MoreOptimizersErrors, OptionsOfTheWrongKind) {
   EXPECT_THROW_MSG(ASGD({ParamGroup({w}, {{"t0", false}})}), "Invalid t0 value: False");
   EXPECT_THROW_MSG(Rprop({ParamGroup({w}, {{"etas", 0.5}})}), "Invalid etas: 0.5");
   EXPECT_THROW_MSG(Rprop({ParamGroup({w}, {{"step_sizes", 1e-6}})}), "Invalid step_sizes: 1e-06");
+  EXPECT_THROW_MSG(Rprop({ParamGroup({w}, {{"step_sizes", "big"}})}), "Invalid step_sizes: 'big'");
+  EXPECT_THROW_MSG(Adamax({ParamGroup({w}, {{"lr", "0.1"}})}), "Invalid learning rate: '0.1'");
   EXPECT_THROW_MSG(NAdam({ParamGroup({w}, {{"foreach", 1}})}),
                    "NAdam: foreach must be None or a bool, got 1");
 }

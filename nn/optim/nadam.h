@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "nn/optim/optimizer.h"
-#include "nn/optim/option_checks.h"
 
 namespace torchlet::optim {
 
@@ -13,7 +12,7 @@ namespace torchlet::optim {
 /// NAdam has no maximize).
 struct NAdamOptions {
   explicit NAdamOptions(Scalar lr = 2e-3) : lr_(lr) {}
-  NAdamOptions& betas(std::pair<double, double> v) { betas_ = v; return *this; }
+  NAdamOptions& betas(std::pair<Scalar, Scalar> v) { betas_ = v; return *this; }
   NAdamOptions& eps(Scalar v) { eps_ = v; return *this; }
   NAdamOptions& weight_decay(Scalar v) { weight_decay_ = v; return *this; }
   NAdamOptions& momentum_decay(Scalar v) { momentum_decay_ = v; return *this; }
@@ -21,7 +20,7 @@ struct NAdamOptions {
   Options to_options() const;
 
   Scalar lr_;
-  std::pair<double, double> betas_{0.9, 0.999};
+  std::pair<Scalar, Scalar> betas_{0.9, 0.999};
   Scalar eps_ = 1e-8;
   Scalar weight_decay_ = 0;
   Scalar momentum_decay_ = 4e-3;
@@ -30,7 +29,7 @@ struct NAdamOptions {
 /// NAdam (torch.optim.NAdam, PyTorch 1.13's update): Adam with Nesterov
 /// momentum. State per parameter: step, mu_product (a 0-dim float32 tensor,
 /// the product of the momentum coefficients so far), exp_avg and exp_avg_sq.
-class NAdam : public Optimizer, public detail::StateHooks {
+class NAdam : public Optimizer {
  public:
   NAdam(std::vector<Variable> params, const NAdamOptions& options = NAdamOptions());
   /// Groups' options override `options`.

@@ -24,6 +24,11 @@ OptionValue::OptionValue(Scalar value) {
   }
 }
 
+OptionValue::OptionValue(const char* value) : kind_(Kind::kString) {
+  TORCHLET_CHECK(value != nullptr, "optimizer option: a null string");
+  string_ = value;
+}
+
 namespace {
 
 const char* kind_name(OptionValue::Kind kind) {
@@ -32,6 +37,7 @@ const char* kind_name(OptionValue::Kind kind) {
     case OptionValue::Kind::kBool: return "a bool";
     case OptionValue::Kind::kNumber: return "a number";
     case OptionValue::Kind::kPair: return "a pair";
+    case OptionValue::Kind::kString: return "a string";
   }
   return "?";
 }
@@ -39,6 +45,21 @@ const char* kind_name(OptionValue::Kind kind) {
 void check_kind(OptionValue::Kind actual, OptionValue::Kind expected) {
   TORCHLET_CHECK(actual == expected, "optimizer option: expected ", kind_name(expected), ", got ",
                  kind_name(actual));
+}
+
+// As Python's repr() prints a number: 0, 0.9, 1e-05, True.
+std::string number_str(const Scalar& value) {
+  if (value.is_bool()) return value.to<bool>() ? "True" : "False";
+  if (value.is_integral()) return std::to_string(value.to<int64_t>());
+  return nn::detail::float_repr(value.to_double());
+}
+
+// Same kind and value (an integer is not equal to the float of its value:
+// they print differently).
+bool same_number(const Scalar& a, const Scalar& b) {
+  if (a.kind() != b.kind()) return false;
+  return a.is_floating_point() ? a.to_double() == b.to_double()
+                               : a.to<int64_t>() == b.to<int64_t>();
 }
 
 }  // namespace
@@ -60,19 +81,26 @@ Scalar OptionValue::number() const {
 
 std::pair<double, double> OptionValue::to_pair() const {
   check_kind(kind_, Kind::kPair);
+  return {pair_.first.to_double(), pair_.second.to_double()};
+}
+
+std::pair<Scalar, Scalar> OptionValue::scalar_pair() const {
+  check_kind(kind_, Kind::kPair);
   return pair_;
+}
+
+const std::string& OptionValue::to_string() const {
+  check_kind(kind_, Kind::kString);
+  return string_;
 }
 
 std::string OptionValue::str() const {
   switch (kind_) {
     case Kind::kNone: return "None";
     case Kind::kBool: return flag_ ? "True" : "False";
-    case Kind::kNumber:
-      return number_.is_integral() ? std::to_string(number_.to<int64_t>())
-                                   : nn::detail::float_repr(number_.to_double());
-    case Kind::kPair:
-      return "(" + nn::detail::float_repr(pair_.first) + ", " +
-             nn::detail::float_repr(pair_.second) + ")";
+    case Kind::kNumber: return number_str(number_);
+    case Kind::kPair: return "(" + number_str(pair_.first) + ", " + number_str(pair_.second) + ")";
+    case Kind::kString: return string_;
   }
   return "?";
 }
@@ -82,10 +110,11 @@ bool OptionValue::operator==(const OptionValue& other) const {
   switch (kind_) {
     case Kind::kNone: return true;
     case Kind::kBool: return flag_ == other.flag_;
-    case Kind::kNumber:
-      return number_.is_integral() == other.number_.is_integral() &&
-             number_.to_double() == other.number_.to_double();
-    case Kind::kPair: return pair_ == other.pair_;
+    case Kind::kNumber: return same_number(number_, other.number_);
+    case Kind::kPair:
+      return same_number(pair_.first, other.pair_.first) &&
+             same_number(pair_.second, other.pair_.second);
+    case Kind::kString: return string_ == other.string_;
   }
   return false;
 }
@@ -169,6 +198,16 @@ void Optimizer::init_groups(std::vector<ParamGroup> groups) {
 }
 
 void Optimizer::init_state(const ParamGroup&, const Variable&, ParamState&) {}
+
+bool Optimizer::is_scalar_buffer(const std::string&) const { return false; }
+
+bool Optimizer::keeps_own_state() const { return false; }
+
+void Optimizer::save_state(StateDict&) const {}
+
+std::function<void()> Optimizer::prepare_load_state(const SavedState&) {
+  return [] {};
+}
 
 void Optimizer::add_param_group(ParamGroup group) {
   TORCHLET_CHECK(!group.params.empty(), name_, ": a parameter group holds no parameters");

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,10 +21,12 @@ namespace torchlet::optim {
 
 /// One optimization option as PyTorch's param_group dict holds it: None, a
 /// bool, a number that remembers whether it was written as an integer or a
-/// float (so `0` prints as `0` and `0.9` as `0.9`), or a pair (Adam's betas).
+/// float (so `0` prints as `0` and `0.9` as `0.9`), a pair of such numbers
+/// (Adam's betas, Rprop's step_sizes: `(1e-06, 50)`) or a string (LBFGS's
+/// line_search_fn).
 class OptionValue {
  public:
-  enum class Kind : int8_t { kNone, kBool, kNumber, kPair };
+  enum class Kind : int8_t { kNone, kBool, kNumber, kPair, kString };
 
   /// None.
   OptionValue() = default;
@@ -32,8 +35,20 @@ class OptionValue {
   template <typename T, std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, int> = 0>
   OptionValue(T value) : kind_(Kind::kNumber), number_(value) {}  // NOLINT(runtime/explicit)
   OptionValue(Scalar value);  // NOLINT(runtime/explicit)
-  OptionValue(std::pair<double, double> value)  // NOLINT(runtime/explicit)
+  /// A pair; each element keeps its kind (integer, float or bool), as in a
+  /// Python tuple.
+  OptionValue(std::pair<Scalar, Scalar> value)  // NOLINT(runtime/explicit)
       : kind_(Kind::kPair), pair_(value) {}
+  template <typename A, typename B,
+            std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>, int> = 0>
+  OptionValue(const std::pair<A, B>& value)  // NOLINT(runtime/explicit)
+      : OptionValue(std::pair<Scalar, Scalar>(value.first, value.second)) {}
+  /// A string. A string literal becomes a string too, never a bool; a null
+  /// `const char*` throws `torchlet::Error`.
+  OptionValue(std::string value)  // NOLINT(runtime/explicit)
+      : kind_(Kind::kString), string_(std::move(value)) {}
+  OptionValue(const char* value);  // NOLINT(runtime/explicit)
+  OptionValue(std::nullptr_t) = delete;
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::kNone; }
@@ -42,8 +57,13 @@ class OptionValue {
   double to_double() const;
   Scalar number() const;
   std::pair<double, double> to_pair() const;
+  /// The pair with each element's kind.
+  std::pair<Scalar, Scalar> scalar_pair() const;
+  /// The string itself (str() prints the same text).
+  const std::string& to_string() const;
 
-  /// As Python's str() prints the value: None, True, 0, 0.9, 1e-05, (0.9, 0.999).
+  /// As Python's str() prints the value: None, True, 0, 0.9, 1e-05,
+  /// (0.9, 0.999), strong_wolfe.
   std::string str() const;
   bool operator==(const OptionValue& other) const;
   bool operator!=(const OptionValue& other) const { return !(*this == other); }
@@ -52,7 +72,8 @@ class OptionValue {
   Kind kind_ = Kind::kNone;
   bool flag_ = false;
   Scalar number_;
-  std::pair<double, double> pair_{0, 0};
+  std::pair<Scalar, Scalar> pair_;
+  std::string string_;
 };
 
 /// Options by name, in sorted order (the order PyTorch prints them).
@@ -124,8 +145,10 @@ class Optimizer {
   /// bumped).
   void step();
   /// Calls `closure` (with grad mode on) to recompute the loss, then
-  /// step(); returns the closure's loss.
-  Variable step(const std::function<Variable()>& closure);
+  /// step(); returns the closure's loss. An optimizer that reevaluates the
+  /// loss itself (LBFGS) overrides it, so calling it through an Optimizer&
+  /// runs that optimizer's algorithm.
+  virtual Variable step(const std::function<Variable()>& closure);
 
   std::vector<ParamGroup>& param_groups() { return param_groups_; }
   const std::vector<ParamGroup>& param_groups() const { return param_groups_; }
@@ -173,6 +196,27 @@ class Optimizer {
                       ParamState& state) = 0;
   /// State made when a parameter joins (Adagrad's accumulator); none by default.
   virtual void init_state(const ParamGroup& group, const Variable& param, ParamState& state);
+
+  // Hooks of an optimizer whose state does not fit Note [Optimizer
+  // state_dict]'s buffers of the parameter's shape.
+
+  /// Whether the buffer `name` holds one number (a 0-dim tensor: NAdam's
+  /// mu_product, ASGD's eta and mu) rather than the parameter's shape;
+  /// false by default.
+  virtual bool is_scalar_buffer(const std::string& name) const;
+  /// Whether the optimizer keeps its state itself rather than per
+  /// parameter (LBFGS: one state for all parameters); then save_state and
+  /// prepare_load_state replace the saving and loading of the state. False
+  /// by default.
+  virtual bool keeps_own_state() const;
+  /// The saved state: by parameter index, each entry's name (without the
+  /// "state.<index>." prefix) and value.
+  using SavedState = std::map<int64_t, std::vector<std::pair<std::string, Tensor>>>;
+  /// Adds the "state.<index>.<name>" entries to `out` (keeps_own_state()).
+  virtual void save_state(StateDict& out) const;
+  /// Checks `state` and returns what installs it; throws, changing
+  /// nothing, if it is invalid (keeps_own_state()).
+  virtual std::function<void()> prepare_load_state(const SavedState& state);
 
  private:
   std::string name_;

@@ -9,6 +9,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -480,7 +482,10 @@ TEST(OptimizerStateDict, HoldsBuffersStepsAndEveryGroupsOptions) {
   EXPECT_TRUE(sd.contains("state.0.max_exp_avg_sq"));
   EXPECT_EQ(sd.at("param_groups.1.params").to_vector<int64_t>(), std::vector<int64_t>{1});
   EXPECT_EQ(sd.at("param_groups.1.lr").item<double>(), 0.5);
-  EXPECT_EQ(sd.at("param_groups.0.betas").to_vector<double>(), std::vector<double>({0.9, 0.999}));
+  EXPECT_EQ(sd.at("param_groups.0.betas.0").item<double>(), 0.9);
+  EXPECT_EQ(sd.at("param_groups.0.betas.1").item<double>(), 0.999);
+  EXPECT_EQ(sd.at("param_groups.0.betas.1").dtype(), kFloat64);
+  EXPECT_FALSE(sd.contains("param_groups.0.betas"));
   EXPECT_EQ(sd.at("param_groups.0.weight_decay").dtype(), kInt64);
   EXPECT_EQ(sd.at("param_groups.0.amsgrad").item<bool>(), true);
   EXPECT_EQ(sd.at("param_groups.0.foreach").numel(), 0);
@@ -494,6 +499,53 @@ TEST(OptimizerStateDict, LoadRestoresGroupOptions) {
   target.load_state_dict(source.state_dict());
   EXPECT_EQ(target.param_groups()[0].lr(), 0.025);
   EXPECT_EQ(target.repr(), source.repr());
+}
+
+TEST(OptimizerStateDict, PairElementsKeepWhetherTheyAreIntegers) {
+  const Variable w(zeros({2}), true);
+  Rprop source({w});  // step_sizes (1e-06, 50)
+  const StateDict sd = source.state_dict();
+  EXPECT_EQ(sd.at("param_groups.0.step_sizes.0").dtype(), kFloat64);
+  EXPECT_EQ(sd.at("param_groups.0.step_sizes.1").dtype(), kInt64);
+  EXPECT_EQ(sd.at("param_groups.0.step_sizes.1").item<int64_t>(), 50);
+  Rprop target({Variable(zeros({2}), true)}, RpropOptions().step_sizes({1e-5, 40.0}));
+  target.load_state_dict(sd);
+  EXPECT_EQ(target.param_groups()[0].options.at("step_sizes").str(), "(1e-06, 50)");
+  EXPECT_EQ(target.repr(), source.repr());
+}
+
+TEST(OptimizerStateDict, StringOptionRoundTrips) {
+  const Variable w(zeros({2}), true);
+  LBFGS source({w}, LBFGSOptions().line_search_fn("strong_wolfe"));
+  const StateDict sd = source.state_dict();
+  const Tensor saved = sd.at("param_groups.0.line_search_fn");
+  EXPECT_EQ(saved.dtype(), kUInt8);
+  const std::vector<uint8_t> bytes = saved.to_vector<uint8_t>();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "strong_wolfe");
+  LBFGS target({Variable(zeros({2}), true)});
+  target.load_state_dict(sd);
+  EXPECT_EQ(target.param_groups()[0].options.at("line_search_fn"), OptionValue("strong_wolfe"));
+  EXPECT_EQ(target.repr(), source.repr());
+}
+
+TEST(OptimizerStateDict, EmptyStringIsNotNone) {
+  const Variable w(zeros({2}), true);
+  LBFGS source({w}, LBFGSOptions().line_search_fn(""));
+  LBFGS target({Variable(zeros({2}), true)});
+  target.load_state_dict(source.state_dict());
+  EXPECT_EQ(target.param_groups()[0].options.at("line_search_fn"), OptionValue(std::string()));
+}
+
+TEST(OptimizerStateDict, LoadsAPairSavedAsOneFloat64Tensor) {
+  const Variable w(zeros({2}), true);
+  Adam source({w}, AdamOptions().betas({0.8, 0.99}));
+  StateDict sd = source.state_dict();
+  sd.erase("param_groups.0.betas.0");
+  sd.erase("param_groups.0.betas.1");
+  sd.insert("param_groups.0.betas", from_vector(std::vector<double>{0.8, 0.99}));
+  Adam target({Variable(zeros({2}), true)});
+  target.load_state_dict(sd);
+  EXPECT_EQ(target.param_groups()[0].options.at("betas"), OptionValue(std::make_pair(0.8, 0.99)));
 }
 
 StateDict adam_state() {
@@ -579,6 +631,38 @@ TEST(OptimizerStateDictErrors, OptionOfAnUnknownEncoding) {
   expect_load_error(sd, "option 'param_groups.0.eps' must be a 0-dim bool, int64 or float64");
 }
 
+TEST(OptimizerStateDictErrors, PairMissingAnElement) {
+  StateDict sd = adam_state();
+  sd.erase("param_groups.0.betas.1");
+  expect_load_error(sd, "load_state_dict: missing key 'param_groups.0.betas.1'");
+}
+
+TEST(OptimizerStateDictErrors, PairElementOfAnUnknownEncoding) {
+  StateDict sd = adam_state();
+  sd["param_groups.0.betas.0"] = zeros({2}, kFloat64);
+  expect_load_error(sd, "load_state_dict: pair element 'param_groups.0.betas.0' must be a 0-dim "
+                        "bool, int64 or float64 tensor, got dtype float64 and shape [2]");
+}
+
+TEST(OptimizerStateDictErrors, UndefinedPairElement) {
+  StateDict sd = adam_state();
+  sd["param_groups.0.betas.1"] = Tensor();
+  expect_load_error(sd, "load_state_dict: 'param_groups.0.betas.1' is undefined");
+}
+
+TEST(OptimizerStateDictErrors, PairElementBeyondTheSecond) {
+  StateDict sd = adam_state();
+  sd.insert("param_groups.0.betas.2", scalar_tensor(0.5, kFloat64));
+  expect_load_error(sd, "load_state_dict: unexpected key 'param_groups.0.betas.2' in Adam's state dict");
+}
+
+TEST(OptimizerStateDictErrors, PairSavedBothAsOneTensorAndAsElements) {
+  StateDict sd = adam_state();
+  sd.insert("param_groups.0.betas", from_vector(std::vector<double>{0.8, 0.99}));
+  expect_load_error(sd, "load_state_dict: unexpected key 'param_groups.0.betas.0' in Adam's state "
+                        "dict (it also holds 'param_groups.0.betas')");
+}
+
 TEST(OptimizerStateDictErrors, ParamsOfTheWrongDtype) {
   StateDict sd = adam_state();
   sd["param_groups.0.params"] = zeros({1});
@@ -617,6 +701,7 @@ TEST(OptimizerErrors, PyTorchsMessagesForInvalidOptions) {
   EXPECT_THROW_MSG(Adam(w, AdamOptions(-0.1)), "Invalid learning rate: -0.1");
   EXPECT_THROW_MSG(Adam(w, AdamOptions().eps(-1.0)), "Invalid epsilon value: -1.0");
   EXPECT_THROW_MSG(Adam(w, AdamOptions().betas({1.0, 0.9})), "Invalid beta parameter at index 0: 1.0");
+  EXPECT_THROW_MSG(Adam(w, AdamOptions().betas({1, 0.9})), "Invalid beta parameter at index 0: 1");
   EXPECT_THROW_MSG(AdamW(w, AdamWOptions().betas({0.9, -0.1})),
                    "Invalid beta parameter at index 1: -0.1");
   EXPECT_THROW_MSG(AdamW(w, AdamWOptions().weight_decay(-0.01)), "Invalid weight_decay value: -0.01");
@@ -670,6 +755,9 @@ TEST(OptimizerErrors, GroupOptionOfTheWrongKind) {
   EXPECT_THROW_MSG(
       SGD({ParamGroup({Variable(zeros({2}), true)}, {{"nesterov", 1}})}, SGDOptions(0.1)),
       "SGD: option 'nesterov' must be a bool, got 1");
+  EXPECT_THROW_MSG(
+      SGD({ParamGroup({Variable(zeros({2}), true)}, {{"nesterov", "yes"}})}, SGDOptions(0.1)),
+      "SGD: option 'nesterov' must be a bool, got 'yes'");
   EXPECT_THROW_MSG(Adam({ParamGroup({Variable(zeros({2}), true)}, {{"betas", 0.9}})}),
                    "Invalid betas: 0.9");
   EXPECT_THROW_MSG(Adam({ParamGroup({Variable(zeros({2}), true)}, {{"lr", true}})}),
@@ -704,6 +792,40 @@ TEST(OptionValueErrors, WrongKindNamesBoth) {
   EXPECT_THROW_MSG(OptionValue(1.0).to_pair(), "optimizer option: expected a pair, got a number");
   EXPECT_THROW_MSG(OptionValue(std::make_pair(0.1, 0.2)).number(),
                    "optimizer option: expected a number, got a pair");
+}
+
+TEST(OptionValueErrors, NullString) {
+  const char* null = nullptr;
+  EXPECT_THROW_MSG(OptionValue{null}, "optimizer option: a null string");
+  EXPECT_THROW_MSG(OptionValue("strong_wolfe").to_bool(),
+                   "optimizer option: expected a bool, got a string");
+  EXPECT_THROW_MSG(OptionValue(true).to_string(), "optimizer option: expected a string, got a bool");
+  static_assert(!std::is_constructible_v<OptionValue, std::nullptr_t>);
+}
+
+TEST(OptionValue, StringLiteralStaysAString) {
+  const OptionValue literal = "strong_wolfe";
+  EXPECT_EQ(literal.kind(), OptionValue::Kind::kString);
+  EXPECT_EQ(literal.to_string(), "strong_wolfe");
+  EXPECT_EQ(literal.str(), "strong_wolfe");
+  EXPECT_NE(literal, OptionValue(true));
+  EXPECT_EQ(literal, OptionValue(std::string("strong_wolfe")));
+  EXPECT_NE(literal, OptionValue("backtracking"));
+  Options options = {{"line_search_fn", "strong_wolfe"}};
+  options["name"] = "adam";
+  EXPECT_EQ(options.at("line_search_fn").kind(), OptionValue::Kind::kString);
+  EXPECT_EQ(options.at("name").str(), "adam");
+}
+
+TEST(OptionValue, PairElementsRememberWhetherTheyAreIntegers) {
+  EXPECT_EQ(OptionValue(std::make_pair(1e-6, 50)).str(), "(1e-06, 50)");
+  EXPECT_EQ(OptionValue(std::make_pair(1e-6, 50.0)).str(), "(1e-06, 50.0)");
+  EXPECT_EQ(OptionValue(std::make_pair(0, 1)).str(), "(0, 1)");
+  EXPECT_EQ(OptionValue(std::make_pair(true, 0.5)).str(), "(True, 0.5)");
+  EXPECT_NE(OptionValue(std::make_pair(1e-6, 50)), OptionValue(std::make_pair(1e-6, 50.0)));
+  EXPECT_EQ(OptionValue(std::make_pair(1e-6, 50)), OptionValue(std::make_pair(1e-6, int64_t{50})));
+  EXPECT_EQ(OptionValue(std::make_pair(1e-6, 50)).to_pair(), std::make_pair(1e-6, 50.0));
+  EXPECT_TRUE(OptionValue(std::make_pair(1e-6, 50)).scalar_pair().second.is_integral());
 }
 
 TEST(ParamGroup, ReadFillsEveryFieldInOneCall) {

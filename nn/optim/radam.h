@@ -11,14 +11,14 @@ namespace torchlet::optim {
 /// 1.13's RAdam has no maximize).
 struct RAdamOptions {
   explicit RAdamOptions(Scalar lr = 1e-3) : lr_(lr) {}
-  RAdamOptions& betas(std::pair<double, double> v) { betas_ = v; return *this; }
+  RAdamOptions& betas(std::pair<Scalar, Scalar> v) { betas_ = v; return *this; }
   RAdamOptions& eps(Scalar v) { eps_ = v; return *this; }
   RAdamOptions& weight_decay(Scalar v) { weight_decay_ = v; return *this; }
   /// As a param_group's options.
   Options to_options() const;
 
   Scalar lr_;
-  std::pair<double, double> betas_{0.9, 0.999};
+  std::pair<Scalar, Scalar> betas_{0.9, 0.999};
   Scalar eps_ = 1e-8;
   Scalar weight_decay_ = 0;
 };

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "nn/optim/option_checks.h"
-#include "nn/repr.h"
 #include "tensor/error.h"
 #include "tensor/factories.h"
 
@@ -28,9 +27,11 @@ Rprop::Rprop(std::vector<ParamGroup> groups, const RpropOptions& options)
 void Rprop::check_options(const Options& options) const {
   detail::check_at_least(options, "lr", "Invalid learning rate: ");
   detail::check_pair(options, "etas", "Invalid etas: ");
-  const auto [etaminus, etaplus] = options.at("etas").to_pair();
-  TORCHLET_CHECK(0.0 < etaminus && etaminus < 1.0 && 1.0 < etaplus, "Invalid eta values: ",
-                 nn::detail::float_repr(etaminus), ", ", nn::detail::float_repr(etaplus));
+  const auto [etaminus, etaplus] = options.at("etas").scalar_pair();
+  TORCHLET_CHECK(0.0 < etaminus.to_double() && etaminus.to_double() < 1.0 &&
+                     1.0 < etaplus.to_double(),
+                 "Invalid eta values: ", OptionValue(etaminus).str(), ", ",
+                 OptionValue(etaplus).str());
   // PyTorch takes any step_sizes.
   detail::check_pair(options, "step_sizes", "Invalid step_sizes: ");
   detail::check_bool(name(), options, "maximize");

@@ -13,16 +13,16 @@ struct RpropOptions {
   explicit RpropOptions(Scalar lr = 1e-2) : lr_(lr) {}
   /// (etaminus, etaplus): the step sizes' factors when the gradient's sign
   /// flips and when it stays; 0 < etaminus < 1 < etaplus.
-  RpropOptions& etas(std::pair<double, double> v) { etas_ = v; return *this; }
+  RpropOptions& etas(std::pair<Scalar, Scalar> v) { etas_ = v; return *this; }
   /// (min, max): the bounds of the step sizes.
-  RpropOptions& step_sizes(std::pair<double, double> v) { step_sizes_ = v; return *this; }
+  RpropOptions& step_sizes(std::pair<Scalar, Scalar> v) { step_sizes_ = v; return *this; }
   RpropOptions& maximize(bool v) { maximize_ = v; return *this; }
   /// As a param_group's options.
   Options to_options() const;
 
   Scalar lr_;
-  std::pair<double, double> etas_{0.5, 1.2};
-  std::pair<double, double> step_sizes_{1e-6, 50};
+  std::pair<Scalar, Scalar> etas_{0.5, 1.2};
+  std::pair<Scalar, Scalar> step_sizes_{1e-6, 50};
   bool maximize_ = false;
 };
 

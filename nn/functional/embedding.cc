@@ -1,13 +1,15 @@
 #include "nn/functional/embedding.h"
 
-#include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
-#include "autograd/functions.h"
+#include "autograd/custom_function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/nn_ops.h"
+#include "tensor/embedding_bag.h"
 #include "tensor/nn_kernels.h"
 
 namespace torchlet::nn::functional {
@@ -35,19 +37,20 @@ Variable embedding(const Tensor& input, const Variable& weight, std::optional<in
   return torchlet::embedding(weight, indices, padding_idx, scale_grad_by_freq);
 }
 
-// embedding_bag is built from differentiable ops (embedding, index_put,
-// max over a padded layout), so its gradients, per_sample_weights' included,
-// come from theirs.
+// embedding_bag runs the fused kernels of tensor/embedding_bag.h as one
+// autograd node, EmbeddingBagBackward0: the forward reduces each bag's rows
+// straight into its output row, and the backward scatters the bags'
+// gradients into a dense weight gradient (and dots them with the rows for
+// per_sample_weights). Under create_graph, the backward is built from
+// differentiable ops instead, so that it can itself be differentiated.
 
 namespace {
 
-enum class BagMode { kSum, kMean, kMax };
-
-BagMode parse_bag_mode(const std::string& mode) {
-  if (mode == "sum") return BagMode::kSum;
-  if (mode == "mean") return BagMode::kMean;
+EmbeddingBagMode parse_bag_mode(const std::string& mode) {
+  if (mode == "sum") return EmbeddingBagMode::kSum;
+  if (mode == "mean") return EmbeddingBagMode::kMean;
   TORCHLET_CHECK(mode == "max", "mode has to be one of sum, mean or max");
-  return BagMode::kMax;
+  return EmbeddingBagMode::kMax;
 }
 
 void check_index_dtype(const Tensor& t) {
@@ -58,51 +61,136 @@ void check_index_dtype(const Tensor& t) {
                  " instead (while checking arguments for embedding_bag)");
 }
 
-// The bag of every position of the flattened 1-D input (int64 [N]) cut at
-// offsets (int64 [num_bags (+1)], already checked): the number of bag
-// starts after the first that are <= the position.
-Tensor bag_of_positions(const Tensor& offsets, int64_t num_bags, int64_t n) {
-  Tensor starts = zeros({n + 1}, offsets.options());
-  if (num_bags > 1) {
-    const Tensor later = offsets.slice(0, 1, num_bags);
-    starts.scatter_add_(0, later, ones_like(later));
+// What the backward needs of the forward, besides the saved Variables
+// (weight, when per_sample_weights needs a gradient, and per_sample_weights).
+struct BagState {
+  EmbeddingBags bags;
+  EmbeddingBagForward forward;  // bag sizes and the maxima's rows; no output
+  EmbeddingBagMode mode = EmbeddingBagMode::kMean;
+  std::optional<int64_t> padding_idx;
+  bool scale_grad_by_freq = false;
+  int64_t num_embeddings = 0;
+};
+
+// The bag of every entry (int64 [N]): the number of bag starts after the
+// first that are <= its position. Entries in no bag get the last bag, or
+// the first; callers leave them out.
+Tensor entry_bags(const EmbeddingBags& bags) {
+  const int64_t n = bags.indices.numel(), count = bags.starts.numel() - 1;
+  Tensor marks = zeros({n + 1}, bags.indices.options());
+  if (count > 1) {
+    const Tensor later = bags.starts.slice(0, 1, count);
+    marks.scatter_add_(0, later, ones_like(later));
   }
-  return starts.cumsum(0).slice(0, 0, n);
+  return marks.cumsum(0).slice(0, 0, n);
 }
 
-// Where each bag starts among the entries, from the bags' sizes.
-Tensor firsts_of(const Tensor& sizes) { return sizes.cumsum(0).sub(sizes); }
-
-// For bags of very different lengths, where padding them all to the
-// longest would take too much memory: a tournament within each bag, on the
-// entries still in the running (their bag, place in the bag, value and
-// entry). At step s, the entry at each even multiple of s takes the larger
-// of itself and the entry s further on in its bag (an equal later entry
-// never wins), and only the even multiples stay; the work halves at every
-// step. Returns, for each bag with entries in bag order, the entry holding
-// the first maximum of each coordinate ([bags with entries, D]).
-Tensor tournament(Tensor value, Tensor owner, const Tensor& firsts, int64_t longest) {
-  const int64_t kept = value.size(0), dim = value.size(1);
-  Tensor from = arange(kept, owner.options()).unsqueeze(1).expand({kept, dim});
-  Tensor place = arange(kept, owner.options()).sub(firsts.index_select(0, owner));
-  for (int64_t step = 1; step < longest; step *= 2) {
-    const int64_t count = owner.numel();
-    const Tensor pairs = owner.slice(0, 0, count - 1).eq(owner.slice(0, 1)).unsqueeze(1);
-    const Tensor head = value.slice(0, 0, count - 1), tail = value.slice(0, 1);
-    const Tensor later = pairs.logical_and(tail.gt(head));
-    value = torchlet::cat(
-        std::vector<Tensor>{where(later, tail, head), value.slice(0, count - 1)});
-    from = torchlet::cat(std::vector<Tensor>{
-        where(later, from.slice(0, 1), from.slice(0, 0, count - 1)), from.slice(0, count - 1)});
-    const Tensor stays =
-        place.floor_divide(step).eq(place.floor_divide(2 * step).mul(2)).nonzero().view({-1});
-    value = value.index_select(0, stays);
-    from = from.index_select(0, stays);
-    owner = owner.index_select(0, stays);
-    place = place.index_select(0, stays);
+// The backward of EmbeddingBagFunction from differentiable ops (under
+// create_graph): each kept entry's bag row of grad, scaled, accumulated
+// into its weight row; in "max", each bag and column into the row of its
+// maximum.
+std::pair<Variable, Variable> differentiable_bag_backward(const BagState& s, const Variable& grad,
+                                          const Variable& weight, const Variable& psw,
+                                          bool weight_grad, bool psw_grad) {
+  const EmbeddingBags& bags = s.bags;
+  const int64_t dim = grad.size(1);
+  const TensorOptions options = grad.data().options();
+  Variable grad_weight, grad_psw;
+  if (s.mode == EmbeddingBagMode::kMax) {
+    const Tensor& rows = s.forward.max_rows;
+    const Tensor filled = rows.ge(0).reshape({-1});
+    const Tensor target =
+        rows.mul(dim).add(arange(dim, rows.options())).reshape({-1}).masked_select(filled);
+    grad_weight = Variable(zeros({s.num_embeddings * dim}, options))
+                      .index_put({target}, grad.reshape({-1}).masked_select(filled), true)
+                      .view({s.num_embeddings, dim});
+    return {grad_weight, grad_psw};
   }
-  return from;
+  const int64_t n = bags.indices.numel(), count = bags.starts.numel() - 1;
+  const Tensor positions = arange(n, bags.indices.options());
+  Tensor keep = positions.ge(bags.starts[0].item<int64_t>())
+                    .logical_and(positions.lt(bags.starts[count].item<int64_t>()));
+  if (s.padding_idx) keep = keep.logical_and(bags.indices.ne(*s.padding_idx));
+  const Tensor kept = keep.nonzero().view({-1});
+  const Tensor kept_indices = bags.indices.index_select(0, kept);
+  const Tensor kept_bags = entry_bags(bags).index_select(0, kept);
+  const Variable bag_rows = grad.index_select(0, kept_bags);
+  if (weight_grad) {
+    Tensor scale = ones({kept.numel()}, options);
+    if (s.mode == EmbeddingBagMode::kMean) {
+      scale = scale.div(s.forward.bag_size.to(grad.dtype()).index_select(0, kept_bags));
+    }
+    if (s.scale_grad_by_freq) {
+      const Tensor counts = zeros({s.num_embeddings}, options)
+                                .scatter_add(0, kept_indices, ones({kept.numel()}, options));
+      scale = scale.div(counts.index_select(0, kept_indices));
+    }
+    Variable factor(scale);
+    if (psw.defined()) factor = factor * psw.reshape({-1}).index_select(0, kept);
+    grad_weight = Variable(zeros({s.num_embeddings, dim}, options))
+                      .index_put({kept_indices}, bag_rows * factor.unsqueeze(1), true);
+  }
+  if (psw_grad) {
+    const Variable dots = (bag_rows * weight.index_select(0, kept_indices)).sum({1});
+    grad_psw = Variable(zeros({n}, options)).index_put({kept}, dots).view(psw.sizes());
+  }
+  return {grad_weight, grad_psw};
 }
+
+struct EmbeddingBagFunction : autograd::Function<EmbeddingBagFunction> {
+  static constexpr const char* name = "EmbeddingBagBackward0";
+
+  static Variable forward(autograd::AutogradContext* ctx, const Variable& weight,
+                          const Variable& per_sample_weights, const EmbeddingBags& bags,
+                          EmbeddingBagMode mode, std::optional<int64_t> padding_idx,
+                          bool scale_grad_by_freq) {
+    const bool weighted = per_sample_weights.defined();
+    BagState s;
+    s.forward = embedding_bag_forward(weight.data(), bags, mode,
+                                      weighted ? per_sample_weights.data() : Tensor(),
+                                      padding_idx);
+    const Variable out(std::move(s.forward.output));
+    s.forward.output = Tensor();
+    s.bags = bags;
+    s.mode = mode;
+    s.padding_idx = padding_idx;
+    s.scale_grad_by_freq = scale_grad_by_freq;
+    s.num_embeddings = weight.size(0);
+    ctx->saved_data["state"] = std::move(s);
+    ctx->save_for_backward({ctx->needs_input_grad(1) ? weight : Variable(), per_sample_weights});
+    return out;
+  }
+
+  static variable_list backward(autograd::AutogradContext* ctx, variable_list grads) {
+    const BagState& s = ctx->get<BagState>("state");
+    const variable_list saved = ctx->get_saved_variables();
+    const Variable& weight = saved[0];
+    const Variable& psw = saved[1];
+    const bool weight_grad = ctx->needs_input_grad(0), psw_grad = ctx->needs_input_grad(1);
+    // One gradient per argument: weight, per_sample_weights and the four
+    // that are not Variables.
+    variable_list out(6);
+    Variable& grad_weight = out[0];
+    Variable& grad_psw = out[1];
+    if (is_grad_enabled()) {
+      std::tie(grad_weight, grad_psw) =
+          differentiable_bag_backward(s, grads[0], weight, psw, weight_grad, psw_grad);
+      return out;
+    }
+    const Tensor grad = grads[0].data();
+    if (weight_grad) {
+      grad_weight = Variable(embedding_bag_backward_weight(
+          grad, s.bags, s.forward, s.num_embeddings, s.mode,
+          psw.defined() ? psw.data() : Tensor(), s.padding_idx, s.scale_grad_by_freq));
+    }
+    if (psw_grad) {
+      grad_psw = Variable(embedding_bag_backward_per_sample_weights(grad, weight.data(), s.bags,
+                                                                    s.padding_idx)
+                              .view(psw.sizes()));
+    }
+    return out;
+  }
+};
 
 }  // namespace
 
@@ -130,8 +218,8 @@ Variable embedding_bag(const Tensor& input, const Variable& weight, const Tensor
     TORCHLET_CHECK(offsets.defined(), "offsets has to be a 1D Tensor but got None");
     TORCHLET_CHECK(offsets.dim() == 1, "offsets has to be a 1D Tensor");
   }
-  const BagMode bag_mode = parse_bag_mode(mode);
-  if (bag_mode == BagMode::kMax) {
+  const EmbeddingBagMode bag_mode = parse_bag_mode(mode);
+  if (bag_mode == EmbeddingBagMode::kMax) {
     TORCHLET_CHECK(!scale_grad_by_freq,
                    "max mode does not support scaling the gradient by the frequency");
     TORCHLET_CHECK(!sparse, "max mode does not support sparse weights");
@@ -139,7 +227,7 @@ Variable embedding_bag(const Tensor& input, const Variable& weight, const Tensor
   TORCHLET_CHECK(!sparse,
                  "embedding_bag: sparse=True is not supported: torchlet has no sparse gradients; "
                  "pass sparse=False for a dense weight gradient");
-  TORCHLET_CHECK(!weighted || bag_mode == BagMode::kSum,
+  TORCHLET_CHECK(!weighted || bag_mode == EmbeddingBagMode::kSum,
                  "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                  "supported for mode='sum' (got mode='", mode,
                  "'). Please open a feature request on GitHub.");
@@ -165,106 +253,40 @@ Variable embedding_bag(const Tensor& input, const Variable& weight, const Tensor
     if (*padding_idx < 0) *padding_idx += num_embeddings;
   }
 
-  const Tensor indices = input.reshape({-1}).to(kInt64);
-  const int64_t n = indices.numel();
-  // Bags and the bag of every position; positions from `end` on are in none.
-  int64_t num_bags = 0;
-  int64_t end = n;
-  Tensor bag;
-  if (input.dim() == 2) {
-    num_bags = input.size(0);
-    bag = n == 0 ? indices : arange(n, indices.options()).floor_divide(input.size(1));
-  } else {
-    const Tensor offs = offsets.to(kInt64);
-    const int64_t count = offs.size(0);
-    if (include_last_offset) {
-      TORCHLET_CHECK(count >= 1, "include_last_offset: number of offset should be at least 1");
-    }
-    num_bags = include_last_offset ? count - 1 : count;
-    if (count > 0) {
-      const int64_t first = offs[0].item<int64_t>();
-      TORCHLET_CHECK(first == 0,
-                     "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
-                     "start from position 0. However, got ", first);
-      const int64_t last = offs[count - 1].item<int64_t>();
-      TORCHLET_CHECK(last <= n, "offsets[-1] can not be greater than input's length ", n,
-                     " but got offsets[-1] of ", last);
-      if (include_last_offset) end = last;
-      const Tensor falls = offs.slice(0, 1).lt(offs.slice(0, 0, count - 1));
-      if (falls.any().item<bool>()) {
-        const int64_t at = falls.nonzero()[0][0].item<int64_t>() + 1;
-        TORCHLET_CHECK(false, "embedding_bag: offsets has to be non-decreasing, but offsets[", at,
-                       "] = ", offs[at].item<int64_t>(), " is less than offsets[", at - 1,
-                       "] = ", offs[at - 1].item<int64_t>());
-      }
-    }
-    if (num_bags == 0) end = 0;
-    bag = bag_of_positions(offs, num_bags, n);
-  }
-  const Tensor out_of_range = indices.lt(0).logical_or(indices.ge(num_embeddings));
-  if (out_of_range.any().item<bool>()) {
-    TORCHLET_CHECK(false,
-                   "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be ",
-                   indices.masked_select(out_of_range)[0].item<int64_t>());
-  }
+  // Every operand on the weight's device, as PyTorch requires (virtual CPU
+  // devices included: a replica's input must be on its own device).
+  const Device weight_device = weight.data().device();
+  auto check_device = [&](const Tensor& t) {
+    TORCHLET_CHECK(t.device() == weight_device,
+                   "embedding_bag: Expected all tensors to be on the same device, but found at "
+                   "least two devices, ", weight_device, " and ", t.device(), "!");
+  };
+  check_device(input);
+  if (offsets.defined()) check_device(offsets);
+  if (weighted) check_device(per_sample_weights.data());
+  // Bags and the checks of the indices and offsets, on the CPU, where the
+  // kernels run: a weight elsewhere is computed on a CPU copy (its gradient
+  // flows back through the copy).
+  const Device device = weight.data().device();
+  const bool on_cpu = device.is_cpu();
+  const Device cpu(kCPU);
+  const EmbeddingBags bags =
+      embedding_bag_bags(on_cpu ? input : input.to(cpu),
+                         on_cpu || !offsets.defined() ? offsets : offsets.to(cpu),
+                         include_last_offset, num_embeddings);
   if (max_norm) {
     NoGradGuard no_grad;
-    embedding_renorm_(weight.data(), indices, *max_norm, norm_type);
+    embedding_renorm_(weight.data(), on_cpu ? bags.indices : bags.indices.to(device), *max_norm,
+                      norm_type);
   }
-
-  // The entries that count: in a bag and not padding.
-  Tensor kept_indices = indices, kept_bag = bag;
-  Variable scale = weighted ? per_sample_weights.reshape({-1}) : Variable();
-  Tensor keep = arange(n, indices.options()).lt(end);
-  if (padding_idx) keep = keep.logical_and(indices.ne(*padding_idx));
-  if (!keep.all().item<bool>()) {
-    const Tensor positions = keep.nonzero().view({-1});
-    kept_indices = indices.index_select(0, positions);
-    kept_bag = bag.index_select(0, positions);
-    if (weighted) scale = scale.index_select(0, positions);
+  if (!on_cpu) {
+    const Variable out = EmbeddingBagFunction::apply(
+        weight.to(cpu), weighted ? per_sample_weights.to(cpu) : Variable(), bags, bag_mode,
+        padding_idx, scale_grad_by_freq);
+    return out.to(device);
   }
-  const int64_t kept = kept_indices.numel();
-  const int64_t dim = weight.size(1);
-
-  const Variable empty_out(zeros({num_bags, dim}, weight.data().options()));
-  if (bag_mode != BagMode::kMax) {
-    Variable rows = torchlet::embedding(weight, kept_indices, std::nullopt, scale_grad_by_freq);
-    if (weighted) rows = rows * scale.unsqueeze(1);
-    Variable out = empty_out.index_put({kept_bag}, rows, /*accumulate=*/true);
-    if (bag_mode == BagMode::kSum) return out;
-    Tensor sizes = zeros({num_bags}, weight.data().options());
-    sizes.scatter_add_(0, kept_bag, ones({kept}, weight.data().options()));
-    return out / Variable(sizes.clamp_min(1).unsqueeze(1));
-  }
-
-  // max: find, per bag and coordinate, the entry holding the first maximum
-  // (no gradient needed), then gather those weights: the gather's backward
-  // sends each output's gradient to its row.
-  const Tensor sizes = zeros({num_bags}, kept_bag.options()).scatter_add(
-      0, kept_bag, ones_like(kept_bag));
-  const Tensor filled = sizes.gt(0).nonzero().view({-1});
-  const int64_t longest = kept == 0 ? 0 : sizes.max().item<int64_t>();
-  const Tensor firsts = firsts_of(sizes);
-  const Tensor value = weight.data().index_select(0, kept_indices);
-  Tensor winner;  // [bags with entries, D]: the entry holding the maximum
-  if (kept == 0) {
-    winner = zeros({0, dim}, kept_bag.options());
-  } else if (num_bags * longest <= 2 * kept) {
-    // The bags laid out as [num_bags, longest, D], padded with -inf: max
-    // over the middle dim gives the first maximum's place in its bag.
-    const Tensor place = arange(kept, kept_bag.options()).sub(firsts.index_select(0, kept_bag));
-    Tensor dense = full({num_bags * longest, dim}, -std::numeric_limits<double>::infinity(),
-                        value.options());
-    dense.index_put_({kept_bag.mul(longest).add(place)}, value);
-    winner = std::get<1>(dense.view({num_bags, longest, dim}).max(1))
-                 .index_select(0, filled)
-                 .add(firsts.index_select(0, filled).unsqueeze(1));
-  } else {
-    winner = tournament(value, kept_bag, firsts, longest);
-  }
-  const Tensor winner_rows =
-      kept_indices.index_select(0, winner.reshape({-1})).view(winner.sizes());
-  return empty_out.index_put({filled}, weight.gather(0, winner_rows));
+  return EmbeddingBagFunction::apply(weight, per_sample_weights, bags, bag_mode, padding_idx,
+                                     scale_grad_by_freq);
 }
 
 }  // namespace torchlet::nn::functional

@@ -1,7 +1,8 @@
 // embedding_bag: outputs and the gradients of weight and per_sample_weights
 // against PyTorch (nn/functional/testdata/embedding_bag_golden.txt from
-// tools/gen_embedding_bag_golden.py), gradcheck of every mode, bag layouts
-// and PyTorch's error texts.
+// tools/gen_embedding_bag_golden.py), gradcheck of every mode, bag layouts,
+// the fused kernel (tensor/embedding_bag.h: thread counts, reduced dtypes,
+// create_graph) and PyTorch's error texts.
 #include <limits>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "autograd/golden_case.h"
 #include "autograd/gradcheck.h"
 #include "nn/functional/embedding.h"
+#include "tensor/embedding_bag.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -312,6 +314,257 @@ TEST(EmbeddingBagTest, PassesGradcheckInWeightAndPerSampleWeights) {
       {leaf({5, 3}), leaf({2, 4})}));
 }
 
+// ---- The fused kernel -------------------------------------------------------------------
+
+// One bag layout of the gradchecks below: flat input cut at offsets (with
+// empty bags and entries past the last offset), or 2-D.
+struct Layout {
+  const char* name;
+  Tensor input;
+  Tensor offsets;
+  bool include_last_offset;
+  std::optional<int64_t> padding_idx;
+};
+
+std::vector<Layout> layouts() {
+  return {
+      {"flat", longs({4, 2, 0, 2, 2, 1, 4, 3}), longs({0, 3, 3, 5}), false, std::nullopt},
+      {"flat_padding", longs({4, 2, 0, 2, 2, 1, 4, 3}), longs({0, 2, 2, 7}), false, 2},
+      {"last_offset", longs({4, 2, 0, 2, 2, 1, 4, 3}), longs({0, 1, 4, 6}), true, std::nullopt},
+      {"fixed_padding", from_vector<int64_t>({1, 0, 3, 0, 0, 0, 2, 4, 4}, {3, 3}), Tensor(), false,
+       0},
+  };
+}
+
+Variable call_layout(const Layout& l, const Variable& weight, const std::string& m,
+                     const Variable& psw = Variable()) {
+  return F::embedding_bag(l.input, weight, l.offsets, std::nullopt, 2.0, false, m, false, psw,
+                          l.include_last_offset, l.padding_idx);
+}
+
+TEST(EmbeddingBagTest, RecordsOneEmbeddingBagBackwardNode) {
+  const Variable out = F::embedding_bag(longs({1, 3, 2}), table(), longs({0, 2}));
+  ASSERT_NE(out.grad_fn(), nullptr);
+  EXPECT_EQ(out.grad_fn()->name(), "EmbeddingBagBackward0");
+}
+
+TEST(EmbeddingBagTest, FusedFunctionPassesGradcheckInEveryModeAndLayout) {
+  manual_seed(4);
+  for (const Layout& l : layouts()) {
+    for (const std::string& m : kModes) {
+      SCOPED_TRACE(std::string(l.name) + " " + m);
+      EXPECT_TRUE(gradcheck([&](const variable_list& in) { return call_layout(l, in[0], m); },
+                            {leaf({5, 3})}));
+    }
+    SCOPED_TRACE(std::string(l.name) + " per_sample_weights");
+    EXPECT_TRUE(gradcheck(
+        [&](const variable_list& in) { return call_layout(l, in[0], "sum", in[1]); },
+        {leaf({5, 3}), leaf(std::vector<int64_t>(l.input.sizes().begin(),
+                                                 l.input.sizes().end()))}));
+  }
+}
+
+// Under create_graph the backward is built from differentiable ops: its own
+// gradient (in the weight, per_sample_weights and the incoming gradient).
+TEST(EmbeddingBagTest, BackwardUnderCreateGraphPassesGradgradcheck) {
+  manual_seed(5);
+  for (const Layout& l : layouts()) {
+    for (const std::string& m : kModes) {
+      SCOPED_TRACE(std::string(l.name) + " " + m);
+      EXPECT_TRUE(testing::gradgradcheck(
+          [&](const variable_list& in) { return call_layout(l, in[0], m); }, {leaf({5, 3})}));
+    }
+    SCOPED_TRACE(std::string(l.name) + " per_sample_weights");
+    EXPECT_TRUE(testing::gradgradcheck(
+        [&](const variable_list& in) { return call_layout(l, in[0], "sum", in[1]); },
+        {leaf({5, 3}), leaf(std::vector<int64_t>(l.input.sizes().begin(),
+                                                 l.input.sizes().end()))}));
+  }
+}
+
+TEST(EmbeddingBagTest, CreateGraphGivesTheSameGradientsAsThePlainBackward) {
+  manual_seed(6);
+  const Layout l = layouts()[1];
+  const Variable psw = leaf({8});
+  for (const std::string& m : kModes) {
+    SCOPED_TRACE(m);
+    const Variable w = leaf({5, 3});
+    const bool weighted = m == "sum";
+    const Variable out = call_layout(l, w, m, weighted ? psw : Variable());
+    const Variable seed(randn(out.sizes(), kFloat64));
+    const variable_list inputs = weighted ? variable_list{w, psw} : variable_list{w};
+    const variable_list plain = autograd::grad({out}, inputs, {seed}, /*retain_graph=*/true);
+    const variable_list graph = autograd::grad({out}, inputs, {seed}, true, /*create_graph=*/true);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_TRUE(testing::all_close(plain[i].data(), graph[i].data(), 1e-12, 1e-14)) << i;
+    }
+  }
+}
+
+// Bags of every size (empty, padding only, one long bag) over enough rows
+// to split across threads: the outputs and gradients against sums built
+// from index_put, and the same bits on 1 and 4 threads.
+struct LargeCase {
+  Tensor input, offsets;
+  std::vector<int64_t> bag;  // of each entry
+  int64_t bags = 0;
+};
+
+LargeCase large_case() {
+  manual_seed(7);
+  LargeCase c;
+  std::vector<int64_t> cuts = {0, 0, 3};
+  while (cuts.back() < 20000) cuts.push_back(cuts.back() + (cuts.size() % 7) * 3);
+  cuts.back() = 30000;  // a long last bag
+  c.bags = static_cast<int64_t>(cuts.size());
+  c.input = randint(0, 3000, {30000}, kInt64);
+  c.input.slice(0, 3, 9).fill_(5);  // bag 2: padding only
+  for (int64_t b = 0; b < c.bags; ++b) {
+    const int64_t end = b + 1 < c.bags ? cuts[b + 1] : 30000;
+    for (int64_t i = cuts[b]; i < end; ++i) c.bag.push_back(b);
+  }
+  c.offsets = longs(cuts);
+  return c;
+}
+
+struct LargeResult {
+  Tensor out, grad_weight, grad_psw;
+};
+
+LargeResult run_large(const LargeCase& c, const std::string& m, const Tensor& weight,
+                      const Tensor& psw, const Tensor& seed, int threads) {
+  set_num_threads(threads);
+  const Variable w(weight.clone(), true);
+  const Variable p = psw.defined() ? Variable(psw.clone(), true) : Variable();
+  const Variable out = F::embedding_bag(c.input, w, c.offsets, std::nullopt, 2.0, m == "mean", m,
+                                        false, p, false, 5);
+  out.backward(Variable(seed));
+  set_num_threads(0);
+  return {out.data(), w.grad().data(), p.defined() ? p.grad().data() : Tensor()};
+}
+
+TEST(EmbeddingBagTest, LargeBagsMatchSumsOfRowsOnAnyNumberOfThreads) {
+  const LargeCase c = large_case();
+  const Tensor weight = randn({3000, 40}, kFloat32);
+  const Tensor psw = randn({30000}, kFloat32);
+  const Tensor seed = randn({c.bags, 40}, kFloat32);
+  const Tensor bag = longs(c.bag);
+  const Tensor kept = c.input.ne(5);
+  for (const std::string& m : kModes) {
+    SCOPED_TRACE(m);
+    const Tensor p = m == "sum" ? psw : Tensor();
+    const int64_t chunks_before = detail::pool_chunks_run();
+    const LargeResult many = run_large(c, m, weight, p, seed, 4);
+    EXPECT_GT(detail::pool_chunks_run(), chunks_before) << "ran on one thread";
+    const LargeResult one = run_large(c, m, weight, p, seed, 1);
+    EXPECT_TRUE(testing::all_close(many.out, one.out, 0, 0));
+    EXPECT_TRUE(testing::all_close(many.grad_weight, one.grad_weight, 0, 0));
+    if (p.defined()) {
+      EXPECT_TRUE(testing::all_close(many.grad_psw, one.grad_psw, 0, 0));
+    }
+    if (m == "max") continue;
+    // The reference, in float64: rows (scaled) summed into their bags, and
+    // the bags' gradients into the rows.
+    const Tensor idx = c.input.masked_select(kept), in_bag = bag.masked_select(kept);
+    const Tensor rows = weight.to(kFloat64).index_select(0, idx);
+    const Tensor entry_weight =
+        p.defined() ? p.to(kFloat64).masked_select(kept) : ones({idx.numel()}, kFloat64);
+    const Tensor sizes = zeros({c.bags}, kFloat64).index_put_(
+        {TensorIndex(in_bag)}, ones({idx.numel()}, kFloat64), true);
+    Tensor expected_out = zeros({c.bags, 40}, kFloat64).index_put_(
+        {TensorIndex(in_bag)}, rows.mul(entry_weight.unsqueeze(1)), true);
+    if (m == "mean") expected_out = expected_out.div(sizes.clamp_min(1).unsqueeze(1));
+    EXPECT_TRUE(testing::all_close(many.out.to(kFloat64), expected_out, 1e-4, 1e-4));
+    // mean runs with scale_grad_by_freq: each row's share over its count.
+    Tensor factor = entry_weight;
+    if (m == "mean") {
+      const Tensor counts = zeros({3000}, kFloat64).index_put_(
+          {TensorIndex(idx)}, ones({idx.numel()}, kFloat64), true);
+      factor = factor.div(sizes.index_select(0, in_bag)).div(counts.index_select(0, idx));
+    }
+    const Tensor expected_grad = zeros({3000, 40}, kFloat64).index_put_(
+        {TensorIndex(idx)},
+        seed.to(kFloat64).index_select(0, in_bag).mul(factor.unsqueeze(1)), true);
+    EXPECT_TRUE(testing::all_close(many.grad_weight.to(kFloat64), expected_grad, 1e-4, 1e-4));
+  }
+}
+
+TEST(EmbeddingBagTest, ReducedWeightsComputeInFloat32) {
+  const Tensor weight = arange(12, TensorOptions(kFloat32)).view({4, 3}).div(7);
+  for (DType dtype : {kFloat16, kBFloat16}) {
+    SCOPED_TRACE(dtype);
+    const Tensor w = weight.to(dtype);
+    const EmbeddingBags bags = embedding_bag_bags(longs({1, 2, 3}), longs({0, 1}), false, 4);
+    const EmbeddingBagForward f =
+        embedding_bag_forward(w, bags, EmbeddingBagMode::kMean, Tensor(), std::nullopt);
+    EXPECT_EQ(f.output.dtype(), dtype);
+    const EmbeddingBagForward exact = embedding_bag_forward(
+        w.to(kFloat32), bags, EmbeddingBagMode::kMean, Tensor(), std::nullopt);
+    EXPECT_TRUE(testing::all_close(f.output, exact.output.to(dtype), 0, 0));
+  }
+}
+
+TEST(EmbeddingBagTest, KernelRejectsPerSampleWeightsOutsideSumMode) {
+  const EmbeddingBags bags = embedding_bag_bags(longs({1, 2}), longs({0}), false, 4);
+  EXPECT_THROW_MSG(embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kMax, ones({2}),
+                                         std::nullopt),
+                   "embedding_bag: per_sample_weights is only supported for mode='sum'");
+  EXPECT_THROW_MSG(embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kSum, ones({3}),
+                                         std::nullopt),
+                   "embedding_bag: expected per_sample_weights of 2 elements, one per index, but "
+                   "got shape [3]");
+}
+
+TEST(EmbeddingBagTest, KernelRejectsAGradientOfAnotherShape) {
+  const EmbeddingBags bags = embedding_bag_bags(longs({1, 2}), longs({0}), false, 4);
+  const EmbeddingBagForward f =
+      embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kSum, Tensor(), std::nullopt);
+  EXPECT_THROW_MSG(embedding_bag_backward_weight(ones({2, 3}), bags, f, 4, EmbeddingBagMode::kSum,
+                                                 Tensor(), std::nullopt, false),
+                   "embedding_bag: expected a gradient of shape [1, 3], but got [2, 3]");
+  EXPECT_THROW_MSG(
+      embedding_bag_backward_per_sample_weights(ones({1, 2}), ones({4, 3}), bags, std::nullopt),
+      "embedding_bag: expected a gradient of shape [1, 3], but got [1, 2]");
+}
+
+TEST(EmbeddingBagTest, KernelRejectsBagsItDidNotLayOut) {
+  EmbeddingBags bags;
+  bags.indices = longs({1});
+  EXPECT_THROW_MSG(embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kSum, Tensor(),
+                                         std::nullopt),
+                   "embedding_bag: the bags must come from embedding_bag_bags");
+}
+
+TEST(EmbeddingBagTest, KernelRejectsAPaddingIdxOutsideTheTable) {
+  const EmbeddingBags bags = embedding_bag_bags(longs({1, 2}), longs({0}), false, 4);
+  EXPECT_THROW_MSG(embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kSum, Tensor(), -1),
+                   "embedding_bag: padding_idx must be in [0, 4), but got -1");
+}
+
+TEST(EmbeddingBagTest, KernelRejectsAnIntegerWeight) {
+  const EmbeddingBags bags = embedding_bag_bags(longs({1, 2}), longs({0}), false, 4);
+  EXPECT_THROW_MSG(embedding_bag_forward(ones({4, 3}, kInt64), bags, EmbeddingBagMode::kSum,
+                                         Tensor(), std::nullopt),
+                   "Expected tensor for argument #1 'weight' to have one of the following scalar "
+                   "types: Half, BFloat16, Float, Double; but got torch.LongTensor instead");
+}
+
+TEST(EmbeddingBagTest, KernelMaxRefusesScaleGradByFreq) {
+  const EmbeddingBags bags = embedding_bag_bags(longs({1, 2}), longs({0}), false, 4);
+  const EmbeddingBagForward f =
+      embedding_bag_forward(ones({4, 3}), bags, EmbeddingBagMode::kMax, Tensor(), std::nullopt);
+  EXPECT_THROW_MSG(embedding_bag_backward_weight(ones({1, 3}), bags, f, 4, EmbeddingBagMode::kMax,
+                                                 Tensor(), std::nullopt, true),
+                   "max mode does not support scaling the gradient by the frequency");
+  EmbeddingBagForward no_rows = f;
+  no_rows.max_rows = Tensor();
+  EXPECT_THROW_MSG(embedding_bag_backward_weight(ones({1, 3}), bags, no_rows, 4,
+                                                 EmbeddingBagMode::kMax, Tensor(), std::nullopt,
+                                                 false),
+                   "embedding_bag: the backward needs the bag sizes (and, in max mode, the rows "
+                   "of the maxima) of its forward");
+}
+
 // ---- Errors -----------------------------------------------------------------------------
 
 TEST(EmbeddingBagTest, RejectsPerSampleWeightsOfAnotherShape) {
@@ -459,6 +712,29 @@ TEST(EmbeddingBagTest, RejectsAnIndexOutsideTheTableBeforeRenormalizing) {
                    "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to "
                    "be 4");
   EXPECT_EQ(testing::values(w.data()[1]), (std::vector<double>{3, 4, 5}));
+}
+
+TEST(EmbeddingBagTest, RejectsOperandsOnAnotherDeviceThanTheWeight) {
+  set_cpu_device_count(2);
+  const Variable w = table();
+  const Device cpu1(kCPU, 1);
+  EXPECT_THROW_MSG(F::embedding_bag(longs({1, 2}).to(cpu1), w, longs({0})),
+                   "embedding_bag: Expected all tensors to be on the same device, but found at "
+                   "least two devices, cpu:0 and cpu:1!");
+  EXPECT_THROW_MSG(F::embedding_bag(longs({1, 2}), w, longs({0}).to(cpu1)),
+                   "embedding_bag: Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(F::embedding_bag(longs({1, 2}), w, longs({0}), std::nullopt, 2.0, false, "sum",
+                                    false, Variable(ones({2}, cpu1))),
+                   "embedding_bag: Expected all tensors to be on the same device");
+  // All on cpu:1 computes there.
+  const Variable w1 = w.to(cpu1);
+  EXPECT_EQ(F::embedding_bag(longs({1, 2}).to(cpu1), w1, longs({0}).to(cpu1)).device(), cpu1);
+  set_cpu_device_count(1);
+}
+
+TEST(EmbeddingBagTest, RejectsAnUndefinedWeight) {
+  EXPECT_THROW_MSG(F::embedding_bag(longs({1, 2}), Variable(), longs({0})),
+                   "embedding_bag: weight is undefined");
 }
 
 }  // namespace

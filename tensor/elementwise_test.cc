@@ -130,10 +130,43 @@ TEST(ElementwiseTest, Float32SigmoidAndTanhWithin3UlpOfTheExactResult) {
   EXPECT_LE(worst_tanh, 3);
 }
 
-TEST(ElementwiseTest, Float32SigmoidAndTanhOfInfinitiesAndNan) {
+TEST(ElementwiseTest, Float32ErfWithin3UlpAndGeluWithin8UlpOfTheExactResult) {
+  std::vector<float> inputs = float_sweep();
+  for (float& v : inputs) v = std::max(-13.0f, std::min(13.0f, v));  // gelu stays normal
+  const Tensor x = from_vector(inputs);
+  const Tensor erf = x.erf(), gelu = x.gelu();
+  const float* e = static_cast<const float*>(erf.data_ptr());
+  const float* g = static_cast<const float*>(gelu.data_ptr());
+  int64_t worst_erf = 0, worst_gelu = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const double in = inputs[i];
+    worst_erf = std::max(worst_erf, ulps_between(e[i], static_cast<float>(std::erf(in))));
+    // x Phi(x), through erfc so that the negative tail is exact too.
+    const double exact_gelu = 0.5 * in * std::erfc(-in / std::sqrt(2.0));
+    worst_gelu = std::max(worst_gelu, ulps_between(g[i], static_cast<float>(exact_gelu)));
+  }
+  EXPECT_LE(worst_erf, 3);
+  EXPECT_LE(worst_gelu, 8);
+}
+
+TEST(ElementwiseTest, Float32GeluKeepsItsNegativeTail) {
+  // 1 + erf(x / sqrt 2) cancels to 0 there in a naive float formula.
+  const std::vector<double> g = values(from_vector(std::vector<float>{-10.0f, -6.0f}).gelu());
+  EXPECT_NEAR(g[0], -7.61985302e-23, 1e-28);
+  EXPECT_NEAR(g[1], -5.91952587e-09, 1e-14);
+}
+
+TEST(ElementwiseTest, Float32SigmoidTanhErfAndGeluOfInfinitiesAndNan) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
   const Tensor x = from_vector(std::vector<float>{inf, -inf, nan});
   const std::vector<double> s = values(x.sigmoid()), t = values(x.tanh());
+  const std::vector<double> e = values(x.erf()), g = values(x.gelu());
+  EXPECT_EQ(e[0], 1.0);
+  EXPECT_EQ(e[1], -1.0);
+  EXPECT_TRUE(std::isnan(e[2]));
+  EXPECT_EQ(g[0], inf);
+  EXPECT_TRUE(std::isnan(g[1]));  // -inf * 0, as PyTorch's
+  EXPECT_TRUE(std::isnan(g[2]));
   EXPECT_EQ(s[0], 1.0);
   EXPECT_EQ(s[1], 0.0);
   EXPECT_TRUE(std::isnan(s[2]));
@@ -142,11 +175,13 @@ TEST(ElementwiseTest, Float32SigmoidAndTanhOfInfinitiesAndNan) {
   EXPECT_TRUE(std::isnan(t[2]));
 }
 
-TEST(ElementwiseTest, Float32SigmoidAndTanhGiveTheSameBitsOnEveryLayout) {
+TEST(ElementwiseTest, Float32SigmoidTanhErfAndGeluGiveTheSameBitsOnEveryLayout) {
   const Tensor x = linspace(-9, 9, 7 * 13).view({7, 13});
   for (const Tensor& layout : layouts(x)) {
     EXPECT_EQ(values(layout.sigmoid()), values(x.sigmoid()));
     EXPECT_EQ(values(layout.tanh()), values(x.tanh()));
+    EXPECT_EQ(values(layout.erf()), values(x.erf()));
+    EXPECT_EQ(values(layout.gelu()), values(x.gelu()));
   }
   Tensor in_place = testing::transposed_copy(x);
   in_place.tanh_();

@@ -152,8 +152,11 @@ void comparison(BinaryOp op, const StridedLoop& loop) {
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) __m256 sigmoid8(__m256 x) { return sigmoid8_avx2(x); }
 __attribute__((target("avx2,fma"))) __m256 tanh8(__m256 x) { return tanh8_avx2(x); }
+__attribute__((target("avx2,fma"))) __m256 erf8(__m256 x) { return erf8_avx2(x); }
+__attribute__((target("avx2,fma"))) __m256 gelu8(__m256 x) { return gelu8_avx2(x); }
 
-// Float sigmoid or tanh 8 at a time (Note [AVX2 sigmoid and tanh]); strided
+// Float sigmoid, tanh, erf or gelu 8 at a time (Notes [AVX2 sigmoid and
+// tanh] and [AVX2 erf and gelu] in tensor/cpu/vector_math.h); strided
 // runs go through a small buffer, so that every layout gets the same bits.
 template <__m256 (*F)(__m256)>
 void vector_map(const StridedLoop& loop) {
@@ -180,6 +183,8 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
   if constexpr (std::is_same_v<T, float>) {
     if (op == UnaryOp::kSigmoid && cpu_has_avx2_fma()) return vector_map<sigmoid8>(loop);
     if (op == UnaryOp::kTanh && cpu_has_avx2_fma()) return vector_map<tanh8>(loop);
+    if (op == UnaryOp::kErf && cpu_has_avx2_fma()) return vector_map<erf8>(loop);
+    if (op == UnaryOp::kGelu && cpu_has_avx2_fma()) return vector_map<gelu8>(loop);
   }
 #endif
   switch (op) {
@@ -202,7 +207,8 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
     case UnaryOp::kFrac: return unary_loop<T, T>(loop, [](T x) { return x - std::trunc(x); });
     case UnaryOp::kGelu:
       return unary_loop<T, T>(loop, [](T x) {
-        return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
+        // 1 + erf(z) as erfc(-z), which keeps the negative tail's digits.
+        return T(0.5) * x * std::erfc(-x * T(M_SQRT1_2));
       });
     case UnaryOp::kGeluTanh:
       return unary_loop<T, T>(loop, [](T x) {

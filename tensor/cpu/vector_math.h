@@ -19,6 +19,18 @@
 // where 1 - e would cancel. Within 3 ulp of the exact result (the tests
 // check a dense sweep); NaN stays NaN and the infinities give their limits.
 
+// Note [AVX2 erf and gelu]
+// erf(z) for |z| < 0.9 is z P(z^2), a degree-5 polynomial fitted for
+// relative error; above, 1 - erfc(|z|) with the sign put back, where
+// erfc(a) = t exp(-a^2) exp(R(t) - e), t = 2 / (2 + a), R the degree-9
+// polynomial of Numerical Recipes' erfcc (relative error 1.2e-7), and e the
+// rounding error of a^2 in float (from an FMA): the large a^2 goes through
+// exp exactly as rounded, and only the small R - e is added to it. erf is
+// within 3 ulp; erfc within 8 ulp of its own (tiny) value. gelu(x) =
+// x (1 + erf(x / sqrt 2)) / 2 takes 1 + erf(z) as erfc(-z) for z <= -0.9,
+// so its negative tail keeps its digits where 1 + erf(z) would cancel (and
+// PyTorch's and libm's scalar forms give 0 or a few bits).
+
 #include <immintrin.h>
 
 #include <cstdint>
@@ -77,6 +89,83 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256 tanh8_avx2(__m2
   const __m256 is_small = _mm256_cmp_ps(abs, _mm256_set1_ps(0.625f), _CMP_LT_OQ);  // false for NaN
   // tanh is odd: the sign of x goes back on (-0 stays -0).
   return _mm256_or_ps(_mm256_blendv_ps(large, small, is_small), _mm256_and_ps(x, sign_bit));
+}
+
+// erfc(a) for 8 floats a >= 0.9 (NaN passes), as the product of the
+// returned factor and *gaussian = exp(-a^2), so that a caller scaling the
+// result multiplies before it can become subnormal; exp(-a^2) is 0 from
+// a = 10 on (Note [AVX2 erf and gelu]).
+// `square` is a^2 rounded and `square_error` what it lost (a^2 - square),
+// passed in so that gelu can form them from x rather than from x / sqrt 2,
+// whose rounding a^2 would magnify.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 erfc_factor8_avx2(
+    __m256 a, __m256 square, __m256 square_error, __m256* gaussian) {
+  const __m256 ten = _mm256_set1_ps(10.0f);
+  // From a = 10 on, a^2 (and its error: NaN for an infinite a) is held at
+  // 100, where the gaussian is 0.
+  square_error = _mm256_and_ps(square_error, _mm256_cmp_ps(a, ten, _CMP_LT_OQ));
+  square = _mm256_min_ps(_mm256_set1_ps(100.0f), square);
+  a = _mm256_min_ps(ten, a);  // NaN (the second operand) passes
+  const __m256 two = _mm256_set1_ps(2.0f), zero = _mm256_setzero_ps();
+  const __m256 t = _mm256_div_ps(two, _mm256_add_ps(two, a));
+  __m256 r = _mm256_fmadd_ps(_mm256_set1_ps(0.17087277f), t, _mm256_set1_ps(-0.82215223f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(1.48851587f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(-1.13520398f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(0.27886807f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(-0.18628806f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(0.09678418f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(0.37409196f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(1.00002368f));
+  r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(-1.26551223f));
+  *gaussian = exp8_avx2(zero, square);
+  return _mm256_mul_ps(t, exp8_avx2(_mm256_sub_ps(r, square_error), zero));
+}
+
+// erf(z) / z for 8 floats with |z| < 0.9 (Note [AVX2 erf and gelu]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 erf_small_over_z8_avx2(__m256 z) {
+  const __m256 s = _mm256_mul_ps(z, z);
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-6.086067294e-04f), s, _mm256_set1_ps(5.011083249e-03f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(-2.677827595e-02f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(1.128212212e-01f));
+  p = _mm256_fmadd_ps(p, s, _mm256_set1_ps(-3.761252133e-01f));
+  return _mm256_fmadd_ps(p, s, _mm256_set1_ps(1.128379153f));
+}
+
+// erf for 8 floats (Note [AVX2 erf and gelu]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 erf8_avx2(__m256 z) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f);
+  const __m256 a = _mm256_andnot_ps(sign_bit, z);
+  const __m256 small = _mm256_mul_ps(z, erf_small_over_z8_avx2(z));
+  const __m256 square = _mm256_mul_ps(a, a);
+  __m256 gaussian;
+  const __m256 factor = erfc_factor8_avx2(a, square, _mm256_fmsub_ps(a, a, square), &gaussian);
+  __m256 large = _mm256_fnmadd_ps(factor, gaussian, _mm256_set1_ps(1.0f));
+  large = _mm256_or_ps(large, _mm256_and_ps(z, sign_bit));
+  const __m256 is_small = _mm256_cmp_ps(a, _mm256_set1_ps(0.9f), _CMP_LT_OQ);  // false for NaN
+  return _mm256_blendv_ps(large, small, is_small);
+}
+
+// x (1 + erf(x / sqrt 2)) / 2 for 8 floats (Note [AVX2 erf and gelu]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 gelu8_avx2(__m256 x) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+  const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678118654752f));
+  const __m256 a = _mm256_andnot_ps(sign_bit, z);
+  const __m256 near = _mm256_fmadd_ps(z, erf_small_over_z8_avx2(z), one);
+  const __m256 half_x = _mm256_mul_ps(_mm256_set1_ps(0.5f), x);
+  // z^2 = x^2 / 2, rounded once and its error kept, both exact halvings.
+  const __m256 x_squared = _mm256_mul_ps(x, x);
+  const __m256 square = _mm256_mul_ps(_mm256_set1_ps(0.5f), x_squared);
+  const __m256 square_error = _mm256_mul_ps(_mm256_set1_ps(0.5f), _mm256_fmsub_ps(x, x, x_squared));
+  __m256 gaussian;
+  const __m256 factor = erfc_factor8_avx2(a, square, square_error, &gaussian);
+  // 1 + erf(z) is 2 - erfc(z) above 0; below, half_x erfc(-z) is formed
+  // with the gaussian last, so it is subnormal only if the result is.
+  const __m256 above = _mm256_mul_ps(half_x, _mm256_fnmadd_ps(factor, gaussian, _mm256_set1_ps(2.0f)));
+  const __m256 below = _mm256_mul_ps(_mm256_mul_ps(half_x, factor), gaussian);
+  const __m256 negative = _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 far = _mm256_blendv_ps(above, below, negative);
+  const __m256 is_small = _mm256_cmp_ps(a, _mm256_set1_ps(0.9f), _CMP_LT_OQ);  // false for NaN
+  return _mm256_blendv_ps(far, _mm256_mul_ps(half_x, near), is_small);
 }
 
 // out[i] = f(in[i]) over n contiguous floats, the tail through masked loads

@@ -255,8 +255,9 @@ TORCHLET_HOST_DEVICE T unary(T x) {
   } else if constexpr (Op == UnaryOp::kFrac) {
     return x - std::trunc(x);
   } else if constexpr (Op == UnaryOp::kGelu) {
+    // 1 + erf(z) as erfc(-z), which keeps the negative tail's digits.
     constexpr T kSqrtHalf = T(0.70710678118654752440);
-    return T(0.5) * x * (T(1) + std::erf(x * kSqrtHalf));
+    return T(0.5) * x * std::erfc(-x * kSqrtHalf);
   } else if constexpr (Op == UnaryOp::kGeluTanh) {
     constexpr T kSqrt2OverPi = T(0.79788456080286535588);
     const T inner = kSqrt2OverPi * (x + T(0.044715) * x * x * x);

@@ -28,6 +28,7 @@
 #include "nn/pooling.h"             // IWYU pragma: export  Max/Avg/AdaptivePool, MaxUnpool2d, LPPool2d
 #include "nn/rnn.h"                 // IWYU pragma: export  RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell
 #include "nn/sequential.h"          // IWYU pragma: export  Sequential
+#include "nn/serialize/pytorch_checkpoint.h"  // IWYU pragma: export  save_pytorch/load_pytorch: .pt files
 #include "nn/serialize/safetensors.h"  // IWYU pragma: export  save/load: safetensors checkpoints
 #include "nn/serialize/state_dict.h"   // IWYU pragma: export  StateDict
 #include "nn/transformer.h"         // IWYU pragma: export  Transformer, its encoder and decoder

@@ -78,7 +78,7 @@ def torchlet_dependencies():
         path = "/usr/include",
         build_file = str(_third_party("nlohmann_json.BUILD")),
     )
-    for name in ["absl", "googletest", "benchmark", "libpng", "zlib"]:
+    for name in ["absl", "googletest", "benchmark", "libpng", "minizip", "zlib"]:
         maybe(
             native.new_local_repository,
             name = name,

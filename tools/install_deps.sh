@@ -12,6 +12,7 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   zlib1g-dev
+  libminizip-dev      # the zip container of PyTorch's .pt checkpoints (nn/serialize)
   libpng-dev          # PNG images (examples/image_filters)
   nlohmann-json3-dev  # the safetensors header (nn/serialize)
   clang               # the safetensors loader fuzzer (tools/fuzz_safetensors.sh)

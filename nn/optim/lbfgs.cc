@@ -128,7 +128,10 @@ void LBFGS::set_params(const std::vector<Tensor>& values) {
   }
 }
 
-double LBFGS::evaluate(const std::function<Variable()>& closure) {
+namespace {
+
+// The closure's loss, computed with gradients enabled; one number.
+Variable checked_loss(const std::function<Variable()>& closure) {
   Variable loss;
   {
     EnableGradGuard enable_grad;
@@ -137,7 +140,13 @@ double LBFGS::evaluate(const std::function<Variable()>& closure) {
   TORCHLET_CHECK(loss.defined() && loss.numel() == 1,
                  "LBFGS: the closure must return the loss as a one-element tensor, got ",
                  loss.defined() ? shape_str(loss.sizes()) : std::string("an undefined one"));
-  return loss.data().item<double>();
+  return loss;
+}
+
+}  // namespace
+
+double LBFGS::evaluate(const std::function<Variable()>& closure) {
+  return checked_loss(closure).data().item<double>();
 }
 
 // ---- Line search ---------------------------------------------------------------------
@@ -328,14 +337,7 @@ Variable LBFGS::step(const std::function<Variable()>& closure) {
   state.started = true;
 
   // The loss and gradient where the step starts.
-  Variable orig_loss;
-  {
-    EnableGradGuard enable_grad;
-    orig_loss = closure();
-  }
-  TORCHLET_CHECK(orig_loss.defined() && orig_loss.numel() == 1,
-                 "LBFGS: the closure must return the loss as a one-element tensor, got ",
-                 orig_loss.defined() ? shape_str(orig_loss.sizes()) : std::string("an undefined one"));
+  const Variable orig_loss = checked_loss(closure);
   double loss = orig_loss.data().item<double>();
   int64_t current_evals = 1;
   state.func_evals += 1;

@@ -3,17 +3,16 @@
 // Rosenbrock function and a least-squares problem, with and without the
 // strong Wolfe line search, the state_dict, its round trip and the errors.
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
 #include "nn/optim/optim.h"
+#include "nn/optim/optim_testing.h"
 #include "tensor/factories.h"
 #include "tensor/test_util.h"
 
@@ -21,12 +20,10 @@ namespace torchlet::optim {
 namespace {
 
 using testing::all_close;
-using testing::load_golden;
+using testing::golden_reprs;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(load_golden("nn/optim/testdata/lbfgs_golden.txt"));
-  return *g;
+const testing::Golden& golden() {
+  return testing::cached_golden("nn/optim/testdata/lbfgs_golden.txt");
 }
 
 // One configuration of tools/gen_optim_golden.py: the problem, its dtype and
@@ -118,23 +115,13 @@ TEST_P(LBFGSGolden, StateDictHasPyTorchsKeysAndValues) {
   const auto closure = closure_for(config, lbfgs, params);
   for (int step = 0; step < 4; ++step) lbfgs.step(closure);
   const StateDict sd = lbfgs.state_dict();
-  const std::string prefix = GetParam() + "/";
-  std::set<std::string> expected_keys, keys;
-  for (const auto& [key, value] : golden()) {
-    if (key.rfind(prefix, 0) == 0) expected_keys.insert(key.substr(prefix.size()));
-  }
-  for (const auto& [key, value] : sd) keys.insert(key);
-  ASSERT_FALSE(expected_keys.empty());
-  EXPECT_EQ(keys, expected_keys);
-  // The counts exactly; the history's vectors to a looser tolerance (the
-  // curvature pairs are differences of nearby gradients).
+  // The history's vectors to a looser tolerance (the curvature pairs are
+  // differences of nearby gradients); the counts exactly.
+  const double tol = config.dtype == kFloat64 ? 1e-5 : 1e-2;
+  ASSERT_NO_FATAL_FAILURE(testing::expect_state_dict_matches(sd, golden(), GetParam(), tol, tol));
   for (const char* count : {"state.0.func_evals", "state.0.n_iter"}) {
-    EXPECT_EQ(sd.at(count).item<double>(), golden().at(prefix + count).item<double>()) << count;
-  }
-  for (const auto& [key, value] : sd) {
-    if (expected_keys.count(key) == 0) continue;
-    const double tol = config.dtype == kFloat64 ? 1e-5 : 1e-2;
-    EXPECT_TRUE(all_close(value.to(kFloat64), golden().at(prefix + key), tol, tol)) << key;
+    EXPECT_EQ(sd.at(count).item<double>(), golden().at(GetParam() + "/" + count).item<double>())
+        << count;
   }
 }
 
@@ -174,16 +161,9 @@ TEST(LBFGS, StateDictRoundTripResumesBitForBit) {
     const auto resumed_closure = closure_for(config, resumed_lbfgs, resumed);
     for (int step = 0; step < 2; ++step) resumed_lbfgs.step(resumed_closure);
 
-    for (size_t i = 0; i < resumed.size(); ++i) {
-      EXPECT_EQ(resumed[i].data().to_vector<double>(), straight[i].data().to_vector<double>())
-          << name;
-    }
-    const StateDict a = resumed_lbfgs.state_dict(), b = straight_lbfgs.state_dict();
-    ASSERT_EQ(a.keys(), b.keys()) << name;
-    for (const auto& [key, value] : a) {
-      EXPECT_EQ(value.dtype(), b.at(key).dtype()) << name << " " << key;
-      EXPECT_EQ(value.to_vector<double>(), b.at(key).to_vector<double>()) << name << " " << key;
-    }
+    SCOPED_TRACE(name);
+    ASSERT_NO_FATAL_FAILURE(
+        testing::expect_same_training(resumed, resumed_lbfgs, straight, straight_lbfgs));
   }
 }
 
@@ -254,21 +234,6 @@ TEST(LBFGS, ASchedulersLrIsTheStepLength) {
 }
 
 // ---- Printing --------------------------------------------------------------------------
-
-std::map<std::string, std::string> golden_reprs() {
-  std::ifstream in("nn/optim/testdata/optim_reprs.txt");
-  EXPECT_TRUE(in.good());
-  std::map<std::string, std::string> reprs;
-  std::string line, name;
-  while (std::getline(in, line)) {
-    if (line.rfind("=== ", 0) == 0) {
-      name = line.substr(4);
-    } else {
-      reprs[name] += reprs[name].empty() ? line : "\n" + line;
-    }
-  }
-  return reprs;
-}
 
 TEST(LBFGSRepr, MatchesPyTorch) {
   const Variable w(zeros({2}), true);

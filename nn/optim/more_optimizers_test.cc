@@ -5,17 +5,15 @@
 // suites of optimizer_test.cc (three steps, resuming, frozen parameters) run
 // these configurations too.
 
-#include <fstream>
-#include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
 #include "nn/optim/optim.h"
+#include "nn/optim/optim_testing.h"
 #include "tensor/factories.h"
 #include "tensor/test_util.h"
 
@@ -23,117 +21,37 @@ namespace torchlet::optim {
 namespace {
 
 using testing::all_close;
-using testing::load_golden;
-
-const std::vector<std::string> kNames = {"w1", "b1", "w2", "b2"};
-
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(load_golden("nn/optim/testdata/optim_golden.txt"));
-  return *g;
-}
-
-const std::map<std::string, Tensor>& state_golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(load_golden("nn/optim/testdata/optim_state_golden.txt"));
-  return *g;
-}
-
-std::vector<Variable> initial_params() {
-  std::vector<Variable> params;
-  for (const std::string& name : kNames) {
-    params.emplace_back(golden().at("init." + name).to(kFloat32), true);
-  }
-  return params;
-}
-
-// Sets the gradients of step `step` from `prefix` ("grad" or "long_grad").
-void set_grads(const std::vector<Variable>& params, const std::string& prefix, int step) {
-  for (size_t i = 0; i < params.size(); ++i) {
-    const std::string key = prefix + std::to_string(step) + "." + kNames[i];
-    const auto& source = prefix == "grad" ? golden() : state_golden();
-    params[i].set_grad(Variable(source.at(key).to(kFloat32)));
-  }
-}
-
-using Factory = std::function<std::unique_ptr<Optimizer>(std::vector<Variable>)>;
-
-template <typename T, typename O>
-Factory make(O options) {
-  return [options](std::vector<Variable> params) {
-    return std::unique_ptr<Optimizer>(new T(std::move(params), options));
-  };
-}
+using testing::golden_params;
+using testing::golden_reprs;
+using testing::optim_golden;
+using testing::optim_state_golden;
+using testing::run_golden_steps;
 
 // The configurations of tools/gen_optim_golden.py from Adadelta on, by name
-// (optimizer_test.cc lists them too).
-const std::map<std::string, Factory>& configs() {
-  static const auto* c = new std::map<std::string, Factory>{
-      {"adadelta", make<Adadelta>(AdadeltaOptions())},
-      {"adadelta_wd_maximize", make<Adadelta>(AdadeltaOptions(0.5).rho(0.8).eps(1e-5)
-                                                  .weight_decay(0.1).maximize(true))},
-      {"adamax", make<Adamax>(AdamaxOptions(0.01))},
-      {"adamax_wd_maximize",
-       make<Adamax>(AdamaxOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).maximize(true))},
-      {"nadam", make<NAdam>(NAdamOptions(0.01))},
-      {"nadam_wd_momentum_decay",
-       make<NAdam>(NAdamOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).momentum_decay(0.01))},
-      {"radam", make<RAdam>(RAdamOptions(0.01))},
-      {"radam_wd", make<RAdam>(RAdamOptions(0.01).betas({0.8, 0.9}).weight_decay(0.1))},
-      {"asgd", make<ASGD>(ASGDOptions(0.01))},
-      {"asgd_t0_wd_maximize", make<ASGD>(ASGDOptions(0.05).lambd(0.01).alpha(0.5).t0(0)
-                                             .weight_decay(0.1).maximize(true))},
-      {"rprop", make<Rprop>(RpropOptions(0.01))},
-      {"rprop_etas_maximize", make<Rprop>(RpropOptions(0.05).etas({0.3, 1.5})
-                                              .step_sizes({0.01, 0.08}).maximize(true))},
-  };
-  return *c;
-}
-
-std::vector<std::string> config_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : configs()) names.push_back(name);
-  return names;
-}
-
-// A state_dict entry as the fixture holds it: float64, a bool as 0 or 1.
-Tensor as_float64(const Tensor& t) { return t.to(kFloat64); }
+// (optimizer_test.cc runs them too).
+const testing::OptimizerConfigs& configs() { return testing::more_optimizer_configs(); }
 
 // ---- state_dict ------------------------------------------------------------------------
 
 class StateDictAfterSteps : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StateDictAfterSteps, HasPyTorchsKeysAndValues) {
-  const std::vector<Variable> params = initial_params();
+  const std::vector<Variable> params = golden_params();
   std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
-  for (int step = 0; step < 3; ++step) {
-    set_grads(params, "grad", step);
-    optimizer->step();
-  }
-  const StateDict sd = optimizer->state_dict();
-  const std::string prefix = GetParam() + "/";
-  std::set<std::string> expected_keys, keys;
-  for (const auto& [key, value] : state_golden()) {
-    if (key.rfind(prefix, 0) == 0) expected_keys.insert(key.substr(prefix.size()));
-  }
-  for (const auto& [key, value] : sd) keys.insert(key);
-  ASSERT_FALSE(expected_keys.empty());
-  EXPECT_EQ(keys, expected_keys);
-  for (const auto& [key, value] : sd) {
-    if (expected_keys.count(key) == 0) continue;
-    EXPECT_TRUE(all_close(as_float64(value), state_golden().at(prefix + key), 1e-5, 1e-6)) << key;
-  }
+  run_golden_steps(*optimizer, params, optim_golden(), "grad", 3);
+  ASSERT_NO_FATAL_FAILURE(testing::expect_state_dict_matches(
+      optimizer->state_dict(), optim_state_golden(), GetParam(), 1e-5, 1e-6));
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, StateDictAfterSteps, ::testing::ValuesIn(config_names()),
+INSTANTIATE_TEST_SUITE_P(Optimizers, StateDictAfterSteps,
+                         ::testing::ValuesIn(testing::config_names(configs())),
                          [](const auto& info) { return info.param; });
 
 TEST(MoreOptimizersStateDict, StepIsAnIntegerInAdadeltaAndRpropAndFloat32InTheOthers) {
   for (const auto& [name, factory] : configs()) {
-    const std::vector<Variable> params = initial_params();
+    const std::vector<Variable> params = golden_params();
     std::unique_ptr<Optimizer> optimizer = factory(params);
-    set_grads(params, "grad", 0);
-    optimizer->step();
+    run_golden_steps(*optimizer, params, optim_golden(), "grad", 1);
     const bool integer = name.rfind("adadelta", 0) == 0 || name.rfind("rprop", 0) == 0;
     EXPECT_EQ(optimizer->state_dict().at("state.0.step").dtype(), integer ? kInt64 : kFloat32)
         << name;
@@ -190,16 +108,11 @@ class EightSteps : public ::testing::TestWithParam<std::string> {};
 // RAdam rectifies its update from the sixth step; ASGD averages from the
 // second (t0 = 0); Rprop's step sizes reach their bounds.
 TEST_P(EightSteps, MatchPyTorch) {
-  const std::vector<Variable> params = initial_params();
+  const std::vector<Variable> params = golden_params();
   std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
-  for (int step = 0; step < 8; ++step) {
-    set_grads(params, "long_grad", step);
-    optimizer->step();
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor expected = state_golden().at("long." + GetParam() + "." + kNames[i]);
-    EXPECT_TRUE(all_close(params[i].data(), expected, 1e-5, 1e-6)) << kNames[i];
-  }
+  run_golden_steps(*optimizer, params, optim_state_golden(), "long_grad", 8);
+  testing::expect_params_match(params, optim_state_golden(), "long." + GetParam() + ".", 1e-5,
+                               1e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, EightSteps,
@@ -208,20 +121,10 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, EightSteps,
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(RAdam, RectifiedStepsFromTheSixthMatchPyTorchInFloat64) {
-  std::vector<Variable> params;
-  for (const std::string& name : kNames) params.emplace_back(golden().at("init." + name).clone(), true);
+  const std::vector<Variable> params = golden_params(kFloat64);
   RAdam radam(params, RAdamOptions(0.01));
-  for (int step = 0; step < 8; ++step) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      params[i].set_grad(Variable(
-          state_golden().at("long_grad" + std::to_string(step) + "." + kNames[i]).clone()));
-    }
-    radam.step();
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    EXPECT_TRUE(all_close(params[i].data(), state_golden().at("long.radam." + kNames[i]), 1e-6,
-                          1e-7));
-  }
+  run_golden_steps(radam, params, optim_state_golden(), "long_grad", 8);
+  testing::expect_params_match(params, optim_state_golden(), "long.radam.", 1e-6, 1e-7);
 }
 
 // ---- Rprop -----------------------------------------------------------------------------
@@ -307,21 +210,6 @@ TEST(MoreOptimizersWithSchedulers, OneCycleLRRefusesAdadeltaWhichHasNoMomentum) 
 }
 
 // ---- Printing --------------------------------------------------------------------------
-
-std::map<std::string, std::string> golden_reprs() {
-  std::ifstream in("nn/optim/testdata/optim_reprs.txt");
-  EXPECT_TRUE(in.good());
-  std::map<std::string, std::string> reprs;
-  std::string line, name;
-  while (std::getline(in, line)) {
-    if (line.rfind("=== ", 0) == 0) {
-      name = line.substr(4);
-    } else {
-      reprs[name] += reprs[name].empty() ? line : "\n" + line;
-    }
-  }
-  return reprs;
-}
 
 TEST(MoreOptimizersRepr, MatchesPyTorchCharacterForCharacter) {
   const Variable w(zeros({2}), true);

@@ -3,8 +3,6 @@
 // state_dict round trips and every error path. more_optimizers_test.cc and
 // lbfgs_test.cc test what is particular to the optimizers from Adadelta on.
 
-#include <fstream>
-#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -16,109 +14,34 @@
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
 #include "nn/optim/optim.h"
+#include "nn/optim/optim_testing.h"
 #include "tensor/factories.h"
 #include "tensor/test_util.h"
 
 namespace torchlet::optim {
 namespace {
 
-using testing::all_close;
-using testing::load_golden;
-
-const std::vector<std::string> kNames = {"w1", "b1", "w2", "b2"};
-
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(load_golden("nn/optim/testdata/optim_golden.txt"));
-  return *g;
-}
-
-std::vector<Variable> initial_params() {
-  std::vector<Variable> params;
-  for (const std::string& name : kNames) {
-    params.emplace_back(golden().at("init." + name).to(kFloat32), true);
-  }
-  return params;
-}
-
-void set_golden_grads(const std::vector<Variable>& params, int step) {
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor g = golden().at("grad" + std::to_string(step) + "." + kNames[i]).to(kFloat32);
-    params[i].set_grad(Variable(g));
-  }
-}
-
-using Factory = std::function<std::unique_ptr<Optimizer>(std::vector<Variable>)>;
-
-template <typename T, typename O>
-Factory make(O options) {
-  return [options](std::vector<Variable> params) {
-    return std::unique_ptr<Optimizer>(new T(std::move(params), options));
-  };
-}
+using testing::bit_equal;
+using testing::config_names;
+using testing::expect_same_training;
+using testing::golden_params;
+using testing::golden_reprs;
+using testing::optim_golden;
+using testing::OptimizerFactory;
 
 // The configurations of tools/gen_optim_golden.py, by name.
-const std::map<std::string, Factory>& configs() {
-  static const auto* c = new std::map<std::string, Factory>{
-      {"sgd_plain", make<SGD>(SGDOptions(0.1))},
-      {"sgd_momentum", make<SGD>(SGDOptions(0.1).momentum(0.9))},
-      {"sgd_nesterov_wd", make<SGD>(SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.01))},
-      {"sgd_maximize", make<SGD>(SGDOptions(0.1).maximize(true))},
-      {"sgd_dampening", make<SGD>(SGDOptions(0.1).momentum(0.9).dampening(0.5))},
-      {"adam", make<Adam>(AdamOptions(0.01))},
-      {"adam_amsgrad_wd", make<Adam>(AdamOptions(0.01).amsgrad(true).weight_decay(0.1))},
-      {"adam_maximize_betas", make<Adam>(AdamOptions(0.01).betas({0.8, 0.99}).maximize(true))},
-      {"adamw", make<AdamW>(AdamWOptions(0.01))},
-      {"adamw_amsgrad", make<AdamW>(AdamWOptions(0.01).amsgrad(true).weight_decay(0.05))},
-      {"rmsprop", make<RMSprop>(RMSpropOptions(0.01))},
-      {"rmsprop_centered_momentum",
-       make<RMSprop>(RMSpropOptions(0.01).centered(true).momentum(0.9).weight_decay(0.01))},
-      {"adagrad", make<Adagrad>(AdagradOptions(0.1))},
-      {"adagrad_lr_decay", make<Adagrad>(AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.1)
-                                             .initial_accumulator_value(0.1))},
-      {"adadelta", make<Adadelta>(AdadeltaOptions())},
-      {"adadelta_wd_maximize", make<Adadelta>(AdadeltaOptions(0.5).rho(0.8).eps(1e-5)
-                                                  .weight_decay(0.1).maximize(true))},
-      {"adamax", make<Adamax>(AdamaxOptions(0.01))},
-      {"adamax_wd_maximize",
-       make<Adamax>(AdamaxOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).maximize(true))},
-      {"nadam", make<NAdam>(NAdamOptions(0.01))},
-      {"nadam_wd_momentum_decay",
-       make<NAdam>(NAdamOptions(0.01).betas({0.8, 0.99}).weight_decay(0.1).momentum_decay(0.01))},
-      {"radam", make<RAdam>(RAdamOptions(0.01))},
-      {"radam_wd", make<RAdam>(RAdamOptions(0.01).betas({0.8, 0.9}).weight_decay(0.1))},
-      {"asgd", make<ASGD>(ASGDOptions(0.01))},
-      {"asgd_t0_wd_maximize", make<ASGD>(ASGDOptions(0.05).lambd(0.01).alpha(0.5).t0(0)
-                                             .weight_decay(0.1).maximize(true))},
-      {"rprop", make<Rprop>(RpropOptions(0.01))},
-      {"rprop_etas_maximize", make<Rprop>(RpropOptions(0.05).etas({0.3, 1.5})
-                                              .step_sizes({0.01, 0.08}).maximize(true))},
-  };
-  return *c;
-}
+const testing::OptimizerConfigs& configs() { return testing::optimizer_configs(); }
 
 class GoldenSteps : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenSteps, ThreeStepsMatchPyTorch) {
-  const std::vector<Variable> params = initial_params();
+  const std::vector<Variable> params = golden_params();
   std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
-  for (int step = 0; step < 3; ++step) {
-    set_golden_grads(params, step);
-    optimizer->step();
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor expected = golden().at(GetParam() + "." + kNames[i]);
-    EXPECT_TRUE(all_close(params[i].data(), expected, 1e-5, 1e-6)) << kNames[i];
-  }
+  testing::run_golden_steps(*optimizer, params, optim_golden(), "grad", 3);
+  testing::expect_params_match(params, optim_golden(), GetParam() + ".", 1e-5, 1e-6);
 }
 
-std::vector<std::string> config_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : configs()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Optimizers, GoldenSteps, ::testing::ValuesIn(config_names()),
+INSTANTIATE_TEST_SUITE_P(Optimizers, GoldenSteps, ::testing::ValuesIn(config_names(configs())),
                          [](const auto& info) { return info.param; });
 
 // ---- Resume ----------------------------------------------------------------------------
@@ -147,32 +70,15 @@ std::vector<Variable> copies(const std::vector<Variable>& params) {
   return out;
 }
 
-bool bit_equal(const Tensor& a, const Tensor& b) {
-  return a.sizes() == b.sizes() && a.dtype() == b.dtype() &&
-         a.to_vector<double>() == b.to_vector<double>();
-}
-
-/// Both runs' parameters, and their optimizers' state_dicts, bit for bit.
-void expect_same_training(const std::vector<Variable>& resumed, const Optimizer& resumed_optimizer,
-                          const std::vector<Variable>& straight,
-                          const Optimizer& straight_optimizer) {
-  for (size_t i = 0; i < resumed.size(); ++i) {
-    EXPECT_TRUE(bit_equal(resumed[i].data(), straight[i].data())) << kNames[i];
-  }
-  const StateDict a = resumed_optimizer.state_dict(), b = straight_optimizer.state_dict();
-  ASSERT_EQ(a.keys(), b.keys());
-  for (const auto& [key, value] : a) EXPECT_TRUE(bit_equal(value, b.at(key))) << key;
-}
-
 class Resume : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Resume, ThreePlusStateDictRoundTripPlusThreeEqualsSixStepsBitForBit) {
-  const Factory& factory = configs().at(GetParam());
-  const std::vector<Variable> straight = initial_params();
+  const OptimizerFactory& factory = configs().at(GetParam());
+  const std::vector<Variable> straight = golden_params();
   std::unique_ptr<Optimizer> straight_optimizer = factory(straight);
   train(*straight_optimizer, straight, 6);
 
-  const std::vector<Variable> first = initial_params();
+  const std::vector<Variable> first = golden_params();
   std::unique_ptr<Optimizer> first_optimizer = factory(first);
   train(*first_optimizer, first, 3);
   const StateDict saved = first_optimizer->state_dict();
@@ -186,7 +92,7 @@ TEST_P(Resume, ThreePlusStateDictRoundTripPlusThreeEqualsSixStepsBitForBit) {
   expect_same_training(resumed, *resumed_optimizer, straight, *straight_optimizer);
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, Resume, ::testing::ValuesIn(config_names()),
+INSTANTIATE_TEST_SUITE_P(Optimizers, Resume, ::testing::ValuesIn(config_names(configs())),
                          [](const auto& info) { return info.param; });
 
 // ---- Frozen parameters -----------------------------------------------------------------
@@ -194,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, Resume, ::testing::ValuesIn(config_names())
 // skips them while their grad is None. b1 (index 1) is frozen here.
 
 std::vector<Variable> params_with_b1_frozen() {
-  std::vector<Variable> params = initial_params();
+  std::vector<Variable> params = golden_params();
   params[1].requires_grad_(false);
   return params;
 }
@@ -214,8 +120,8 @@ TEST_P(FrozenParameter, IsAcceptedAndLeftUnchangedByStep) {
   std::unique_ptr<Optimizer> optimizer = configs().at(GetParam())(params);
   train(*optimizer, params, 3);
   EXPECT_FALSE(params[1].grad().defined());
-  EXPECT_TRUE(bit_equal(params[1].data(), golden().at("init.b1").to(kFloat32)));
-  EXPECT_FALSE(bit_equal(params[0].data(), golden().at("init.w1").to(kFloat32)));
+  EXPECT_TRUE(bit_equal(params[1].data(), optim_golden().at("init.b1").to(kFloat32)));
+  EXPECT_FALSE(bit_equal(params[0].data(), optim_golden().at("init.w1").to(kFloat32)));
 }
 
 // Adagrad makes its state for every parameter when constructed (PyTorch's
@@ -242,11 +148,11 @@ TEST_P(FrozenParameter, IsUpdatedOnceUnfrozen) {
   params[1].requires_grad_(true);
   train(*optimizer, params, 1);
   ASSERT_TRUE(params[1].grad().defined());
-  EXPECT_FALSE(bit_equal(params[1].data(), golden().at("init.b1").to(kFloat32)));
+  EXPECT_FALSE(bit_equal(params[1].data(), optim_golden().at("init.b1").to(kFloat32)));
 }
 
 TEST_P(FrozenParameter, StateDictRoundTripResumesBitForBit) {
-  const Factory& factory = configs().at(GetParam());
+  const OptimizerFactory& factory = configs().at(GetParam());
   const std::vector<Variable> straight = params_with_b1_frozen();
   std::unique_ptr<Optimizer> straight_optimizer = factory(straight);
   train(*straight_optimizer, straight, 6);
@@ -263,7 +169,7 @@ TEST_P(FrozenParameter, StateDictRoundTripResumesBitForBit) {
   expect_same_training(resumed, *resumed_optimizer, straight, *straight_optimizer);
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, FrozenParameter, ::testing::ValuesIn(config_names()),
+INSTANTIATE_TEST_SUITE_P(Optimizers, FrozenParameter, ::testing::ValuesIn(config_names(configs())),
                          [](const auto& info) { return info.param; });
 
 TEST(Optimizer, NewOptimizerHasNoStateBeforeItsFirstStep) {
@@ -273,21 +179,6 @@ TEST(Optimizer, NewOptimizerHasNoStateBeforeItsFirstStep) {
 }
 
 // ---- Printing --------------------------------------------------------------------------
-
-std::map<std::string, std::string> golden_reprs() {
-  std::ifstream in("nn/optim/testdata/optim_reprs.txt");
-  EXPECT_TRUE(in.good());
-  std::map<std::string, std::string> reprs;
-  std::string line, name;
-  while (std::getline(in, line)) {
-    if (line.rfind("=== ", 0) == 0) {
-      name = line.substr(4);
-    } else {
-      reprs[name] += reprs[name].empty() ? line : "\n" + line;
-    }
-  }
-  return reprs;
-}
 
 TEST(OptimizerRepr, MatchesPyTorchCharacterForCharacter) {
   const Variable w(zeros({2}), true), b(zeros({2}), true);
@@ -454,18 +345,10 @@ TEST(Optimizer, ALargeParameterSplitAcrossThreadsMatchesOneThread) {
 }
 
 TEST(Optimizer, Float64ParametersMatchPyTorchToo) {
-  std::vector<Variable> params;
-  for (const std::string& name : kNames) params.emplace_back(golden().at("init." + name).clone(), true);
+  const std::vector<Variable> params = golden_params(kFloat64);
   SGD sgd(params, SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.01));
-  for (int step = 0; step < 3; ++step) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      params[i].set_grad(Variable(golden().at("grad" + std::to_string(step) + "." + kNames[i])));
-    }
-    sgd.step();
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    EXPECT_TRUE(all_close(params[i].data(), golden().at("sgd_nesterov_wd." + kNames[i]), 1e-6, 1e-7));
-  }
+  testing::run_golden_steps(sgd, params, optim_golden(), "grad", 3);
+  testing::expect_params_match(params, optim_golden(), "sgd_nesterov_wd.", 1e-6, 1e-7);
 }
 
 // ---- state_dict ------------------------------------------------------------------------

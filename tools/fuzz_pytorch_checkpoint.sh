@@ -3,86 +3,17 @@
 #
 #   tools/fuzz_pytorch_checkpoint.sh [SECONDS]      (default 120)
 #
-# Builds nn/serialize/pytorch_checkpoint_fuzzer.cc with the loader and the
-# tensor library using clang (-fsanitize=fuzzer,address,undefined), outside
-# Bazel's gcc toolchain, against Debian's minizip (not instrumented: the
-# sanitizers watch our code, and minizip reads only through our bounded
-# callbacks), then runs it over the checked-in seeds in
-# nn/serialize/testdata/pytorch_fuzz_corpus (whole .pt files, and bare
-# data.pkl pickles that the entry point wraps in an archive) plus the inputs
-# it found before (kept in $FUZZ_DIR/corpus). Exits non-zero when the fuzzer
-# finds a crash, a sanitizer report, a leak, an input slower than 10 s or an
-# allocation over 64 MiB; the input is saved under $FUZZ_DIR.
+# Builds nn/serialize/pytorch_checkpoint_fuzzer.cc with clang against
+# Debian's minizip (not instrumented: the sanitizers watch our code, and
+# minizip reads only through our bounded callbacks), then runs it over the
+# checked-in seeds in nn/serialize/testdata/pytorch_fuzz_corpus (whole .pt
+# files, and bare data.pkl pickles that the entry point wraps in an archive)
+# plus the inputs it found before (kept in $FUZZ_DIR/corpus); see
+# tools/fuzz_loader.sh. Exits non-zero when the fuzzer finds a crash, a
+# sanitizer report, a leak, an input slower than 10 s or an allocation over
+# 64 MiB; the input is saved under $FUZZ_DIR.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seconds="${1:-120}"
-fuzz_dir="${FUZZ_DIR:-$HOME/.cache/torchlet/fuzz_pytorch_checkpoint}"
-cxx="${CXX:-clang++}"
-# Objects are kept per checkout: two clones' sources may differ while their
-# timestamps say otherwise.
-obj_dir="$fuzz_dir/obj/$(printf '%s' "$root" | md5sum | cut -c1-12)"
-mkdir -p "$obj_dir" "$fuzz_dir/corpus"
-
-# Line tables are enough for reports. The tensor library is compiled
-# unoptimized (ASan and UBSan still on): the fuzzer spends its time in the
-# loader, and -O1 of the Eigen kernels would take most of this step.
-flags=(-std=c++17 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined
-       -fno-sanitize-recover=undefined -I"$root" -I/usr/include/eigen3 -DEIGEN_MPL2_ONLY
-       -Wall -Wno-sign-compare -MMD)
-
-# Every source of //tensor (whatever files it gains), the loader, the entry point.
-sources=()
-for f in "$root"/tensor/*.cc "$root"/tensor/cpu/*.cc; do
-  case "$f" in *_test.cc | *_benchmark.cc | */tsan_suppressions.cc) continue ;; esac
-  sources+=("$f")
-done
-sources+=("$root/tensor/cuda/no_cuda.cc" "$root/tensor/cuda/no_cuda_kernels.cc"
-          "$root/tensor/cuda/matmul_flags.cc"
-          "$root/nn/serialize/state_dict.cc"
-          "$root/nn/serialize/pytorch_checkpoint.cc"
-          "$root/nn/serialize/pytorch_checkpoint_fuzzer.cc")
-
-# Compiles $1 unless its object is newer than the source and every header it
-# read (a file that no longer exists, as after a fresh clone, counts as newer).
-compile() {
-  local src="$1" rel="${1#"$root"/}"
-  local obj="$obj_dir/${rel//\//_}.o"
-  local dep="${obj%.o}.d"
-  if [[ -f "$obj" && -f "$dep" ]]; then
-    local stale=0 f
-    for f in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$dep"); do
-      [[ ! -e "$f" || "$f" -nt "$obj" ]] && stale=1 && break
-    done
-    ((stale)) || { echo "$obj"; return; }
-  fi
-  local extra=()
-  case "$rel" in
-    # Kernels built for one instruction set (tensor/BUILD.bazel's gemm_<isa>
-    # targets) carry it in their file name and get that target's flags.
-    tensor/cpu/*avx2*.cc) extra=(-mavx2 -mfma) ;;
-    tensor/cpu/*avx512*.cc) extra=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;;
-    nn/serialize/*) extra=(-O1 -fsanitize=fuzzer-no-link) ;;  # coverage for the loader only
-  esac
-  [[ "$rel" == nn/serialize/* ]] || extra+=(-O0)
-  "$cxx" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" -MF "$dep" >&2
-  echo "$obj"
-}
-export -f compile
-export root obj_dir cxx
-export flags_text="${flags[*]}"
-
-objects=$(printf '%s\n' "${sources[@]}" |
-  xargs -P "$(nproc)" -I{} bash -c 'flags=($flags_text); compile "$1"' _ {})
-
-absl_libs=(/usr/lib/x86_64-linux-gnu/libabsl_*.so)
-# shellcheck disable=SC2086  # one object per word
-"$cxx" -fsanitize=fuzzer,address,undefined $objects "${absl_libs[@]}" -lminizip -lz -pthread \
-  -o "$fuzz_dir/pytorch_checkpoint_fuzzer"
-
-cd "$fuzz_dir"
-ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" ./pytorch_checkpoint_fuzzer \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=64 \
-  -dict="$root/nn/serialize/testdata/pytorch_checkpoint.dict" -artifact_prefix="$fuzz_dir/" \
-  -print_final_stats=1 \
-  "$fuzz_dir/corpus" "$root/nn/serialize/testdata/pytorch_fuzz_corpus"
+exec "$(dirname "${BASH_SOURCE[0]}")/fuzz_loader.sh" pytorch_checkpoint "${1:-120}" \
+  nn/serialize/testdata/pytorch_fuzz_corpus nn/serialize/testdata/pytorch_checkpoint.dict \
+  -lminizip -lz

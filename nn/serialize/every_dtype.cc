@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 
 #include "tensor/tensor.h"
@@ -24,6 +25,20 @@ StateDict every_dtype() {
                                      {5}));
   sd.insert("bf16", from_vector<BFloat16>({BFloat16(1.5f), BFloat16(-inf), BFloat16(3e38f)}, {3}));
   return sd;
+}
+
+std::string tensor_line(const std::string& name, const Tensor& t) {
+  std::string shape;
+  for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+  const Tensor c = t.contiguous();
+  const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
+  std::string hex;
+  char digits[3];
+  for (size_t i = 0; i < static_cast<size_t>(c.numel()) * c.element_size(); ++i) {
+    std::snprintf(digits, sizeof(digits), "%02x", bytes[i]);
+    hex += digits;
+  }
+  return detail::str_cat(name, "\t", dtype_name(t.dtype()), "\t", shape, "\t", hex);
 }
 
 }  // namespace torchlet::testing

@@ -1,14 +1,11 @@
 #include "nn/serialize/pytorch_checkpoint.h"
 
-#include <fcntl.h>
 #include <minizip/unzip.h>
 #include <minizip/zip.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -17,12 +14,12 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <system_error>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "nn/serialize/file_io.h"
 #include "nn/serialize/pytorch_checkpoint_testing.h"
 #include "tensor/tensor.h"
 
@@ -31,6 +28,10 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace torchlet {
 namespace {
+
+using detail::AtomicFile;
+using detail::ByteSource;
+using detail::in_quotes;
 
 // Note [PyTorch's checkpoint format]
 // Since PyTorch 1.6, torch.save writes a zip archive whose entries are stored
@@ -49,10 +50,6 @@ namespace {
 // no general unpickler: it knows only the opcodes and globals above and
 // refuses the rest. Every length, index and size in the file is checked
 // before it is used; memory grows at most linearly with the file's size.
-
-std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
-
-std::string in_quotes(const std::string& path) { return "\"" + path + "\""; }
 
 /// Text from the file for an error message: printable ASCII as is, other
 /// bytes as \xNN, cut short when long.
@@ -134,88 +131,6 @@ const char* storage_name(DType dtype) {
 }
 
 // ---- Reading bytes -----------------------------------------------------------
-
-/// The bytes of a checkpoint: on disk or in memory.
-class ByteSource {
- public:
-  explicit ByteSource(std::string where) : where_(std::move(where)) {}
-  virtual ~ByteSource() = default;
-  /// How errors name the file: "load_pytorch(<file>): ".
-  const std::string& where() const { return where_; }
-  virtual uint64_t size() const = 0;
-  /// Copies `n` bytes at `offset` (within size()) to `dst`.
-  virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
-
- private:
-  std::string where_;
-};
-
-/// A file descriptor closed on destruction.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-  int get() const { return fd_; }
-  /// Closes the descriptor and holds `fd` instead; the OS error of the
-  /// close, or 0.
-  int reset(int fd = -1) {
-    const int rc = fd_ < 0 ? 0 : ::close(fd_);
-    fd_ = fd;
-    return rc == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
-
-class FileSource final : public ByteSource {
- public:
-  explicit FileSource(const std::string& path)
-      : ByteSource("load_pytorch(" + in_quotes(path) + "): "),
-        fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    TORCHLET_CHECK(fd_.get() >= 0, where(), "cannot open the file: ", os_error(errno));
-    struct stat st;
-    TORCHLET_CHECK(::fstat(fd_.get(), &st) == 0, where(),
-                   "cannot stat the file: ", os_error(errno));
-    TORCHLET_CHECK(S_ISREG(st.st_mode), where(), "not a regular file");
-    size_ = static_cast<uint64_t>(st.st_size);
-  }
-
-  uint64_t size() const override { return size_; }
-
-  void read(uint64_t offset, void* dst, size_t n) const override {
-    char* out = static_cast<char*>(dst);
-    while (n > 0) {
-      const ssize_t got = ::pread(fd_.get(), out, n, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      TORCHLET_CHECK(got >= 0, where(), "cannot read the file: ", os_error(errno));
-      TORCHLET_CHECK(got > 0, where(), "the file ended at byte ", offset,
-                     " while being read (was it changed meanwhile?)");
-      out += got;
-      offset += static_cast<uint64_t>(got);
-      n -= static_cast<size_t>(got);
-    }
-  }
-
- private:
-  UniqueFd fd_;
-  uint64_t size_ = 0;
-};
-
-class BufferSource final : public ByteSource {
- public:
-  explicit BufferSource(std::string_view bytes)
-      : ByteSource("load_pytorch(<buffer>): "), bytes_(bytes) {}
-  uint64_t size() const override { return bytes_.size(); }
-  void read(uint64_t offset, void* dst, size_t n) const override {
-    if (n > 0) std::memcpy(dst, bytes_.data() + offset, n);
-  }
-
- private:
-  std::string_view bytes_;
-};
 
 // ---- Reading the zip archive -------------------------------------------------
 
@@ -1252,63 +1167,6 @@ class CheckpointReader {
 
 // ---- Writing -----------------------------------------------------------------
 
-// Note [Atomic save_pytorch]
-// As save() of safetensors does: the archive goes to a temporary file beside
-// the target (`<target>.tmp.<pid>.<n>`), which is synced, renamed over the
-// target and its directory synced. A reader or a crash sees the old file or
-// the new one, never a mix; on any error we can report, the temporary file
-// is removed before the error is thrown.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) {
-    static std::atomic<uint64_t> counter{0};
-    for (int attempt = 0; fd_.get() < 0; ++attempt) {
-      temp_path_ = detail::str_cat(path_, ".tmp.", ::getpid(), ".", counter++);
-      fd_.reset(::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-      if (fd_.get() < 0 && (errno != EEXIST || attempt == 100)) {
-        fail("cannot create a temporary file beside it", errno);
-      }
-    }
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (!committed_ && !temp_path_.empty()) {
-      fd_.reset();
-      ::unlink(temp_path_.c_str());
-    }
-  }
-
-  int fd() const { return fd_.get(); }
-
-  /// Makes the written bytes the content of the target, durably.
-  void commit() {
-    if (::fsync(fd_.get()) != 0) fail("cannot sync", errno);
-    if (const int err = fd_.reset()) fail("cannot close", err);
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-      fail("cannot rename the temporary file over it", errno);
-    }
-    committed_ = true;
-    const size_t slash = path_.rfind('/');
-    const std::string dir = slash == std::string::npos ? "."
-                            : slash == 0               ? "/"
-                                                       : path_.substr(0, slash);
-    UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) fail("cannot sync its directory", errno);
-  }
-
-  [[noreturn]] void fail(const char* what, int err) const {
-    detail::throw_error(
-        detail::str_cat("save_pytorch(", in_quotes(path_), "): ", what, ": ", os_error(err)));
-  }
-
- private:
-  std::string path_;
-  std::string temp_path_;
-  UniqueFd fd_;
-  bool committed_ = false;
-};
-
 /// minizip's output: positioned writes to a file descriptor (minizip seeks
 /// back to fill in each entry's sizes and CRC).
 struct WriteStream {
@@ -1636,13 +1494,14 @@ StateDict load_pytorch_records(const std::vector<std::pair<std::string, std::str
 }  // namespace detail
 
 StateDict load_pytorch(const std::string& path) {
-  const FileSource source(path);
+  const std::string where = "load_pytorch(" + in_quotes(path) + "): ";
+  const detail::FileSource source(path, where, where);
   ZipArchive zip(source);
   return CheckpointReader(source.where(), zip).read();
 }
 
 StateDict load_pytorch_buffer(std::string_view bytes) {
-  const BufferSource source(bytes);
+  const detail::BufferSource source(bytes, "load_pytorch(<buffer>): ");
   ZipArchive zip(source);
   return CheckpointReader(source.where(), zip).read();
 }
@@ -1660,7 +1519,8 @@ void save_pytorch(const StateDict& tensors, const std::string& path) {
   std::sort(storages.begin(), storages.end(),
             [](const OutStorage& a, const OutStorage& b) { return a.key < b.key; });
 
-  AtomicFile file(path);
+  // Written atomically (Note [Atomic save] in file_io.h).
+  AtomicFile file(path, where);
   ZipWriter zip(file, where);
   zip.add(prefix + "data.pkl", pickle.data(), pickle.size());
   for (const OutStorage& storage : storages) {

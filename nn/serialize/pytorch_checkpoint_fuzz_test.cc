@@ -3,17 +3,14 @@
 // change to a few values), so the fuzz target builds and runs in every test
 // run.
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nn/serialize/pytorch_checkpoint.h"
+#include "nn/serialize/serialize_test_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -22,19 +19,13 @@ namespace {
 
 constexpr char kCorpus[] = "nn/serialize/testdata/pytorch_fuzz_corpus";
 
+using testing::read_file;
+
 std::vector<std::string> corpus_files(const std::string& suffix) {
   std::vector<std::string> paths;
-  if (DIR* dir = ::opendir(kCorpus)) {
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name.size() > suffix.size() &&
-          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        paths.push_back(std::string(kCorpus) + "/" + name);
-      }
-    }
-    ::closedir(dir);
+  for (const std::string& name : testing::dir_names(kCorpus, suffix)) {
+    paths.push_back(std::string(kCorpus) + "/" + name);
   }
-  std::sort(paths.begin(), paths.end());
   return paths;
 }
 
@@ -42,13 +33,6 @@ std::vector<std::string> all_corpus_files() {
   std::vector<std::string> paths = corpus_files(".pt");
   for (const std::string& p : corpus_files(".pkl")) paths.push_back(p);
   return paths;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 int fuzz_one(const std::string& bytes) {

@@ -1,6 +1,5 @@
 #include "nn/serialize/pytorch_checkpoint.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <minizip/unzip.h>
 #include <minizip/zip.h>
@@ -9,8 +8,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,48 +15,23 @@
 #include "nn/serialize/every_dtype.h"
 #include "nn/serialize/pytorch_checkpoint_testing.h"
 #include "nn/serialize/safetensors.h"
+#include "nn/serialize/serialize_test_util.h"
 #include "tensor/file_size_limit.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
 
+using ::torchlet::testing::expect_identical;
 using ::torchlet::testing::FileSizeLimit;
+using ::torchlet::testing::identical;
+using ::torchlet::testing::read_file;
+using ::torchlet::testing::write_file;
 using Records = std::vector<std::pair<std::string, std::string>>;
 
 constexpr char kTestdata[] = "nn/serialize/testdata/pytorch/";
 
 std::string fixture(const std::string& name) { return kTestdata + name; }
-
-/// The same dtype, shape and bytes.
-::testing::AssertionResult identical(const Tensor& actual, const Tensor& expected) {
-  if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes()) {
-    return ::testing::AssertionFailure() << actual.dtype() << shape_str(actual.sizes()) << " vs "
-                                         << expected.dtype() << shape_str(expected.sizes());
-  }
-  const Tensor a = actual.contiguous(), e = expected.contiguous();
-  const size_t bytes = static_cast<size_t>(e.numel()) * e.element_size();
-  if (bytes > 0 && std::memcmp(a.data_ptr(), e.data_ptr(), bytes) != 0) {
-    return ::testing::AssertionFailure() << "values differ:\n" << actual << "\nvs\n" << expected;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-void expect_identical(const StateDict& actual, const StateDict& expected) {
-  ASSERT_EQ(actual.keys(), expected.keys());
-  for (const auto& [name, t] : expected) EXPECT_TRUE(identical(actual.at(name), t)) << name;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 
 /// Every entry of the zip archive at `path` (name, bytes), in its order.
 Records zip_entries(const std::string& path) {
@@ -152,33 +124,12 @@ StateDict load_pickle(const std::string& pickle) {
 
 constexpr char kRecords[] = "load_pytorch(<records>): ";
 
-class PytorchCheckpointTest : public ::testing::Test {
+class PytorchCheckpointTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "pytorch_checkpoint_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
+  PytorchCheckpointTest() : TempDirTest("pytorch_checkpoint") {}
   void TearDown() override {
-    for (const std::string& name : files()) ::unlink(path(name).c_str());
-    ::rmdir(dir_.c_str());
+    TempDirTest::TearDown();
     set_cpu_device_count(1);
-  }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-  /// The names in the test's directory, sorted.
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    DIR* dir = ::opendir(dir_.c_str());
-    if (dir == nullptr) return names;
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(dir);
-    std::sort(names.begin(), names.end());
-    return names;
   }
 
   /// How load_pytorch() errors on `p` begin.
@@ -204,8 +155,6 @@ class PytorchCheckpointTest : public ::testing::Test {
     if (!found) records.emplace_back(name, bytes);
     return records;
   }
-
-  std::string dir_;
 };
 
 // ---- Loading what PyTorch wrote ----------------------------------------------------

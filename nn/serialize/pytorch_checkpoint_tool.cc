@@ -18,7 +18,6 @@
 // The raw bytes in hex make the comparison exact for every dtype (NaN and -0 included).
 
 #include <cstdint>
-#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -43,18 +42,6 @@ StateDict fixture() {
   sd.insert("tied_a", tied);
   sd.insert("tied_b", tied);
   return sd;
-}
-
-std::string hex_bytes(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-  std::string out;
-  char digits[3];
-  for (size_t i = 0; i < static_cast<size_t>(c.numel()) * c.element_size(); ++i) {
-    std::snprintf(digits, sizeof(digits), "%02x", bytes[i]);
-    out += digits;
-  }
-  return out;
 }
 
 /// nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(),
@@ -91,9 +78,7 @@ int net_check(const std::string& dir) {
 
 void print(const std::string& path) {
   for (const auto& [name, t] : load_pytorch(path)) {
-    std::string shape;
-    for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-    std::cout << name << "\t" << t.dtype() << "\t" << shape << "\t" << hex_bytes(t) << "\n";
+    std::cout << testing::tensor_line(name, t) << "\n";
   }
 }
 

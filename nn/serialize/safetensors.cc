@@ -1,23 +1,17 @@
 #include "nn/serialize/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
-#include <system_error>
 #include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "nn/serialize/file_io.h"
 #include "nn/serialize/safetensors_testing.h"
 #include "tensor/tensor.h"
 
@@ -26,6 +20,10 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace torchlet {
 namespace {
+
+using detail::AtomicFile;
+using detail::ByteSource;
+using detail::in_quotes;
 
 // Note [Header objects and their order]
 // nlohmann's ordered_json finds a key by a linear scan, so a header of n
@@ -84,10 +82,6 @@ constexpr size_t kMaxHeaderDepth = 2;
 constexpr size_t kMaxListLength = 64;
 constexpr const char* kMetadataKey = "__metadata__";
 
-std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
-
-std::string in_quotes(const std::string& path) { return "\"" + path + "\""; }
-
 /// A JSON value for an error message, cut short when long.
 std::string excerpt(const Json& value) {
   std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -96,86 +90,6 @@ std::string excerpt(const Json& value) {
 }
 
 // ---- Reading ---------------------------------------------------------------
-
-/// The bytes of a safetensors file: on disk or in memory.
-class ByteSource {
- public:
-  explicit ByteSource(std::string where) : where_(std::move(where)) {}
-  virtual ~ByteSource() = default;
-  /// How errors name the file.
-  const std::string& where() const { return where_; }
-  virtual uint64_t size() const = 0;
-  /// Copies `n` bytes at `offset` (within size()) to `dst`.
-  virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
-
- private:
-  std::string where_;
-};
-
-/// A file descriptor closed on destruction.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-  int get() const { return fd_; }
-  /// Closes the descriptor and holds `fd` instead; the OS error of the
-  /// close, or 0.
-  int reset(int fd = -1) {
-    const int rc = fd_ < 0 ? 0 : ::close(fd_);
-    fd_ = fd;
-    return rc == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
-
-class FileSource final : public ByteSource {
- public:
-  explicit FileSource(const std::string& path)
-      : ByteSource(in_quotes(path)), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    TORCHLET_CHECK(fd_.get() >= 0, "load(", where(), "): cannot open the file: ", os_error(errno));
-    struct stat st;
-    TORCHLET_CHECK(::fstat(fd_.get(), &st) == 0, "load(", where(), "): cannot stat the file: ",
-                   os_error(errno));
-    TORCHLET_CHECK(S_ISREG(st.st_mode), "load(", where(), "): not a regular file");
-    size_ = static_cast<uint64_t>(st.st_size);
-  }
-
-  uint64_t size() const override { return size_; }
-
-  void read(uint64_t offset, void* dst, size_t n) const override {
-    char* out = static_cast<char*>(dst);
-    while (n > 0) {
-      const ssize_t got = ::pread(fd_.get(), out, n, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      TORCHLET_CHECK(got >= 0, "load(", where(), "): cannot read the file: ", os_error(errno));
-      TORCHLET_CHECK(got > 0, "load(", where(), "): the file ended at byte ", offset,
-                     " while being read (was it changed meanwhile?)");
-      out += got;
-      offset += static_cast<uint64_t>(got);
-      n -= static_cast<size_t>(got);
-    }
-  }
-
- private:
-  UniqueFd fd_;
-  uint64_t size_ = 0;
-};
-
-class BufferSource final : public ByteSource {
- public:
-  explicit BufferSource(std::string_view bytes) : ByteSource("<buffer>"), bytes_(bytes) {}
-  uint64_t size() const override { return bytes_.size(); }
-  void read(uint64_t offset, void* dst, size_t n) const override {
-    if (n > 0) std::memcpy(dst, bytes_.data() + offset, n);
-  }
-
- private:
-  std::string_view bytes_;
-};
 
 /// One tensor of a validated header.
 struct Entry {
@@ -475,78 +389,6 @@ void run_save_hook(const std::string& temp_path, size_t tensors_written) {
   if (detail::SaveHook hook = save_hook.load()) hook(temp_path, tensors_written);
 }
 
-// Note [Atomic save]
-// save() writes a temporary file beside the target (same directory, hence
-// same filesystem), fsyncs it, renames it over the target and fsyncs the
-// directory so the rename itself is durable. rename() replaces the name in
-// one step: a reader, or a crash at any moment, sees the old file or the new
-// one, never a mix. A process killed mid-write leaves its temporary file,
-// named `<target>.tmp.<pid>.<n>`, and the target untouched; on any error we
-// can report, the temporary file is removed before the error is thrown.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) {
-    static std::atomic<uint64_t> counter{0};
-    for (int attempt = 0; fd_.get() < 0; ++attempt) {
-      temp_path_ = detail::str_cat(path_, ".tmp.", ::getpid(), ".", counter++);
-      fd_.reset(::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-      if (fd_.get() < 0 && (errno != EEXIST || attempt == 100)) {
-        fail("cannot create a temporary file beside it", errno);
-      }
-    }
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (!committed_ && !temp_path_.empty()) {
-      fd_.reset();
-      ::unlink(temp_path_.c_str());
-    }
-  }
-
-  const std::string& temp_path() const { return temp_path_; }
-
-  void write(const void* data, size_t n) {
-    const char* in = static_cast<const char*>(data);
-    while (n > 0) {
-      const ssize_t put = ::write(fd_.get(), in, std::min<size_t>(n, size_t{1} << 30));
-      if (put < 0 && errno == EINTR) continue;
-      if (put < 0) fail("cannot write", errno);
-      in += put;
-      n -= static_cast<size_t>(put);
-    }
-  }
-
-  /// Makes the written bytes the content of the target, durably.
-  void commit() {
-    if (::fsync(fd_.get()) != 0) fail("cannot sync", errno);
-    if (const int err = fd_.reset()) fail("cannot close", err);
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-      fail("cannot rename the temporary file over it", errno);
-    }
-    committed_ = true;
-    sync_directory();
-  }
-
- private:
-  void sync_directory() {
-    const size_t slash = path_.rfind('/');
-    const std::string dir =
-        slash == std::string::npos ? "." : slash == 0 ? "/" : path_.substr(0, slash);
-    UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir_fd.get() < 0 || ::fsync(dir_fd.get()) != 0) fail("cannot sync its directory", errno);
-  }
-
-  [[noreturn]] void fail(const char* what, int err) {
-    detail::throw_error(detail::str_cat("save(", in_quotes(path_), "): ", what, ": ", os_error(err)));
-  }
-
-  std::string path_;
-  std::string temp_path_;
-  UniqueFd fd_;
-  bool committed_ = false;
-};
-
 void check_utf8(const std::string& text, const char* what, const std::string& path) {
   try {
     Json(text).dump();
@@ -634,7 +476,7 @@ void save(const StateDict& tensors, const std::string& path, const SafetensorsMe
   check_savable(tensors, metadata, path);
   const std::vector<const StateDict::Item*> order = data_order(tensors);
   const std::string header = make_header(tensors, order, metadata);
-  AtomicFile file(path);
+  AtomicFile file(path, "save(" + in_quotes(path) + "): ");
   write_le64(file, header.size());
   file.write(header.data(), header.size());
   run_save_hook(file.temp_path(), 0);
@@ -648,17 +490,25 @@ void save(const StateDict& tensors, const std::string& path, const SafetensorsMe
   file.commit();
 }
 
+namespace {
+
+detail::FileSource open_file(const std::string& path) {
+  return detail::FileSource(path, in_quotes(path), "load(" + in_quotes(path) + "): ");
+}
+
+}  // namespace
+
 StateDict load(const std::string& path) {
-  const FileSource source(path);
+  const detail::FileSource source = open_file(path);
   return read_tensors(source, read_header(source));
 }
 
 SafetensorsMetadata load_metadata(const std::string& path) {
-  return read_header(FileSource(path)).metadata;
+  return read_header(open_file(path)).metadata;
 }
 
 StateDict load_buffer(std::string_view bytes) {
-  const BufferSource source(bytes);
+  const detail::BufferSource source(bytes, "<buffer>");
   return read_tensors(source, read_header(source));
 }
 

@@ -2,18 +2,14 @@
 // deterministic mutations of it (every prefix, every single-byte change to a
 // few values), so the fuzz target builds and runs in every test run.
 
-#include <dirent.h>
-
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nn/serialize/safetensors.h"
+#include "nn/serialize/serialize_test_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -22,24 +18,14 @@ namespace {
 
 constexpr char kCorpus[] = "nn/serialize/testdata/fuzz_corpus";
 
+using testing::read_file;
+
 std::vector<std::string> corpus_files() {
   std::vector<std::string> paths;
-  if (DIR* dir = ::opendir(kCorpus)) {
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") paths.push_back(std::string(kCorpus) + "/" + name);
-    }
-    ::closedir(dir);
+  for (const std::string& name : testing::dir_names(kCorpus)) {
+    paths.push_back(std::string(kCorpus) + "/" + name);
   }
-  std::sort(paths.begin(), paths.end());
   return paths;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 int fuzz_one(const std::string& bytes) {

@@ -1,6 +1,5 @@
 #include "nn/serialize/safetensors.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,36 +11,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nn/serialize/every_dtype.h"
 #include "nn/serialize/safetensors_testing.h"
+#include "nn/serialize/serialize_test_util.h"
 #include "tensor/file_size_limit.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
 
+using ::torchlet::testing::expect_identical;
 using ::torchlet::testing::FileSizeLimit;
-
-/// The same dtype, shape and bytes.
-::testing::AssertionResult identical(const Tensor& actual, const Tensor& expected) {
-  if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes()) {
-    return ::testing::AssertionFailure()
-           << actual.dtype() << shape_str(actual.sizes()) << " vs " << expected.dtype()
-           << shape_str(expected.sizes());
-  }
-  const Tensor a = actual.contiguous(), e = expected.contiguous();
-  const size_t bytes = static_cast<size_t>(e.numel()) * e.element_size();
-  if (bytes > 0 && std::memcmp(a.data_ptr(), e.data_ptr(), bytes) != 0) {
-    return ::testing::AssertionFailure() << "values differ:\n" << actual << "\nvs\n" << expected;
-  }
-  return ::testing::AssertionSuccess();
-}
+using ::torchlet::testing::identical;
+using ::torchlet::testing::read_file;
+using ::torchlet::testing::write_file;
 
 std::string le64(uint64_t n) {
   std::string bytes(8, '\0');
@@ -52,51 +39,14 @@ std::string le64(uint64_t n) {
   return bytes;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
 using testing::every_dtype;
 
-void expect_identical(const StateDict& actual, const StateDict& expected) {
-  ASSERT_EQ(actual.keys(), expected.keys());
-  for (const auto& [name, t] : expected) EXPECT_TRUE(identical(actual.at(name), t)) << name;
-}
-
-class SafetensorsTest : public ::testing::Test {
+class SafetensorsTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "safetensors_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
+  SafetensorsTest() : TempDirTest("safetensors") {}
   void TearDown() override {
-    for (const std::string& name : files()) ::unlink(path(name).c_str());
-    ::rmdir(dir_.c_str());
+    TempDirTest::TearDown();
     set_cpu_device_count(1);
-  }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-  /// The names in the test's directory, sorted.
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    DIR* dir = ::opendir(dir_.c_str());
-    if (dir == nullptr) return names;
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(dir);
-    std::sort(names.begin(), names.end());
-    return names;
   }
 
   /// A file made of the header length, `header` and `data`.
@@ -108,8 +58,6 @@ class SafetensorsTest : public ::testing::Test {
 
   /// How load() errors on `p` begin.
   static std::string where(const std::string& p) { return "load(\"" + p + "\"): "; }
-
-  std::string dir_;
 };
 
 // ---- Round trips -----------------------------------------------------------

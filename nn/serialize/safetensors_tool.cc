@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -33,24 +32,9 @@ StateDict fixture() {
   return sd;
 }
 
-std::string hex_bytes(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-  std::string out;
-  char digits[3];
-  for (size_t i = 0; i < static_cast<size_t>(c.numel()) * c.element_size(); ++i) {
-    std::snprintf(digits, sizeof(digits), "%02x", bytes[i]);
-    out += digits;
-  }
-  return out;
-}
-
 void print(const std::string& path) {
   for (const auto& [name, t] : load(path)) {
-    std::string shape;
-    for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-    std::cout << "tensor\t" << name << "\t" << t.dtype() << "\t" << shape << "\t" << hex_bytes(t)
-              << "\n";
+    std::cout << "tensor\t" << testing::tensor_line(name, t) << "\n";
   }
   for (const auto& [key, value] : load_metadata(path)) {
     std::cout << "metadata\t" << key << "\t" << value << "\n";

@@ -30,6 +30,8 @@ Variable stack(const std::vector<Variable>& tensors, int64_t dim = 0);
 /// Elements of `a` where `condition`, else of `b`.
 Variable where(const Tensor& condition, const Variable& a, const Variable& b);
 Variable softmax(const Variable& x, int64_t dim);
+/// self * log(other) with a number as self.
+Variable xlogy(Scalar self, const Variable& other);
 Variable log_softmax(const Variable& x, int64_t dim);
 
 }  // namespace torchlet

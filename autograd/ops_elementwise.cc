@@ -683,4 +683,299 @@ Variable& Variable::atan2_(const Variable& other) {
                  [&](Tensor& t) { t.atan2_(other.data()); });
 }
 
+// ---- Elementwise math -----------------------------------------------------------------------
+// Formulas from PyTorch's derivatives.yaml, written with Variable ops so
+// that they are differentiable in turn (digamma's polygamma(1, x) factor
+// excepted: it is a constant).
+
+namespace {
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr double kLn10 = 2.30258509299404568402;
+constexpr double kSqrtPi = 1.77245385090551602730;
+
+// A unary op whose backward reads its input x = n.var(0).
+using InputFormula = Variable (*)(const Variable& g, const Variable& x);
+
+template <InputFormula F>
+variable_list input_backward(PlainNode& n, const variable_list& g) {
+  return {F(g[0], n.var(0))};
+}
+
+Variable sinh_grad(const Variable& g, const Variable& x) { return g * x.cosh(); }
+Variable cosh_grad(const Variable& g, const Variable& x) { return g * x.sinh(); }
+Variable asin_grad(const Variable& g, const Variable& x) { return g * (1.0 - x * x).rsqrt(); }
+Variable acos_grad(const Variable& g, const Variable& x) { return -g * (1.0 - x * x).rsqrt(); }
+Variable atan_grad(const Variable& g, const Variable& x) { return g / (x * x + 1.0); }
+Variable asinh_grad(const Variable& g, const Variable& x) { return g * (x * x + 1.0).rsqrt(); }
+Variable acosh_grad(const Variable& g, const Variable& x) { return g * (x * x - 1.0).rsqrt(); }
+Variable atanh_grad(const Variable& g, const Variable& x) { return g / (1.0 - x * x); }
+Variable log2_grad(const Variable& g, const Variable& x) { return g / (x * kLn2); }
+Variable log10_grad(const Variable& g, const Variable& x) { return g / (x * kLn10); }
+Variable erfc_grad(const Variable& g, const Variable& x) {
+  return g * (x * x * -1.0).exp() * -M_2_SQRTPI;
+}
+Variable lgamma_grad(const Variable& g, const Variable& x) { return g * x.digamma(); }
+Variable digamma_grad(const Variable& g, const Variable& x) {
+  return g * constant(trigamma(x.data()));
+}
+
+Variable input_unary(const char* name, PlainNode::Formula f, const Variable& x, Tensor out) {
+  return unary_op(name, f, x, std::move(out), true, false);
+}
+
+const OutputOnlyUnary kExpm1{"Expm1Backward0", [](PlainNode& n, const variable_list& g)
+                                                   -> variable_list {
+  return {g[0] * (n.var(0) + 1.0)};
+}, true};
+const OutputOnlyUnary kExp2{"Exp2Backward0", [](PlainNode& n, const variable_list& g)
+                                                 -> variable_list {
+  return {g[0] * n.var(0) * kLn2};
+}, true};
+const OutputOnlyUnary kErfinv{"ErfinvBackward0", [](PlainNode& n, const variable_list& g)
+                                                     -> variable_list {
+  const Variable y = n.var(0);
+  return {g[0] * (y * y).exp() * (kSqrtPi / 2)};
+}, true};
+}  // namespace
+
+#define TORCHLET_INPUT_UNARY(method, node)                                               \
+  Variable Variable::method() const {                                                     \
+    return input_unary(node, input_backward<method##_grad>, *this, data().method());       \
+  }                                                                                       \
+  Variable& Variable::method##_() {                                                        \
+    return unary_inplace(#method "_", *this, &Variable::method, &Tensor::method##_);       \
+  }
+TORCHLET_INPUT_UNARY(sinh, "SinhBackward0")
+TORCHLET_INPUT_UNARY(cosh, "CoshBackward0")
+TORCHLET_INPUT_UNARY(asin, "AsinBackward0")
+TORCHLET_INPUT_UNARY(acos, "AcosBackward0")
+TORCHLET_INPUT_UNARY(atan, "AtanBackward0")
+TORCHLET_INPUT_UNARY(asinh, "AsinhBackward0")
+TORCHLET_INPUT_UNARY(acosh, "AcoshBackward0")
+TORCHLET_INPUT_UNARY(atanh, "AtanhBackward0")
+TORCHLET_INPUT_UNARY(log2, "Log2Backward0")
+TORCHLET_INPUT_UNARY(log10, "Log10Backward0")
+TORCHLET_INPUT_UNARY(erfc, "ErfcBackward0")
+TORCHLET_INPUT_UNARY(lgamma, "LgammaBackward0")
+TORCHLET_INPUT_UNARY(digamma, "DigammaBackward0")
+#undef TORCHLET_INPUT_UNARY
+
+Variable Variable::expm1() const { return kExpm1.record(*this, data().expm1()); }
+Variable Variable::exp2() const { return kExp2.record(*this, data().exp2()); }
+Variable Variable::erfinv() const { return kErfinv.record(*this, data().erfinv()); }
+Variable& Variable::expm1_() { return unary_direct("expm1_", *this, kExpm1, &Tensor::expm1_); }
+Variable& Variable::exp2_() { return unary_direct("exp2_", *this, kExp2, &Tensor::exp2_); }
+Variable& Variable::erfinv_() {
+  return unary_direct("erfinv_", *this, kErfinv, &Tensor::erfinv_);
+}
+
+namespace {
+// A binary op saving its inputs (slots kSelf, kOther) and its output (slot 2).
+Variable binary_saving_result(const char* name, BinaryNode::Formula f, const Variable& a,
+                              const Variable& b, Tensor out) {
+  auto node = autograd::record_op(name, f, {&a, &b}, out.device());
+  if (node) {
+    node->state = {InputMeta(a), InputMeta(b), 1};
+    node->saved.emplace_back(a, false);
+    node->saved.emplace_back(b, false);
+  }
+  Variable result = autograd::make_result(std::move(out), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+variable_list hypot_backward(BinaryNode& n, const variable_list& g) {
+  const Variable scale = g[0] / n.var(2);
+  return {n.needs_input_grad(0) ? self_grad(n, scale * n.var(kSelf)) : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, scale * n.var(kOther)) : Variable()};
+}
+
+// d/da logaddexp(a, b) = 1 / (1 + e^(b - a)); base 2 alike.
+template <bool Base2>
+variable_list logaddexp_backward(BinaryNode& n, const variable_list& g) {
+  const Variable a = n.var(kSelf), b = n.var(kOther);
+  auto share = [&](const Variable& gap) { return g[0] / ((Base2 ? gap.exp2() : gap.exp()) + 1.0); };
+  return {n.needs_input_grad(0) ? self_grad(n, share(b - a)) : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, share(a - b)) : Variable()};
+}
+
+// d/dx xlogy(x, y) = log(y) where x != 0, else 0: xlogy(x != 0, y).
+Variable xlogy_self_factor(const Tensor& x, const Variable& y) {
+  return constant(x.ne(0)).xlogy(y);
+}
+
+variable_list xlogy_backward(BinaryNode& n, const variable_list& g) {
+  const Variable a = n.var(kSelf), b = n.var(kOther);
+  return {n.needs_input_grad(0) ? self_grad(n, g[0] * xlogy_self_factor(a.data(), b)) : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, g[0] * a / b) : Variable()};
+}
+
+// d/da copysign(a, b) = copysign(a, b) / a, 0 at a == 0; nothing flows to b.
+Tensor copysign_ratio(const Tensor& a, const Tensor& result) {
+  return result.div(a).masked_fill(a.eq(0), 0);
+}
+
+variable_list copysign_backward(BinaryNode& n, const variable_list& g) {
+  const Tensor a = n.var(kSelf).data();
+  return {n.needs_input_grad(0)
+              ? self_grad(n, g[0] * constant(copysign_ratio(a, a.copysign(n.var(kOther).data()))))
+              : Variable(),
+          n.needs_input_grad(1) ? other_grad(n, g[0] * 0.0) : Variable()};
+}
+
+variable_list lerp_scalar_backward(BinaryNode& n, const variable_list& g) {
+  const double w = n.state.alpha;
+  return {self_grad(n, g[0] * (1.0 - w)), other_grad(n, g[0] * w)};
+}
+
+// lerp with a tensor weight, addcmul and addcdiv: three inputs' metadata
+// and (addc) the value.
+struct TernaryState {
+  InputMeta first, second, third;
+  double value = 1;
+};
+using TernaryNode = OpNode<TernaryState>;
+
+Variable ternary_grad(const TernaryNode& n, size_t input, const Variable& g) {
+  const InputMeta* metas[] = {&n.state.first, &n.state.second, &n.state.third};
+  return input_grad(n.needs_input_grad(input), *metas[input], g);
+}
+
+variable_list lerp_tensor_backward(TernaryNode& n, const variable_list& g) {
+  const Variable start = n.var(0), end = n.var(1), weight = n.var(2);
+  return {n.needs_input_grad(0) ? ternary_grad(n, 0, g[0] * (1.0 - weight)) : Variable(),
+          n.needs_input_grad(1) ? ternary_grad(n, 1, g[0] * weight) : Variable(),
+          n.needs_input_grad(2) ? ternary_grad(n, 2, g[0] * (end - start)) : Variable()};
+}
+
+variable_list addcmul_backward(TernaryNode& n, const variable_list& g) {
+  const double value = n.state.value;
+  return {ternary_grad(n, 0, g[0]),
+          n.needs_input_grad(1) ? ternary_grad(n, 1, g[0] * n.var(1) * value) : Variable(),
+          n.needs_input_grad(2) ? ternary_grad(n, 2, g[0] * n.var(0) * value) : Variable()};
+}
+
+variable_list addcdiv_backward(TernaryNode& n, const variable_list& g) {
+  const double value = n.state.value;
+  const Variable t1 = n.var(0), t2 = n.var(1);
+  return {ternary_grad(n, 0, g[0]),
+          n.needs_input_grad(1) ? ternary_grad(n, 1, g[0] * value / t2) : Variable(),
+          n.needs_input_grad(2) ? ternary_grad(n, 2, -g[0] * value * t1 / (t2 * t2))
+                                : Variable()};
+}
+
+// addcmul and addcdiv save tensor1 and tensor2 (slots 0 and 1).
+Variable addc_op(const char* name, TernaryNode::Formula f, const Variable& self,
+                 const Variable& tensor1, const Variable& tensor2, Scalar value, Tensor out) {
+  return record(name, f, {&self, &tensor1, &tensor2}, std::move(out), [&](TernaryNode& n) {
+    n.state = {InputMeta(self), InputMeta(tensor1), InputMeta(tensor2), value.to<double>()};
+    n.saved.emplace_back(tensor1, false);
+    n.saved.emplace_back(tensor2, false);
+  });
+}
+}  // namespace
+
+Variable Variable::hypot(const Variable& other) const {
+  return binary_saving_result("HypotBackward0", hypot_backward, *this, other,
+                              data().hypot(other.data()));
+}
+Variable Variable::logaddexp(const Variable& other) const {
+  return binary_op("LogaddexpBackward0", logaddexp_backward<false>, *this, other,
+                   data().logaddexp(other.data()), true);
+}
+Variable Variable::logaddexp2(const Variable& other) const {
+  return binary_op("Logaddexp2Backward0", logaddexp_backward<true>, *this, other,
+                   data().logaddexp2(other.data()), true);
+}
+Variable Variable::xlogy(const Variable& other) const {
+  return binary_op("XlogyBackward0", xlogy_backward, *this, other, data().xlogy(other.data()),
+                   true);
+}
+Variable Variable::xlogy(Scalar other) const {
+  return scalar_op("XlogyBackward2", [](ScalarNode& n, const variable_list& g) -> variable_list {
+    const Tensor factor = n.var(0).data().ne(0).xlogy(n.state.scalar);
+    return {scalar_input_grad(n, g[0] * constant(factor))};
+  }, *this, data().xlogy(other), other.to<double>(), /*save_input=*/true);
+}
+Variable xlogy(Scalar self, const Variable& other) {
+  return scalar_op("XlogyBackward1", [](ScalarNode& n, const variable_list& g) -> variable_list {
+    return {scalar_input_grad(n, g[0] * n.state.scalar / n.var(0))};
+  }, other, xlogy(self, other.data()), self.to<double>(), /*save_input=*/true);
+}
+Variable Variable::copysign(const Variable& other) const {
+  return binary_op("CopysignBackward0", copysign_backward, *this, other,
+                   data().copysign(other.data()), true);
+}
+Variable Variable::copysign(Scalar other) const {
+  return scalar_op("CopysignBackward1", [](ScalarNode& n, const variable_list& g)
+                                            -> variable_list {
+    const Tensor a = n.var(0).data();
+    return {scalar_input_grad(n, g[0] * constant(copysign_ratio(a, a.copysign(n.state.scalar))))};
+  }, *this, data().copysign(other), other.to<double>(), /*save_input=*/true);
+}
+Variable Variable::lerp(const Variable& end, Scalar weight) const {
+  return binary_op("LerpBackward0", lerp_scalar_backward, *this, end,
+                   data().lerp(end.data(), weight), false, weight.to<double>());
+}
+Variable Variable::lerp(const Variable& end, const Variable& weight) const {
+  return record("LerpBackward1", lerp_tensor_backward, {this, &end, &weight},
+                data().lerp(end.data(), weight.data()), [&](TernaryNode& n) {
+    n.state = {InputMeta(*this), InputMeta(end), InputMeta(weight), 1};
+    n.saved.emplace_back(*this, false);
+    n.saved.emplace_back(end, false);
+    n.saved.emplace_back(weight, false);
+  });
+}
+Variable Variable::addcmul(const Variable& tensor1, const Variable& tensor2, Scalar value) const {
+  return addc_op("AddcmulBackward0", addcmul_backward, *this, tensor1, tensor2, value,
+                 data().addcmul(tensor1.data(), tensor2.data(), value));
+}
+Variable Variable::addcdiv(const Variable& tensor1, const Variable& tensor2, Scalar value) const {
+  return addc_op("AddcdivBackward0", addcdiv_backward, *this, tensor1, tensor2, value,
+                 data().addcdiv(tensor1.data(), tensor2.data(), value));
+}
+
+Variable& Variable::hypot_(const Variable& other) {
+  return inplace("hypot_", *this, true, {&other}, [&](const Variable& old) { return old.hypot(other); },
+                 [&](Tensor& t) { t.hypot_(other.data()); });
+}
+Variable& Variable::xlogy_(const Variable& other) {
+  return inplace("xlogy_", *this, true, {&other}, [&](const Variable& old) { return old.xlogy(other); },
+                 [&](Tensor& t) { t.xlogy_(other.data()); });
+}
+Variable& Variable::xlogy_(Scalar other) {
+  return inplace("xlogy_", *this, true, {}, [&](const Variable& old) { return old.xlogy(other); },
+                 [&](Tensor& t) { t.xlogy_(other); });
+}
+Variable& Variable::copysign_(const Variable& other) {
+  return inplace("copysign_", *this, true, {&other},
+                 [&](const Variable& old) { return old.copysign(other); },
+                 [&](Tensor& t) { t.copysign_(other.data()); });
+}
+Variable& Variable::copysign_(Scalar other) {
+  return inplace("copysign_", *this, true, {},
+                 [&](const Variable& old) { return old.copysign(other); },
+                 [&](Tensor& t) { t.copysign_(other); });
+}
+Variable& Variable::lerp_(const Variable& end, Scalar weight) {
+  return inplace("lerp_", *this, false, {&end},
+                 [&](const Variable& old) { return old.lerp(end, weight); },
+                 [&](Tensor& t) { t.lerp_(end.data(), weight); });
+}
+Variable& Variable::lerp_(const Variable& end, const Variable& weight) {
+  return inplace("lerp_", *this, true, {&end, &weight},
+                 [&](const Variable& old) { return old.lerp(end, weight); },
+                 [&](Tensor& t) { t.lerp_(end.data(), weight.data()); });
+}
+Variable& Variable::addcmul_(const Variable& tensor1, const Variable& tensor2, Scalar value) {
+  return inplace("addcmul_", *this, false, {&tensor1, &tensor2},
+                 [&](const Variable& old) { return old.addcmul(tensor1, tensor2, value); },
+                 [&](Tensor& t) { t.addcmul_(tensor1.data(), tensor2.data(), value); });
+}
+Variable& Variable::addcdiv_(const Variable& tensor1, const Variable& tensor2, Scalar value) {
+  return inplace("addcdiv_", *this, false, {&tensor1, &tensor2},
+                 [&](const Variable& old) { return old.addcdiv(tensor1, tensor2, value); },
+                 [&](Tensor& t) { t.addcdiv_(tensor1.data(), tensor2.data(), value); });
+}
+
 }  // namespace torchlet

@@ -170,6 +170,36 @@ class Variable {
   Variable fmod(const Variable& other) const;
   Variable fmod(Scalar other) const;
   Variable atan2(const Variable& other) const;
+  Variable hypot(const Variable& other) const;
+  Variable logaddexp(const Variable& other) const;
+  Variable logaddexp2(const Variable& other) const;
+  /// self * log(other), 0 where self == 0 (unless other is NaN).
+  Variable xlogy(const Variable& other) const;
+  Variable xlogy(Scalar other) const;
+  /// |self| with other's sign; d/dother = 0.
+  Variable copysign(const Variable& other) const;
+  Variable copysign(Scalar other) const;
+  Variable lerp(const Variable& end, Scalar weight) const;
+  Variable lerp(const Variable& end, const Variable& weight) const;
+  Variable addcmul(const Variable& tensor1, const Variable& tensor2, Scalar value = 1) const;
+  Variable addcdiv(const Variable& tensor1, const Variable& tensor2, Scalar value = 1) const;
+  Variable sinh() const;
+  Variable cosh() const;
+  Variable asin() const;
+  Variable acos() const;
+  Variable atan() const;
+  Variable asinh() const;
+  Variable acosh() const;
+  Variable atanh() const;
+  Variable expm1() const;
+  Variable log2() const;
+  Variable log10() const;
+  Variable exp2() const;
+  Variable erfc() const;
+  Variable erfinv() const;
+  Variable lgamma() const;
+  /// Its gradient, polygamma(1, x), is not itself differentiable.
+  Variable digamma() const;
   /// Rounding: zero gradient (frac's is 1).
   Variable floor() const;
   Variable ceil() const;
@@ -238,6 +268,31 @@ class Variable {
   Variable& fmod_(const Variable& other);
   Variable& fmod_(Scalar other);
   Variable& atan2_(const Variable& other);
+  Variable& hypot_(const Variable& other);
+  Variable& xlogy_(const Variable& other);
+  Variable& xlogy_(Scalar other);
+  Variable& copysign_(const Variable& other);
+  Variable& copysign_(Scalar other);
+  Variable& lerp_(const Variable& end, Scalar weight);
+  Variable& lerp_(const Variable& end, const Variable& weight);
+  Variable& addcmul_(const Variable& tensor1, const Variable& tensor2, Scalar value = 1);
+  Variable& addcdiv_(const Variable& tensor1, const Variable& tensor2, Scalar value = 1);
+  Variable& sinh_();
+  Variable& cosh_();
+  Variable& asin_();
+  Variable& acos_();
+  Variable& atan_();
+  Variable& asinh_();
+  Variable& acosh_();
+  Variable& atanh_();
+  Variable& expm1_();
+  Variable& log2_();
+  Variable& log10_();
+  Variable& exp2_();
+  Variable& erfc_();
+  Variable& erfinv_();
+  Variable& lgamma_();
+  Variable& digamma_();
   Variable& floor_();
   Variable& ceil_();
   Variable& trunc_();
@@ -267,6 +322,15 @@ class Variable {
   Tensor isnan() const { return data().isnan(); }
   Tensor isinf() const { return data().isinf(); }
   Tensor isfinite() const { return data().isfinite(); }
+  Tensor isclose(const Variable& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const {
+    return data().isclose(other.data(), rtol, atol, equal_nan);
+  }
+  bool allclose(const Variable& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const {
+    return data().allclose(other.data(), rtol, atol, equal_nan);
+  }
+  bool equal(const Variable& other) const { return data().equal(other.data()); }
 
   // ---- Reductions --------------------------------------------------------------
   Variable sum() const;

@@ -32,19 +32,6 @@ double xavier_std(const Variable& tensor, double gain) {
   return gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
 }
 
-/// erfinv(y) for |y| < 1: Winitzki's closed form refined by Newton steps on
-/// erf(x) = y (float64).
-Tensor erfinv(const Tensor& y) {
-  const double a = 0.147, pi = M_PI;
-  const Tensor ln = (1 - y * y).log();
-  const Tensor first = 2 / (pi * a) + ln * 0.5;
-  Tensor x = y.sign() * (((first * first) - ln / a).sqrt() - first).sqrt();
-  for (int step = 0; step < 3; ++step) {
-    x = x - (x.erf() - y) / ((-(x * x)).exp() * (2 / std::sqrt(pi)));
-  }
-  return x;
-}
-
 double norm_cdf(double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; }
 
 /// Orthonormal columns spanning those of `a` (rows >= cols), with the
@@ -110,7 +97,7 @@ Variable trunc_normal_(const Variable& tensor, double mean, double std, double a
   const double limit = 1 - 1e-15;
   Tensor y = empty(data.sizes(), data.options().dtype(kFloat64));
   y.uniform_(2 * low - 1, 2 * high - 1).clamp_(-limit, limit);
-  Tensor x = erfinv(y) * (std * std::sqrt(2.0)) + mean;
+  Tensor x = y.erfinv() * (std * std::sqrt(2.0)) + mean;
   data.copy_(x.clamp(a, b));
   return tensor;
 }

@@ -123,11 +123,14 @@ void check_operands(const char* op, const Tensor& a, const Tensor& b) {
   }
 }
 
+// kDivision: the ops whose integer inputs compute in float32 (true
+// division, atan2, xlogy, copysign).
 enum class Family { kArithmetic, kDivision, kComparison, kLogical };
 
 Family family_of(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kDiv: case BinaryOp::kAtan2: return Family::kDivision;
+    case BinaryOp::kDiv: case BinaryOp::kAtan2: case BinaryOp::kXlogy:
+    case BinaryOp::kCopysign: return Family::kDivision;
     case BinaryOp::kEq: case BinaryOp::kNe: case BinaryOp::kLt:
     case BinaryOp::kLe: case BinaryOp::kGt: case BinaryOp::kGe: return Family::kComparison;
     case BinaryOp::kLogicalAnd: case BinaryOp::kLogicalOr: return Family::kLogical;
@@ -163,6 +166,24 @@ void check_integer_division(BinaryOp op, const char* name, DType compute, const 
   TORCHLET_CHECK(!b.eq(0).any().item<bool>(), name, ": ZeroDivisionError");
 }
 
+// The kernel name PyTorch's errors give for the ops it defines on floating
+// dtypes only (null for other ops).
+const char* floating_only_kernel(BinaryOp op, bool cuda) {
+  switch (op) {
+    case BinaryOp::kHypot: return cuda ? "hypot_cuda" : "hypot_cpu";
+    case BinaryOp::kLogAddExp: return cuda ? "logaddexp_cuda" : "logaddexp_cpu";
+    case BinaryOp::kLogAddExp2: return cuda ? "logaddexp2_cuda" : "logaddexp2_cpu";
+    case BinaryOp::kLerp: return "lerp_kernel_scalar";
+    default: return nullptr;
+  }
+}
+
+void check_floating_only(BinaryOp op, const char* name, DType compute, bool cuda) {
+  const char* kernel = floating_only_kernel(op, cuda);
+  TORCHLET_CHECK(kernel == nullptr || is_floating_point(compute), name, ": \"", kernel,
+                 "\" not implemented for '", scalar_type_name(compute), "'");
+}
+
 void check_binary_semantics(BinaryOp op, const char* name, DType common, const Scalar& alpha,
                             const Tensor& b) {
   if (op == BinaryOp::kSub) {
@@ -187,10 +208,11 @@ Tensor binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, S
   check_binary_semantics(op, name, common, alpha, b);
   const DType compute = compute_dtype(op, common);
   check_integer_division(op, name, compute, b);
+  const Device device = a.impl()->is_wrapped_number() ? b.device() : a.device();
+  check_floating_only(op, name, compute, device.is_cuda());
   const Family family = family_of(op);
   const DType out_dtype = family == Family::kComparison || family == Family::kLogical ? kBool
                                                                                        : compute;
-  const Device device = a.impl()->is_wrapped_number() ? b.device() : a.device();
   Tensor out = empty(shape, TensorOptions(out_dtype).device(device));
   Tensor a_converted, b_converted;  // only when a dtype differs
   run_binary(op, out, as_dtype(a, compute, a_converted), as_dtype(b, compute, b_converted),
@@ -208,9 +230,11 @@ Tensor& binary_(BinaryOp op, const char* name, Tensor& self, const Tensor& other
   const DType common = result_type_of({&self, &other});
   check_binary_semantics(op, name, common, alpha, other);
   const DType compute = compute_dtype(op, common);
-  TORCHLET_CHECK(can_cast(compute, self.dtype()), name, ": result type ", compute,
-                 " can't be cast to the desired output type ", self.dtype());
+  TORCHLET_CHECK(can_cast(compute, self.dtype()), name, ": result type ",
+                 scalar_type_name(compute), " can't be cast to the desired output type ",
+                 scalar_type_name(self.dtype()));
   check_integer_division(op, name, compute, other);
+  check_floating_only(op, name, compute, self.is_cuda());
   const Tensor b = unaliased_input(self, other.to(compute));
   if (compute == self.dtype()) {
     run_binary(op, self, self, b, alpha);
@@ -271,7 +295,7 @@ Tensor& unary_(UnaryOp op, const char* name, Tensor& t) {
   check_unary_dtype(op, name, t.dtype());
   check_no_internal_overlap(name, t);
   TORCHLET_CHECK(!is_float_math(op) || t.is_floating_point(), name, ": result type Float can't "
-                 "be cast to the desired output type ", t.dtype());
+                 "be cast to the desired output type ", scalar_type_name(t.dtype()));
   run_unary(op, t, t);
   t.bump_version();
   return t;
@@ -368,6 +392,136 @@ Tensor& masked_fill_impl(Tensor& t, const Tensor& mask, const Tensor& value) {
   return t;
 }
 
+// The C++ type name PyTorch's dtype errors give ("float", "long int").
+const char* cpp_type_name(DType dtype) {
+  switch (dtype) {
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    case kInt64: return "long int";
+    case kInt32: return "int";
+    case kUInt8: return "unsigned char";
+    case kBool: return "bool";
+    case kFloat16: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
+  }
+  return "unknown";
+}
+
+// lerp takes no type promotion: end (and a tensor weight) must have
+// start's dtype, a floating one.
+void check_lerp(const char* name, const Tensor& start, const Tensor& end, const Tensor* weight) {
+  check_operands(name, start, end);
+  TORCHLET_CHECK(end.dtype() == start.dtype(), name, ": expected dtype ",
+                 cpp_type_name(start.dtype()), " for `end` but got dtype ",
+                 cpp_type_name(end.dtype()));
+  if (weight != nullptr) {
+    check_operands(name, start, *weight);
+    TORCHLET_CHECK(weight->dtype() == start.dtype(), name, ": expected dtype ",
+                   cpp_type_name(start.dtype()), " for `weight` but got dtype ",
+                   cpp_type_name(weight->dtype()));
+  }
+  TORCHLET_CHECK(start.is_floating_point(), name, ": \"",
+                 weight != nullptr ? "lerp_kernel_tensor" : "lerp_kernel_scalar",
+                 "\" not implemented for '", scalar_type_name(start.dtype()), "'");
+}
+
+// lerp with a tensor weight, composed of binary kernels: the two forms
+// PyTorch's kernel picks between by |weight| < 0.5, selected by where.
+Tensor lerp_tensor(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  const Tensor gap = end.sub(start);
+  const Tensor from_start = start.add(weight.mul(gap));
+  const Tensor from_end = end.sub(gap.mul(weight.neg().add(1)));
+  return where(weight.abs().lt(0.5), from_start, from_end);
+}
+
+// Writes `result` (the op computed in a wider dtype) into `self`.
+void store_into(const Tensor& self, const Tensor& result) {
+  if (self.is_cuda()) {
+    cuda::copy(self, result);
+  } else {
+    cpu::copy(self, result);
+  }
+}
+
+// addcmul and addcdiv: the operands' checks, their broadcast shape and the
+// promoted dtype of the three.
+struct AddcPlan {
+  SizeVec product_shape;
+  SizeVec shape;
+  DType dtype;
+};
+
+AddcPlan plan_addc(BinaryOp op, const char* name, const Tensor& self, const Tensor& tensor1,
+                   const Tensor& tensor2) {
+  check_operands(name, self, tensor1);
+  check_operands(name, self, tensor2);
+  if (op == BinaryOp::kDiv) {
+    TORCHLET_CHECK(!(is_integral(tensor1.dtype(), true) && is_integral(tensor2.dtype(), true)),
+                   name, ": Integer division with addcdiv is no longer supported, and in a "
+                   "future  release addcdiv will perform a true division of tensor1 and tensor2. "
+                   "The historic addcdiv behavior can be implemented as (input + value * "
+                   "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                   "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                   "behavior is just the latter implementation: (input + value * tensor1 / "
+                   "tensor2), for all dtypes.");
+  }
+  AddcPlan plan;
+  plan.product_shape = broadcast_shapes(tensor1.sizes(), tensor2.sizes(), name);
+  plan.shape = broadcast_shapes(self.sizes(), plan.product_shape, name);
+  plan.dtype = result_type_of({&self, &tensor1, &tensor2});
+  TORCHLET_CHECK(plan.dtype != kBool, name, ": \"", self.is_cuda() ? "addcmul_cuda" : "addcmul_cpu_out",
+                 "\" not implemented for 'Bool'");
+  return plan;
+}
+
+// tensor1 * tensor2 (or /) in the promoted dtype, the term addc adds.
+// Integer dtypes take the value as an integer, as PyTorch's kernel does.
+Tensor addc_term(BinaryOp op, const AddcPlan& plan, const Tensor& tensor1,
+                 const Tensor& tensor2) {
+  Tensor term = empty(plan.product_shape, tensor1.options().dtype(plan.dtype));
+  Tensor a, b;
+  run_binary(op, term, as_dtype(tensor1, plan.dtype, a), as_dtype(tensor2, plan.dtype, b), 1);
+  return term;
+}
+
+Scalar addc_value(const AddcPlan& plan, const Scalar& value) {
+  if (is_floating_point(plan.dtype)) return value;
+  return Scalar(value.to<int64_t>());
+}
+
+Tensor addc(BinaryOp op, const char* name, const Tensor& self, const Tensor& tensor1,
+            const Tensor& tensor2, const Scalar& value) {
+  const AddcPlan plan = plan_addc(op, name, self, tensor1, tensor2);
+  const Tensor term = addc_term(op, plan, tensor1, tensor2);
+  Tensor out = empty(plan.shape, self.options().dtype(plan.dtype));
+  Tensor converted;
+  run_binary(BinaryOp::kAdd, out, as_dtype(self, plan.dtype, converted), term,
+             addc_value(plan, value));
+  return out;
+}
+
+Tensor& addc_(BinaryOp op, const char* name, Tensor& self, const Tensor& tensor1,
+              const Tensor& tensor2, const Scalar& value) {
+  const AddcPlan plan = plan_addc(op, name, self, tensor1, tensor2);
+  TORCHLET_CHECK(IntArrayRef(plan.shape) == self.sizes(), name, ": output with shape ",
+                 shape_str(self.sizes()), " doesn't match the broadcast shape ",
+                 shape_str(plan.shape));
+  check_no_internal_overlap(name, self);
+  TORCHLET_CHECK(can_cast(plan.dtype, self.dtype()), name, ": result type ",
+                 scalar_type_name(plan.dtype), " can't be cast to the desired output type ",
+                 scalar_type_name(self.dtype()));
+  const Tensor term = addc_term(op, plan, tensor1, tensor2);
+  if (plan.dtype == self.dtype()) {
+    run_binary(BinaryOp::kAdd, self, self, term, addc_value(plan, value));
+  } else {
+    Tensor result = empty(plan.shape, self.options().dtype(plan.dtype));
+    run_binary(BinaryOp::kAdd, result, self.to(plan.dtype), term, addc_value(plan, value));
+    store_into(self, result);
+  }
+  self.bump_version();
+  return self;
+}
+
 }  // namespace
 
 DType result_type(const Tensor& a, const Tensor& b) { return result_type_of({&a, &b}); }
@@ -425,6 +579,68 @@ Tensor remainder(Scalar a, const Tensor& b) {
 Tensor fmod(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kFmod, "fmod", a, b); }
 Tensor fmod(const Tensor& a, Scalar b) { return binary(BinaryOp::kFmod, "fmod", a, wrap(b, a)); }
 Tensor atan2(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kAtan2, "atan2", a, b); }
+Tensor hypot(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kHypot, "hypot", a, b); }
+Tensor logaddexp(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kLogAddExp, "logaddexp", a, b);
+}
+Tensor logaddexp2(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kLogAddExp2, "logaddexp2", a, b);
+}
+Tensor xlogy(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kXlogy, "xlogy", a, b); }
+Tensor xlogy(const Tensor& a, Scalar b) {
+  return binary(BinaryOp::kXlogy, "xlogy", a, wrap(b, a));
+}
+Tensor xlogy(Scalar a, const Tensor& b) {
+  return binary(BinaryOp::kXlogy, "xlogy", wrap(a, b), b);
+}
+Tensor copysign(const Tensor& a, const Tensor& b) {
+  return binary(BinaryOp::kCopysign, "copysign", a, b);
+}
+Tensor copysign(const Tensor& a, Scalar b) {
+  return binary(BinaryOp::kCopysign, "copysign", a, wrap(b, a));
+}
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  check_lerp("lerp", start, end, nullptr);
+  return binary(BinaryOp::kLerp, "lerp", start, end, weight);
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_lerp("lerp", start, end, &weight);
+  broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes(), "lerp"), weight.sizes(), "lerp");
+  return lerp_tensor(start, end, weight);
+}
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  return addc(BinaryOp::kMul, "addcmul", self, tensor1, tensor2, value);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  return addc(BinaryOp::kDiv, "addcdiv", self, tensor1, tensor2, value);
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  check_operands("isclose", a, b);
+  TORCHLET_CHECK(a.dtype() == b.dtype(), "isclose: ", scalar_type_name(a.dtype()), " did not match ",
+                 scalar_type_name(b.dtype()));
+  TORCHLET_CHECK(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got ", rtol);
+  TORCHLET_CHECK(atol >= 0, "isclose: atol must be greater than or equal to zero, but got ", atol);
+  Tensor close = a.eq(b);
+  if (equal_nan && a.is_floating_point()) close = close.logical_or(a.isnan().logical_and(b.isnan()));
+  if (rtol == 0 && atol == 0) return close;
+  // Bool operands are compared as float32 numbers; the error is taken
+  // after the subtraction, in the operands' dtype.
+  const Tensor x = a.dtype() == kBool ? a.to(kFloat32) : a;
+  const Tensor y = b.dtype() == kBool ? b.to(kFloat32) : b;
+  const Tensor allowed = y.mul(rtol).abs().add(atol);
+  const Tensor actual = x.sub(y).abs();
+  return close.logical_or(actual.isfinite().logical_and(actual.le(allowed)));
+}
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return isclose(a, b, rtol, atol, equal_nan).all().item<bool>();
+}
+bool equal(const Tensor& a, const Tensor& b) {
+  check_operands("equal", a, b);
+  if (!(a.sizes() == b.sizes())) return false;
+  return a.eq(b).all().item<bool>();
+}
+
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold) {
   return binary(BinaryOp::kThresholdBackward, "threshold_backward", grad, self, threshold);
 }
@@ -472,7 +688,25 @@ TORCHLET_UNARY(cos, kCos)
 TORCHLET_UNARY(relu, kRelu)
 TORCHLET_UNARY(sigmoid, kSigmoid)
 TORCHLET_UNARY(tanh, kTanh)
+TORCHLET_UNARY(sinh, kSinh)
+TORCHLET_UNARY(cosh, kCosh)
+TORCHLET_UNARY(asin, kAsin)
+TORCHLET_UNARY(acos, kAcos)
+TORCHLET_UNARY(atan, kAtan)
+TORCHLET_UNARY(asinh, kAsinh)
+TORCHLET_UNARY(acosh, kAcosh)
+TORCHLET_UNARY(atanh, kAtanh)
+TORCHLET_UNARY(expm1, kExpm1)
+TORCHLET_UNARY(log2, kLog2)
+TORCHLET_UNARY(log10, kLog10)
+TORCHLET_UNARY(exp2, kExp2)
+TORCHLET_UNARY(erfc, kErfc)
+TORCHLET_UNARY(erfinv, kErfinv)
+TORCHLET_UNARY(lgamma, kLgamma)
+TORCHLET_UNARY(digamma, kDigamma)
 #undef TORCHLET_UNARY
+
+Tensor trigamma(const Tensor& t) { return unary(UnaryOp::kTrigamma, "trigamma", t); }
 
 Tensor gelu(const Tensor& t, const std::string& approximate) {
   return unary(gelu_op(approximate), "gelu", t);
@@ -619,6 +853,70 @@ Tensor& Tensor::fmod_(Scalar other) {
 Tensor& Tensor::atan2_(const Tensor& other) {
   return binary_(BinaryOp::kAtan2, "atan2_", *this, other);
 }
+Tensor Tensor::hypot(const Tensor& other) const { return torchlet::hypot(*this, other); }
+Tensor& Tensor::hypot_(const Tensor& other) {
+  return binary_(BinaryOp::kHypot, "hypot_", *this, other);
+}
+Tensor Tensor::logaddexp(const Tensor& other) const { return torchlet::logaddexp(*this, other); }
+Tensor Tensor::logaddexp2(const Tensor& other) const {
+  return torchlet::logaddexp2(*this, other);
+}
+Tensor Tensor::xlogy(const Tensor& other) const { return torchlet::xlogy(*this, other); }
+Tensor Tensor::xlogy(Scalar other) const { return torchlet::xlogy(*this, other); }
+Tensor& Tensor::xlogy_(const Tensor& other) {
+  return binary_(BinaryOp::kXlogy, "xlogy_", *this, other);
+}
+Tensor& Tensor::xlogy_(Scalar other) {
+  return binary_(BinaryOp::kXlogy, "xlogy_", *this, wrap(other, *this));
+}
+Tensor Tensor::copysign(const Tensor& other) const { return torchlet::copysign(*this, other); }
+Tensor Tensor::copysign(Scalar other) const { return torchlet::copysign(*this, other); }
+Tensor& Tensor::copysign_(const Tensor& other) {
+  return binary_(BinaryOp::kCopysign, "copysign_", *this, other);
+}
+Tensor& Tensor::copysign_(Scalar other) {
+  return binary_(BinaryOp::kCopysign, "copysign_", *this, wrap(other, *this));
+}
+Tensor Tensor::lerp(const Tensor& end, Scalar weight) const {
+  return torchlet::lerp(*this, end, weight);
+}
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  return torchlet::lerp(*this, end, weight);
+}
+Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  check_lerp("lerp_", *this, end, nullptr);
+  return binary_(BinaryOp::kLerp, "lerp_", *this, end, weight);
+}
+Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
+  check_lerp("lerp_", *this, end, &weight);
+  const SizeVec shape = broadcast_shapes(
+      broadcast_shapes(sizes(), end.sizes(), "lerp_"), weight.sizes(), "lerp_");
+  TORCHLET_CHECK(IntArrayRef(shape) == sizes(), "lerp_: output with shape ", shape_str(sizes()),
+                 " doesn't match the broadcast shape ", shape_str(shape));
+  check_no_internal_overlap("lerp_", *this);
+  store_into(*this, lerp_tensor(*this, end, weight));
+  bump_version();
+  return *this;
+}
+Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value) const {
+  return torchlet::addcmul(*this, tensor1, tensor2, value);
+}
+Tensor& Tensor::addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  return addc_(BinaryOp::kMul, "addcmul_", *this, tensor1, tensor2, value);
+}
+Tensor Tensor::addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value) const {
+  return torchlet::addcdiv(*this, tensor1, tensor2, value);
+}
+Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  return addc_(BinaryOp::kDiv, "addcdiv_", *this, tensor1, tensor2, value);
+}
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return torchlet::isclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return torchlet::allclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::equal(const Tensor& other) const { return torchlet::equal(*this, other); }
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   return binary_(BinaryOp::kAdd, "add_", *this, other, alpha);
@@ -657,8 +955,9 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   check_clamp_args(*this, min, max);
   check_no_internal_overlap("clamp_", *this);
   const DType dtype = clamp_dtype(*this, min, max);
-  TORCHLET_CHECK(can_cast(dtype, this->dtype()), "clamp_: result type ", dtype,
-                 " can't be cast to the desired output type ", this->dtype());
+  TORCHLET_CHECK(can_cast(dtype, this->dtype()), "clamp_: result type ",
+                 scalar_type_name(dtype), " can't be cast to the desired output type ",
+                 scalar_type_name(this->dtype()));
   run_clamp(*this, *this, min ? &*min : nullptr, max ? &*max : nullptr);
   bump_version();
   return *this;

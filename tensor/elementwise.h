@@ -42,6 +42,39 @@ Tensor fmod(const Tensor& a, Scalar b);
 /// The angle of (b, a) in (-pi, pi]; integer inputs give float32.
 Tensor atan2(const Tensor& a, const Tensor& b);
 
+/// sqrt(a^2 + b^2) without undue overflow; floating dtypes only.
+Tensor hypot(const Tensor& a, const Tensor& b);
+/// log(exp(a) + exp(b)) and log2(2^a + 2^b), stable; floating dtypes only.
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor logaddexp2(const Tensor& a, const Tensor& b);
+/// a * log(b), 0 where a == 0 unless b is NaN; integer inputs give float32.
+Tensor xlogy(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Tensor& a, Scalar b);
+Tensor xlogy(Scalar a, const Tensor& b);
+/// |a| with the sign of b (-0.0 counts as negative); integer inputs give
+/// float32.
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, Scalar b);
+/// start + weight * (end - start), from the nearer end (PyTorch's form);
+/// start, end and a tensor weight share one floating dtype and broadcast.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+/// self + value * tensor1 * tensor2, promoted over the three tensors.
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               Scalar value = 1);
+/// self + value * tensor1 / tensor2; integer tensor1 and tensor2 are refused.
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               Scalar value = 1);
+/// |a - b| <= atol + rtol * |b|, or a == b (NaN == NaN with `equal_nan`);
+/// a and b of one dtype.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
+               bool equal_nan = false);
+/// isclose everywhere.
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
+              bool equal_nan = false);
+/// Same sizes and equal elements (NaN is never equal).
+bool equal(const Tensor& a, const Tensor& b);
+
 Tensor neg(const Tensor& t);
 Tensor abs(const Tensor& t);
 Tensor sign(const Tensor& t);
@@ -56,6 +89,26 @@ Tensor cos(const Tensor& t);
 Tensor relu(const Tensor& t);
 Tensor sigmoid(const Tensor& t);
 Tensor tanh(const Tensor& t);
+// Floating math: integer inputs give float32.
+Tensor sinh(const Tensor& t);
+Tensor cosh(const Tensor& t);
+Tensor asin(const Tensor& t);
+Tensor acos(const Tensor& t);
+Tensor atan(const Tensor& t);
+Tensor asinh(const Tensor& t);
+Tensor acosh(const Tensor& t);
+Tensor atanh(const Tensor& t);
+Tensor expm1(const Tensor& t);
+Tensor log2(const Tensor& t);
+Tensor log10(const Tensor& t);
+Tensor exp2(const Tensor& t);
+Tensor erfc(const Tensor& t);
+Tensor erfinv(const Tensor& t);
+Tensor lgamma(const Tensor& t);
+/// d/dx lgamma(x): -inf at +0, +inf at -0, NaN at negative integers.
+Tensor digamma(const Tensor& t);
+/// polygamma(1, t), the derivative of digamma (its gradient needs it).
+Tensor trigamma(const Tensor& t);
 Tensor gelu(const Tensor& t, const std::string& approximate = "none");
 /// Rounding: integer inputs are already whole and come back as a copy; bool
 /// is refused.

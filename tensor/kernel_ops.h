@@ -9,6 +9,8 @@ namespace torchlet {
 enum class BinaryOp {
   kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum,
   kFloorDivide, kRemainder, kFmod, kAtan2,
+  kHypot, kLogAddExp, kLogAddExp2, kXlogy, kCopysign,  // floating only
+  kLerp,  // a + alpha (b - a), floating only
   kThresholdBackward,  // a where b > alpha, else 0
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
 };
@@ -16,6 +18,8 @@ enum class BinaryOp {
 enum class UnaryOp {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSin, kCos,
   kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kErf, kLogicalNot,
+  kSinh, kCosh, kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh, kExpm1,
+  kLog2, kLog10, kExp2, kErfc, kErfinv, kLgamma, kDigamma, kTrigamma,  // floating only
   kFloor, kCeil, kRound, kTrunc, kFrac,  // floating only
   kIsNan, kIsInf, kIsFinite,             // bool out, any dtype in
 };

@@ -188,6 +188,69 @@ class Tensor {
   Tensor& fmod_(const Tensor& other);
   Tensor& fmod_(Scalar other);
   Tensor& atan2_(const Tensor& other);
+  // Elementwise math (tensor/elementwise.h): integer inputs give float32.
+  Tensor hypot(const Tensor& other) const;
+  Tensor& hypot_(const Tensor& other);
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(Scalar other) const;
+  Tensor& xlogy_(const Tensor& other);
+  Tensor& xlogy_(Scalar other);
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(Scalar other) const;
+  Tensor& copysign_(const Tensor& other);
+  Tensor& copysign_(Scalar other);
+  /// this + weight * (end - this); all operands of one floating dtype.
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, Scalar weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  /// this + value * tensor1 * tensor2.
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+  /// this + value * tensor1 / tensor2; integer tensor1 and tensor2 are refused.
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor expm1() const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor exp2() const;
+  Tensor erfc() const;
+  Tensor erfinv() const;
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& asinh_();
+  Tensor& acosh_();
+  Tensor& atanh_();
+  Tensor& expm1_();
+  Tensor& log2_();
+  Tensor& log10_();
+  Tensor& exp2_();
+  Tensor& erfc_();
+  Tensor& erfinv_();
+  Tensor& lgamma_();
+  Tensor& digamma_();
+  /// |this - other| <= atol + rtol * |other| elementwise (bool); one dtype.
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
+  /// Same sizes and equal elements.
+  bool equal(const Tensor& other) const;
 
   Tensor neg() const;
   Tensor abs() const;

@@ -68,6 +68,34 @@ using cuda::ops::fmod_of;
 using cuda::ops::integer_pow;
 using cuda::ops::remainder_of;
 
+// Floating-only binary math, one element at a time (Note [Special functions]
+// in tensor/cuda/elementwise_ops.h). Returns false for an op it does not know.
+template <typename T>
+bool floating_binary(BinaryOp op, const StridedLoop& loop, T alpha) {
+  switch (op) {
+    case BinaryOp::kHypot:
+      binary_loop<T, T>(loop, [](T a, T b) { return std::hypot(a, b); });
+      return true;
+    case BinaryOp::kLogAddExp:
+      binary_loop<T, T>(loop, [](T a, T b) { return cuda::ops::logaddexp_of<false>(a, b); });
+      return true;
+    case BinaryOp::kLogAddExp2:
+      binary_loop<T, T>(loop, [](T a, T b) { return cuda::ops::logaddexp_of<true>(a, b); });
+      return true;
+    case BinaryOp::kXlogy:
+      binary_loop<T, T>(loop, [](T a, T b) { return cuda::ops::xlogy_of(a, b); });
+      return true;
+    case BinaryOp::kCopysign:
+      binary_loop<T, T>(loop, [](T a, T b) { return std::copysign(a, b); });
+      return true;
+    case BinaryOp::kLerp:
+      binary_loop<T, T>(loop, [alpha](T a, T b) { return cuda::ops::lerp_of(a, b, alpha); });
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <typename T>
 void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
   const T alpha = alpha_scalar.to<T>();
@@ -129,6 +157,9 @@ void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
         return a < b ? a : b;
       });
     default:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (floating_binary<T>(op, loop, alpha)) return;
+      }
       break;
   }
   TORCHLET_INTERNAL_ASSERT(false, "not an arithmetic op for this dtype");
@@ -205,6 +236,27 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
     case UnaryOp::kRound: return unary_loop<T, T>(loop, [](T x) { return std::nearbyint(x); });
     case UnaryOp::kTrunc: return unary_loop<T, T>(loop, [](T x) { return std::trunc(x); });
     case UnaryOp::kFrac: return unary_loop<T, T>(loop, [](T x) { return x - std::trunc(x); });
+    case UnaryOp::kSinh: return unary_loop<T, T>(loop, [](T x) { return std::sinh(x); });
+    case UnaryOp::kCosh: return unary_loop<T, T>(loop, [](T x) { return std::cosh(x); });
+    case UnaryOp::kAsin: return unary_loop<T, T>(loop, [](T x) { return std::asin(x); });
+    case UnaryOp::kAcos: return unary_loop<T, T>(loop, [](T x) { return std::acos(x); });
+    case UnaryOp::kAtan: return unary_loop<T, T>(loop, [](T x) { return std::atan(x); });
+    case UnaryOp::kAsinh: return unary_loop<T, T>(loop, [](T x) { return std::asinh(x); });
+    case UnaryOp::kAcosh: return unary_loop<T, T>(loop, [](T x) { return std::acosh(x); });
+    case UnaryOp::kAtanh: return unary_loop<T, T>(loop, [](T x) { return std::atanh(x); });
+    case UnaryOp::kExpm1: return unary_loop<T, T>(loop, [](T x) { return std::expm1(x); });
+    case UnaryOp::kLog2: return unary_loop<T, T>(loop, [](T x) { return std::log2(x); });
+    case UnaryOp::kLog10: return unary_loop<T, T>(loop, [](T x) { return std::log10(x); });
+    case UnaryOp::kExp2: return unary_loop<T, T>(loop, [](T x) { return std::exp2(x); });
+    case UnaryOp::kErfc: return unary_loop<T, T>(loop, [](T x) { return std::erfc(x); });
+    case UnaryOp::kErfinv:
+      return unary_loop<T, T>(loop, [](T x) { return cuda::ops::erfinv_of(x); });
+    case UnaryOp::kLgamma:
+      return unary_loop<T, T>(loop, [](T x) { return cuda::ops::lgamma_of(x); });
+    case UnaryOp::kDigamma:
+      return unary_loop<T, T>(loop, [](T x) { return cuda::ops::digamma_of(x); });
+    case UnaryOp::kTrigamma:
+      return unary_loop<T, T>(loop, [](T x) { return cuda::ops::trigamma_of(x); });
     case UnaryOp::kGelu:
       return unary_loop<T, T>(loop, [](T x) {
         // 1 + erf(z) as erfc(-z), which keeps the negative tail's digits.

@@ -362,10 +362,19 @@ struct ClampFn {
 };
 
 
+// The binary ops defined on floating dtypes only.
+constexpr bool is_floating_only(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kDiv: case BinaryOp::kAtan2: case BinaryOp::kHypot: case BinaryOp::kLogAddExp:
+    case BinaryOp::kLogAddExp2: case BinaryOp::kXlogy: case BinaryOp::kCopysign:
+    case BinaryOp::kLerp: return true;
+    default: return false;
+  }
+}
+
 template <BinaryOp Op, typename T>
 constexpr bool kBinaryDefined =
-    ops::is_comparison(Op) ||
-    ((Op != BinaryOp::kDiv && Op != BinaryOp::kAtan2) || std::is_floating_point_v<T>);
+    ops::is_comparison(Op) || !is_floating_only(Op) || std::is_floating_point_v<T>;
 
 template <BinaryOp Op>
 cudaError_t binary_op(DType dtype, const LoopArgs& loop, ScalarArg alpha_arg) {
@@ -413,6 +422,12 @@ cudaError_t launch_binary(BinaryOp op, DType dtype, const LoopArgs& loop, Scalar
     TORCHLET_BINARY_CASE(kRemainder)
     TORCHLET_BINARY_CASE(kFmod)
     TORCHLET_BINARY_CASE(kAtan2)
+    TORCHLET_BINARY_CASE(kHypot)
+    TORCHLET_BINARY_CASE(kLogAddExp)
+    TORCHLET_BINARY_CASE(kLogAddExp2)
+    TORCHLET_BINARY_CASE(kXlogy)
+    TORCHLET_BINARY_CASE(kCopysign)
+    TORCHLET_BINARY_CASE(kLerp)
     TORCHLET_BINARY_CASE(kThresholdBackward)
     TORCHLET_BINARY_CASE(kEq)
     TORCHLET_BINARY_CASE(kNe)
@@ -456,6 +471,23 @@ cudaError_t launch_unary(UnaryOp op, DType dtype, const LoopArgs& loop) {
     TORCHLET_UNARY_CASE(kIsNan)
     TORCHLET_UNARY_CASE(kIsInf)
     TORCHLET_UNARY_CASE(kIsFinite)
+    TORCHLET_UNARY_CASE(kSinh)
+    TORCHLET_UNARY_CASE(kCosh)
+    TORCHLET_UNARY_CASE(kAsin)
+    TORCHLET_UNARY_CASE(kAcos)
+    TORCHLET_UNARY_CASE(kAtan)
+    TORCHLET_UNARY_CASE(kAsinh)
+    TORCHLET_UNARY_CASE(kAcosh)
+    TORCHLET_UNARY_CASE(kAtanh)
+    TORCHLET_UNARY_CASE(kExpm1)
+    TORCHLET_UNARY_CASE(kLog2)
+    TORCHLET_UNARY_CASE(kLog10)
+    TORCHLET_UNARY_CASE(kExp2)
+    TORCHLET_UNARY_CASE(kErfc)
+    TORCHLET_UNARY_CASE(kErfinv)
+    TORCHLET_UNARY_CASE(kLgamma)
+    TORCHLET_UNARY_CASE(kDigamma)
+    TORCHLET_UNARY_CASE(kTrigamma)
 #undef TORCHLET_UNARY_CASE
   }
   return cudaErrorInvalidValue;

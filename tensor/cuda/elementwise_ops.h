@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/cuda/host_device.h"
@@ -102,6 +103,144 @@ TORCHLET_HOST_DEVICE T fmod_of(T a, T b) {
   }
 }
 
+// Note [Special functions]
+// digamma and trigamma are evaluated here for the CPU and the GPU alike:
+// the recurrence psi(x) = psi(x + 1) - 1 / x (psi_1(x) = psi_1(x + 1) +
+// 1 / x^2) carries x up to 10, where the asymptotic series in Bernoulli
+// numbers is exact to the last bit; negative x use the reflection formulas
+// psi(x) = psi(1 - x) - pi / tan(pi x) and psi_1(x) = pi^2 / sin^2(pi x) -
+// psi_1(1 - x). lgamma and erfinv are the GPU's own functions there; on the
+// host lgamma is the reentrant lgamma_r (std::lgamma writes the global
+// signgam, a data race under parallel loops) and erfinv is Newton's method
+// on erf (on erfc for |y| > 1/2, whose residual keeps its digits near 1)
+// from Winitzki's closed-form guess.
+
+template <typename T>
+TORCHLET_HOST_DEVICE T digamma_of_positive(T x) {
+  T result = 0;
+  for (; x < T(10); x += T(1)) result -= T(1) / x;
+  const T r = T(1) / (x * x);
+  // Bernoulli terms B_2k / (2k x^2k), k = 1..7, by Horner in 1 / x^2.
+  const T series =
+      r * (T(1) / 12 -
+           r * (T(1) / 120 -
+                r * (T(1) / 252 -
+                     r * (T(1) / 240 - r * (T(1) / 132 - r * (T(691) / 32760 - r * (T(1) / 12)))))));
+  return result + std::log(x) - T(0.5) / x - series;
+}
+
+/// d/dx lgamma(x): -inf at +0, +inf at -0, NaN at negative integers and -inf.
+template <typename T>
+TORCHLET_HOST_DEVICE T digamma_of(T x) {
+  constexpr T kPi = T(3.14159265358979323846);
+  if (x == T(0)) return std::copysign(std::numeric_limits<T>::infinity(), -x);
+  if (x < T(0)) {
+    const T whole = std::trunc(x);
+    if (x == whole) return std::numeric_limits<T>::quiet_NaN();
+    return digamma_of_positive(T(1) - x) - kPi / std::tan(kPi * (x - whole));
+  }
+  return digamma_of_positive(x);
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T trigamma_of_positive(T x) {
+  T result = 0;
+  for (; x < T(10); x += T(1)) result += T(1) / (x * x);
+  const T r = T(1) / (x * x);
+  // 1/x + 1/(2x^2) + sum B_2k / x^(2k+1), k = 1..6.
+  const T series =
+      r * (T(1) / 6 - r * (T(1) / 30 - r * (T(1) / 42 - r * (T(1) / 30 - r * (T(5) / 66 -
+                                                                              r * (T(691) / 2730))))));
+  return result + (T(1) + T(0.5) / x + series) / x;
+}
+
+/// polygamma(1, x).
+template <typename T>
+TORCHLET_HOST_DEVICE T trigamma_of(T x) {
+  constexpr T kPi = T(3.14159265358979323846);
+  if (x < T(0.5)) {
+    const T s = std::sin(kPi * x);
+    return kPi * kPi / (s * s) - trigamma_of_positive(T(1) - x);
+  }
+  return trigamma_of_positive(x);
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T lgamma_of(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) {
+    return ::lgammaf(x);
+  } else {
+    return ::lgamma(x);
+  }
+#else
+  int sign;
+  if constexpr (std::is_same_v<T, float>) {
+    return ::lgammaf_r(x, &sign);
+  } else {
+    return ::lgamma_r(x, &sign);
+  }
+#endif
+}
+
+template <typename T>
+TORCHLET_HOST_DEVICE T erfinv_of(T y) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) {
+    return ::erfinvf(y);
+  } else {
+    return ::erfinv(y);
+  }
+#else
+  if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(erfinv_of(static_cast<double>(y)));
+  } else {
+    const double a = std::abs(y);
+    if (!(a <= 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (a == 1) return std::copysign(std::numeric_limits<double>::infinity(), y);
+    if (y == 0) return y;
+    constexpr double kPi = 3.14159265358979323846, kWinitzki = 0.147;
+    const double tail = 1 - a;  // exact for a >= 1/2
+    const double ln = std::log(tail * (1 + a));
+    const double first = 2 / (kPi * kWinitzki) + ln / 2;
+    double x = std::sqrt(std::sqrt(first * first - ln / kWinitzki) - first);
+    for (int step = 0; step < 4; ++step) {
+      const double residual = a > 0.5 ? tail - std::erfc(x) : std::erf(x) - a;
+      x -= residual / (1.1283791670955126 * std::exp(-x * x));
+    }
+    return std::copysign(x, y);
+  }
+#endif
+}
+
+/// log(exp(a) + exp(b)) (base 2 with `Base2`), without overflow.
+template <bool Base2, typename T>
+TORCHLET_HOST_DEVICE T logaddexp_of(T a, T b) {
+  if (std::isinf(a) && a == b) return a;
+  const T larger = a > b ? a : b;
+  const T gap = -std::abs(a - b);
+  if constexpr (Base2) {
+    return larger + std::log1p(std::exp2(gap)) * T(1.44269504088896340736);
+  } else {
+    return larger + std::log1p(std::exp(gap));
+  }
+}
+
+/// x log(y), 0 where x == 0 unless y is NaN.
+template <typename T>
+TORCHLET_HOST_DEVICE T xlogy_of(T x, T y) {
+  if (is_nan(y)) return y;
+  if (x == T(0)) return T(0);
+  return x * std::log(y);
+}
+
+/// start + weight (end - start), from whichever end is nearer the weight.
+template <typename T>
+TORCHLET_HOST_DEVICE T lerp_of(T start, T end, T weight) {
+  return std::abs(weight) < T(0.5) ? start + weight * (end - start)
+                                   : end - (end - start) * (T(1) - weight);
+}
+
 /// True for the ops whose result is bool whatever T is.
 constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEq; }
 
@@ -133,6 +272,18 @@ TORCHLET_HOST_DEVICE T arithmetic(T a, T b, T alpha) {
     return fmod_of(a, b);
   } else if constexpr (Op == BinaryOp::kAtan2 && kFloat) {
     return std::atan2(a, b);
+  } else if constexpr (Op == BinaryOp::kHypot && kFloat) {
+    return std::hypot(a, b);
+  } else if constexpr (Op == BinaryOp::kLogAddExp && kFloat) {
+    return logaddexp_of<false>(a, b);
+  } else if constexpr (Op == BinaryOp::kLogAddExp2 && kFloat) {
+    return logaddexp_of<true>(a, b);
+  } else if constexpr (Op == BinaryOp::kXlogy && kFloat) {
+    return xlogy_of(a, b);
+  } else if constexpr (Op == BinaryOp::kCopysign && kFloat) {
+    return std::copysign(a, b);
+  } else if constexpr (Op == BinaryOp::kLerp && kFloat) {
+    return lerp_of(a, b, alpha);
   } else if constexpr (Op == BinaryOp::kThresholdBackward) {
     return b <= alpha ? T(0) : a;
   } else if constexpr (Op == BinaryOp::kMaximum) {
@@ -244,6 +395,40 @@ TORCHLET_HOST_DEVICE T unary(T x) {
     return std::tanh(x);
   } else if constexpr (Op == UnaryOp::kErf) {
     return std::erf(x);
+  } else if constexpr (Op == UnaryOp::kSinh) {
+    return std::sinh(x);
+  } else if constexpr (Op == UnaryOp::kCosh) {
+    return std::cosh(x);
+  } else if constexpr (Op == UnaryOp::kAsin) {
+    return std::asin(x);
+  } else if constexpr (Op == UnaryOp::kAcos) {
+    return std::acos(x);
+  } else if constexpr (Op == UnaryOp::kAtan) {
+    return std::atan(x);
+  } else if constexpr (Op == UnaryOp::kAsinh) {
+    return std::asinh(x);
+  } else if constexpr (Op == UnaryOp::kAcosh) {
+    return std::acosh(x);
+  } else if constexpr (Op == UnaryOp::kAtanh) {
+    return std::atanh(x);
+  } else if constexpr (Op == UnaryOp::kExpm1) {
+    return std::expm1(x);
+  } else if constexpr (Op == UnaryOp::kLog2) {
+    return std::log2(x);
+  } else if constexpr (Op == UnaryOp::kLog10) {
+    return std::log10(x);
+  } else if constexpr (Op == UnaryOp::kExp2) {
+    return std::exp2(x);
+  } else if constexpr (Op == UnaryOp::kErfc) {
+    return std::erfc(x);
+  } else if constexpr (Op == UnaryOp::kErfinv) {
+    return erfinv_of(x);
+  } else if constexpr (Op == UnaryOp::kLgamma) {
+    return lgamma_of(x);
+  } else if constexpr (Op == UnaryOp::kDigamma) {
+    return digamma_of(x);
+  } else if constexpr (Op == UnaryOp::kTrigamma) {
+    return trigamma_of(x);
   } else if constexpr (Op == UnaryOp::kFloor) {
     return std::floor(x);
   } else if constexpr (Op == UnaryOp::kCeil) {

@@ -2,6 +2,9 @@
 
 // Free-function forms of the differentiable ops (torch.* on Variables).
 
+#include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "autograd/variable.h"
@@ -33,5 +36,44 @@ Variable softmax(const Variable& x, int64_t dim);
 /// self * log(other) with a number as self.
 Variable xlogy(Scalar self, const Variable& other);
 Variable log_softmax(const Variable& x, int64_t dim);
+/// (std, mean) and (var, mean) over `dims` (every dim when empty).
+std::tuple<Variable, Variable> std_mean(const Variable& x, IntArrayRef dims = {},
+                                        bool unbiased = true, bool keepdim = false);
+std::tuple<Variable, Variable> var_mean(const Variable& x, IntArrayRef dims = {},
+                                        bool unbiased = true, bool keepdim = false);
+
+// Shape and index ops: the methods of the same name (torch.tril, ...).
+Variable tril(const Variable& x, int64_t diagonal = 0);
+Variable triu(const Variable& x, int64_t diagonal = 0);
+Variable flip(const Variable& x, IntArrayRef dims);
+Variable fliplr(const Variable& x);
+Variable flipud(const Variable& x);
+Variable roll(const Variable& x, IntArrayRef shifts, IntArrayRef dims = {});
+Variable rot90(const Variable& x, int64_t k = 1, IntArrayRef dims = {0, 1});
+Variable diagonal(const Variable& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Variable diag(const Variable& x, int64_t diagonal = 0);
+Variable diag_embed(const Variable& x, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Variable trace(const Variable& x);
+Variable tile(const Variable& x, IntArrayRef dims);
+Variable repeat_interleave(const Variable& x, int64_t repeats,
+                           std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt);
+Variable repeat_interleave(const Variable& x, const Tensor& repeats,
+                           std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt);
+Variable movedim(const Variable& x, IntArrayRef source, IntArrayRef destination);
+Variable movedim(const Variable& x, int64_t source, int64_t destination);
+Variable moveaxis(const Variable& x, IntArrayRef source, IntArrayRef destination);
+Variable moveaxis(const Variable& x, int64_t source, int64_t destination);
+/// Coordinate grids of 1-D (or 0-dim) inputs; `indexing` is "ij" or "xy".
+/// Without it "ij", with PyTorch 1.13's warning.
+std::vector<Variable> meshgrid(const std::vector<Variable>& tensors);
+std::vector<Variable> meshgrid(const std::vector<Variable>& tensors, const std::string& indexing);
+Variable index_add(const Variable& x, int64_t dim, const Tensor& index, const Variable& source,
+                   Scalar alpha = 1);
+Variable index_copy(const Variable& x, int64_t dim, const Tensor& index, const Variable& source);
+Variable index_fill(const Variable& x, int64_t dim, const Tensor& index, Scalar value);
+Variable take_along_dim(const Variable& x, const Tensor& indices,
+                        std::optional<int64_t> dim = std::nullopt);
 
 }  // namespace torchlet

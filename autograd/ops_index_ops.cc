@@ -1,6 +1,6 @@
 // Differentiable index ops and joining: the autograd side of
-// tensor/index_ops.cc (index_select, gather, scatter, take, masked_select,
-// cat, stack).
+// tensor/index_ops.cc (index_select, gather, scatter, take, index_add,
+// index_copy, index_fill, take_along_dim, masked_select, cat, stack).
 
 #include "autograd/functions.h"
 #include "autograd/op_helpers.h"
@@ -11,6 +11,10 @@ using autograd::InputMeta;
 using autograd::OpNode;
 using autograd::constant;
 using autograd::record;
+
+namespace {
+SizeVec to_sizes(IntArrayRef s) { return SizeVec(s.begin(), s.end()); }
+}  // namespace
 
 // ---- Index ops ------------------------------------------------------------------------------
 
@@ -124,6 +128,150 @@ Variable Variable::take(const Tensor& index) const {
   }, {this}, data().take(index), [&](DimIndexNode& n) {
     n.state = {InputMeta(*this), 0, index};
   });
+}
+
+namespace {
+
+// index_add, index_copy and index_fill: the slices at `index` along `dim`.
+struct SliceIndexState {
+  int64_t dim = 0;
+  Tensor index;  // 1-D int64
+  SizeVec source_shape;
+  Scalar alpha = 1;
+  bool release() {
+    index = Tensor();
+    return true;
+  }
+};
+using SliceIndexNode = OpNode<SliceIndexState>;
+
+// The gradient of a source whose slices went to `index`: those slices of g.
+Variable source_grad(const Variable& g, const SliceIndexState& s) {
+  return g.index_select(s.dim, s.index).reshape(s.source_shape);
+}
+
+// A take_along_dim: the input expanded to `expanded`, gathered by `index`
+// (broadcast) along `dim`; without a dim, over the flattened input.
+struct TakeAlongDimState {
+  InputMeta input;
+  SizeVec expanded;
+  std::optional<int64_t> dim;
+  Tensor index;
+  bool release() {
+    index = Tensor();
+    return true;
+  }
+};
+
+}  // namespace
+
+Variable Variable::index_add(int64_t dim, const Tensor& index, const Variable& source,
+                             Scalar alpha) const {
+  Tensor out = data().index_add(dim, index, source.data(), alpha);
+  return record("IndexAddBackward0", [](SliceIndexNode& n, const variable_list& g)
+                                         -> variable_list {
+    const SliceIndexState& s = n.state;
+    Variable grad_source;
+    if (n.needs_input_grad(1)) {
+      grad_source = source_grad(g[0], s);
+      if (!(s.alpha.is_integral() && s.alpha.to<int64_t>() == 1)) {
+        grad_source = grad_source.mul(s.alpha);
+      }
+    }
+    return {n.needs_input_grad(0) ? g[0] : Variable(), grad_source};
+  }, {this, &source}, std::move(out), [&](SliceIndexNode& n) {
+    n.state = {wrap_dim(dim, this->dim(), "index_add"), index.to(kInt64).reshape({-1}),
+               to_sizes(source.sizes()), alpha};
+  });
+}
+
+Variable Variable::index_copy(int64_t dim, const Tensor& index, const Variable& source) const {
+  Tensor out = data().index_copy(dim, index, source.data());
+  return record("IndexCopyBackward0", [](SliceIndexNode& n, const variable_list& g)
+                                          -> variable_list {
+    const SliceIndexState& s = n.state;
+    return {n.needs_input_grad(0) ? g[0].index_fill(s.dim, s.index, 0) : Variable(),
+            n.needs_input_grad(1) ? source_grad(g[0], s) : Variable()};
+  }, {this, &source}, std::move(out), [&](SliceIndexNode& n) {
+    n.state = {wrap_dim(dim, this->dim(), "index_copy"), index.reshape({-1}),
+               to_sizes(source.sizes()), 1};
+  });
+}
+
+Variable Variable::index_fill(int64_t dim, const Tensor& index, Scalar value) const {
+  Tensor out = data().index_fill(dim, index, value);
+  return record("IndexFillBackward0", [](SliceIndexNode& n, const variable_list& g)
+                                          -> variable_list {
+    return {g[0].index_fill(n.state.dim, n.state.index, 0)};
+  }, {this}, std::move(out), [&](SliceIndexNode& n) {
+    n.state = {wrap_dim(dim, this->dim(), "index_fill"), index.reshape({-1}), {}, 1};
+  });
+}
+
+Variable& Variable::index_add_(int64_t dim, const Tensor& index, const Variable& source,
+                               Scalar alpha) {
+  return autograd::inplace("index_add_", *this, false, {&source}, [&](const Variable& old) {
+    return old.index_add(dim, index, source, alpha);
+  }, [&](Tensor& t) { t.index_add_(dim, index, source.data(), alpha); });
+}
+
+Variable& Variable::index_copy_(int64_t dim, const Tensor& index, const Variable& source) {
+  return autograd::inplace("index_copy_", *this, false, {&source}, [&](const Variable& old) {
+    return old.index_copy(dim, index, source);
+  }, [&](Tensor& t) { t.index_copy_(dim, index, source.data()); });
+}
+
+Variable& Variable::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+  return autograd::inplace("index_fill_", *this, false, {}, [&](const Variable& old) {
+    return old.index_fill(dim, index, value);
+  }, [&](Tensor& t) { t.index_fill_(dim, index, value); });
+}
+
+Variable Variable::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  Tensor out = data().take_along_dim(indices, dim);
+  return record("TakeAlongDimBackward0", [](OpNode<TakeAlongDimState>& n,
+                                            const variable_list& g) -> variable_list {
+    // Scatter-added into zeros of the expanded input, then summed back.
+    const TakeAlongDimState& s = n.state;
+    const Variable zeros = autograd::constant_zeros(s.expanded, g[0].dtype(), g[0].device());
+    if (!s.dim) {
+      return {zeros.scatter_add(0, s.index, g[0].reshape({-1})).reshape(s.input.shape)};
+    }
+    return {autograd::sum_to(zeros.scatter_add(*s.dim, s.index, g[0]), s.input)};
+  }, {this}, std::move(out), [&](OpNode<TakeAlongDimState>& n) {
+    n.state.input = InputMeta(*this);
+    if (!dim) {
+      n.state.expanded = {numel()};
+      n.state.index = indices.reshape({-1});
+      return;
+    }
+    const int64_t d = wrap_dim(*dim, this->dim(), "take_along_dim");
+    n.state.dim = d;
+    if (this->dim() == 0) {
+      n.state.index = indices;
+      return;
+    }
+    SizeVec self_shape = to_sizes(sizes());
+    self_shape[d] = indices.size(d);
+    const SizeVec index_shape = broadcast_shapes(self_shape, indices.sizes(), "take_along_dim");
+    n.state.expanded = index_shape;
+    n.state.expanded[d] = size(d);
+    n.state.index = indices.expand(index_shape);
+  });
+}
+
+Variable index_add(const Variable& x, int64_t dim, const Tensor& index, const Variable& source,
+                   Scalar alpha) {
+  return x.index_add(dim, index, source, alpha);
+}
+Variable index_copy(const Variable& x, int64_t dim, const Tensor& index, const Variable& source) {
+  return x.index_copy(dim, index, source);
+}
+Variable index_fill(const Variable& x, int64_t dim, const Tensor& index, Scalar value) {
+  return x.index_fill(dim, index, value);
+}
+Variable take_along_dim(const Variable& x, const Tensor& indices, std::optional<int64_t> dim) {
+  return x.take_along_dim(indices, dim);
 }
 
 Variable Variable::masked_select(const Tensor& mask) const {

@@ -93,7 +93,36 @@ variable_list slice_back(OpNode<SliceState>& n, const variable_list& g) {
   return {slice_backward(g[0], n.state.input_shape, n.state.range)};
 }
 
+// A diagonal of the input (dims wrapped).
+struct DiagonalState {
+  SizeVec input_shape;
+  int64_t offset = 0;
+  int64_t dim1 = 0;
+  int64_t dim2 = 0;
+};
+
+// The gradient of x.diagonal(...): zeros of x's shape with g on the
+// diagonal; itself differentiable (its gradient takes the diagonal again).
+Variable diagonal_backward(const Variable& g, const DiagonalState& d) {
+  Tensor out = torchlet::diagonal_backward(g.data(), d.input_shape, d.offset, d.dim1, d.dim2);
+  return record("DiagonalBackwardBackward0", [](OpNode<DiagonalState>& n,
+                                                const variable_list& gg) -> variable_list {
+    const DiagonalState& d = n.state;
+    return {gg[0].diagonal(d.offset, d.dim1, d.dim2)};
+  }, {&g}, std::move(out), [&](OpNode<DiagonalState>& n) { n.state = d; });
+}
+
 }  // namespace
+
+Variable Variable::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  Tensor out = data().diagonal(offset, dim1, dim2);
+  const int64_t d1 = wrap_dim(dim1, dim(), "diagonal"), d2 = wrap_dim(dim2, dim(), "diagonal");
+  return view_op<DiagonalState>("DiagonalBackward0", [](OpNode<DiagonalState>& n,
+                                                        const variable_list& g)
+                                                         -> variable_list {
+    return {diagonal_backward(g[0], n.state)};
+  }, *this, std::move(out), {to_sizes(sizes()), offset, d1, d2});
+}
 
 Variable Variable::view(IntArrayRef shape) const {
   return reshape_view("ViewBackward0", *this, data().view(shape));

@@ -417,6 +417,44 @@ class Variable {
   Variable masked_select(const Tensor& mask) const;
   /// Elements at flat indices of the row-major flattened Variable.
   Variable take(const Tensor& index) const;
+  Variable index_add(int64_t dim, const Tensor& index, const Variable& source,
+                     Scalar alpha = 1) const;
+  Variable& index_add_(int64_t dim, const Tensor& index, const Variable& source,
+                       Scalar alpha = 1);
+  Variable index_copy(int64_t dim, const Tensor& index, const Variable& source) const;
+  Variable& index_copy_(int64_t dim, const Tensor& index, const Variable& source);
+  /// The filled slices get no gradient.
+  Variable index_fill(int64_t dim, const Tensor& index, Scalar value) const;
+  Variable& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Variable take_along_dim(const Tensor& indices,
+                          std::optional<int64_t> dim = std::nullopt) const;
+
+  // ---- Shape ops (Tensor's, with gradients) -------------------------------------------
+  Variable tril(int64_t diagonal = 0) const;
+  Variable triu(int64_t diagonal = 0) const;
+  Variable& tril_(int64_t diagonal = 0);
+  Variable& triu_(int64_t diagonal = 0);
+  Variable flip(IntArrayRef dims) const;
+  Variable fliplr() const;
+  Variable flipud() const;
+  Variable roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Variable roll(int64_t shifts, std::optional<int64_t> dim = std::nullopt) const;
+  Variable rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  /// A view: writes through it reach this Variable.
+  Variable diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Variable diag(int64_t diagonal = 0) const;
+  Variable diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Variable trace() const;
+  Variable repeat(IntArrayRef repeats) const;
+  Variable tile(IntArrayRef dims) const;
+  Variable repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                             std::optional<int64_t> output_size = std::nullopt) const;
+  Variable repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                             std::optional<int64_t> output_size = std::nullopt) const;
+  Variable movedim(IntArrayRef source, IntArrayRef destination) const;
+  Variable movedim(int64_t source, int64_t destination) const;
+  Variable moveaxis(IntArrayRef source, IntArrayRef destination) const;
+  Variable moveaxis(int64_t source, int64_t destination) const;
   Variable mm(const Variable& other) const;
   Variable bmm(const Variable& other) const;
   Variable matmul(const Variable& other) const;

@@ -1,9 +1,11 @@
 // Index-based ops (index_select, gather, scatter, scatter_add,
-// masked_select, take, one_hot) and joining (cat, stack). Their loops are in
+// masked_select, take, index_add, index_copy, index_fill, take_along_dim,
+// one_hot) and joining (cat, stack). Their loops are in
 // tensor/cpu/index_kernels.cc.
 #include "tensor/index_ops.h"
 
 #include <optional>
+#include <string>
 
 #include "tensor/cpu/kernels.h"
 #include "tensor/cuda/kernels.h"
@@ -236,6 +238,205 @@ Tensor Tensor::take(const Tensor& index) const {
   Tensor wrapped = empty(index.sizes(), options().dtype(kInt64));
   cpu::wrap_indices(wrapped, index, n);
   return flat.index_select(0, wrapped.reshape({-1})).view(index.sizes());
+}
+
+// ---- Slice-wise index ops ----------------------------------------------------------
+// index_add, index_copy and index_fill place whole slices along `dim`: the
+// 1-D index is expanded to the source's shape and scattered (PyTorch's
+// checks and messages, which differ between the three).
+
+namespace {
+
+// `t` as a tensor of at least one dim (a 0-dim tensor acts as [1]).
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// The 1-D int64 `index` (in range) laid along `dim` of a tensor of `shape`.
+Tensor slice_index(const Tensor& index, IntArrayRef shape, int64_t dim) {
+  SizeVec view_shape(shape.size(), 1);
+  view_shape[dim] = -1;
+  return index.view(view_shape).expand(shape);
+}
+
+// PyTorch's slice shape text: the sizes apart from `dim`, space-separated.
+std::string slice_shape(const Tensor& t, int64_t dim) {
+  std::string out;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d == dim) continue;
+    out += (out.empty() ? "" : " ") + std::to_string(t.size(d));
+  }
+  return out;
+}
+
+// self and source agree apart from `dim` (0-dim ones as [1]).
+bool same_slices(const Tensor& self, const Tensor& source, int64_t dim) {
+  const Tensor a = at_least_1d(self), b = at_least_1d(source);
+  if (a.dim() != b.dim()) return false;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (d != dim && a.size(d) != b.size(d)) return false;
+  }
+  return true;
+}
+
+int64_t source_length(const Tensor& source, int64_t dim) {
+  return source.dim() > 0 ? source.size(dim) : 1;
+}
+
+Tensor& index_add_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                       Scalar alpha) {
+  const char* op = "index_add_";
+  check_any_device(op, self);
+  check_any_device(op, index);
+  check_any_device(op, source);
+  check_same_device(op, self, index);
+  check_same_device(op, self, source);
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  TORCHLET_CHECK(index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ",
+                 index.dim(), " with type: ", index.dtype(), " and size: ",
+                 shape_str(index.sizes()));
+  TORCHLET_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, op,
+                 "(): Expected dtype int32/int64 for index but got: ", index.dtype());
+  TORCHLET_CHECK(self.dtype() == source.dtype(), op, "(): self (", self.dtype(),
+                 ") and source (", source.dtype(), ") must have the same scalar type");
+  TORCHLET_CHECK(index.numel() == source_length(source, d), op, "(): Number of indices (",
+                 index.numel(), ") should be equal to source.size(dim): (",
+                 source_length(source, d), "), for dim: ", d);
+  TORCHLET_CHECK(same_slices(self, source, d), op, "(): source ", shape_str(source.sizes()),
+                 " and self ", shape_str(self.sizes()),
+                 " must match in every dimension apart from dimension ", d);
+  const Tensor idx = index.to(kInt64).reshape({-1});
+  check_bounds(op, idx, d, self.dim() > 0 ? self.size(d) : 1, "index out of range in self: ");
+  check_no_internal_overlap(op, self);
+  if (idx.numel() == 0) return self;
+  Tensor target = at_least_1d(self);
+  Tensor src = at_least_1d(unaliased_input(self, source));
+  // alpha in self's dtype, as PyTorch converts it.
+  if (!(alpha.is_integral() && alpha.to<int64_t>() == 1)) {
+    src = src.mul(full({}, alpha, self.options()));
+  }
+  scatter_into(target, d, slice_index(idx, src.sizes(), d), src, ScatterMode::kAdd);
+  return self;
+}
+
+Tensor& index_copy_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const char* op = "index_copy_";
+  check_any_device(op, self);
+  check_any_device(op, index);
+  check_any_device(op, source);
+  check_same_device(op, self, index);
+  check_same_device(op, self, source);
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  TORCHLET_CHECK(index.dim() <= 1, op, "(): Index should have dimension 1 or 0 (got ",
+                 index.dim(), ")");
+  TORCHLET_CHECK(index.dtype() == kInt64, op, "(): Expected a long tensor for index, but got ",
+                 index.dtype());
+  TORCHLET_CHECK(self.dtype() == source.dtype(), op,
+                 "(): self and source expected to have the same dtype, but got (self) ",
+                 self.dtype(), " and (source) ", source.dtype());
+  TORCHLET_CHECK(index.numel() == source_length(source, d), op, "(): Number of indices (",
+                 index.numel(), ") should be equal to source.size(dim) (",
+                 source_length(source, d), ")");
+  TORCHLET_CHECK(same_slices(self, source, d), op,
+                 "(): Source/destination tensor must have same slice shapes. Destination "
+                 "slice shape: ", slice_shape(self, d), " at dimension ", d,
+                 " and source slice shape: ", slice_shape(source, d), " at dimension ", d, ".");
+  const Tensor idx = index.reshape({-1});
+  check_bounds(op, idx, d, self.dim() > 0 ? self.size(d) : 1);
+  check_no_internal_overlap(op, self);
+  if (idx.numel() == 0) return self;
+  Tensor target = at_least_1d(self);
+  const Tensor src = at_least_1d(unaliased_input(self, source));
+  scatter_into(target, d, slice_index(idx, src.sizes(), d), src, ScatterMode::kCopy);
+  return self;
+}
+
+Tensor& index_fill_impl(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  const char* op = "index_fill_";
+  check_any_device(op, self);
+  check_any_device(op, index);
+  check_same_device(op, self, index);
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  TORCHLET_CHECK(index.dtype() == kInt64, op, "(): Expected dtype int64 for index.");
+  TORCHLET_CHECK(index.dim() <= 1, op, "(): Index has to be a vector/scalar");
+  check_no_internal_overlap(op, self);
+  // Indices may count from the end, as in PyTorch.
+  const int64_t size = self.dim() > 0 ? self.size(d) : 1;
+  const Tensor host = index.is_cuda() ? index.to(Device(kCPU, 0)) : index;
+  const std::optional<int64_t> bad = cpu::find_index_outside(host, -size, size);
+  TORCHLET_CHECK(!bad, op, "(): index ", *bad, " is out of bounds for dimension ", d,
+                 " with size ", size);
+  if (index.numel() == 0 || self.numel() == 0) return self;
+  const Tensor idx = torchlet::where(index.lt(0), index + size, index).reshape({-1});
+  Tensor target = at_least_1d(self);
+  SizeVec shape(target.sizes().begin(), target.sizes().end());
+  shape[d] = idx.numel();
+  scatter_into(target, d, slice_index(idx, shape, d),
+               full({}, value, self.options()).expand(shape), ScatterMode::kCopy);
+  return self;
+}
+
+}  // namespace
+
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           Scalar alpha) {
+  return index_add_impl(*this, dim, index, source, alpha);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         Scalar alpha) const {
+  check_any_device("index_add", *this);
+  Tensor out = clone();
+  return index_add_impl(out, dim, index, source, alpha);
+}
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_copy_impl(*this, dim, index, source);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  check_any_device("index_copy", *this);
+  Tensor out = clone();
+  return index_copy_impl(out, dim, index, source);
+}
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+  return index_fill_impl(*this, dim, index, value);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, Scalar value) const {
+  check_any_device("index_fill", *this);
+  Tensor out = clone();
+  return index_fill_impl(out, dim, index, value);
+}
+
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  const char* op = "take_along_dim";
+  check_any_device(op, *this);
+  check_any_device(op, indices);
+  TORCHLET_CHECK(indices.dtype() == kInt64,
+                 "torch.take_along_dim(): dtype of indices should be Long but got ",
+                 indices.dtype());
+  if (!dim) return reshape({-1}).gather(0, indices.reshape({-1}));
+  const int64_t d = wrap_dim(*dim, this->dim(), op);
+  TORCHLET_CHECK(this->dim() == indices.dim(),
+                 "torch.take_along_dim(): input and indices should have the same number of "
+                 "dimensions, but got ", this->dim(), " dimensions for input, and ",
+                 indices.dim(), " dimensions for indices");
+  // Both broadcast against each other apart from `dim`.
+  SizeVec self_shape(sizes().begin(), sizes().end());
+  if (!self_shape.empty()) self_shape[d] = indices.size(d);
+  SizeVec index_shape = broadcast_shapes(self_shape, indices.sizes(), op);
+  SizeVec input_shape = index_shape;
+  if (!input_shape.empty()) input_shape[d] = size(d);
+  return expand(input_shape).gather(d, indices.expand(index_shape));
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 Scalar alpha) {
+  return self.index_add(dim, index, source, alpha);
+}
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return self.index_copy(dim, index, source);
+}
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  return self.index_fill(dim, index, value);
+}
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  return self.take_along_dim(indices, dim);
 }
 
 // ---- Free functions ----------------------------------------------------------------

@@ -406,6 +406,62 @@ class Tensor {
   Tensor masked_select(const Tensor& mask) const;
   /// Elements at flat indices `index` (of the row-major flattened tensor).
   Tensor take(const Tensor& index) const;
+  /// A copy with alpha * source's slices added at `index` along `dim`
+  /// (repeated indices add every slice).
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   Scalar alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
+  /// A copy with source's slices written at `index` along `dim`.
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  /// A copy with the slices at `index` along `dim` set to `value`.
+  Tensor index_fill(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  /// gather with broadcast `indices`; without `dim`, over the flattened tensor.
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+
+  // ---- Shape ops (tensor/shape_ops.h) -------------------------------------------
+  /// The lower (tril) or upper (triu) triangle of the last two dims, from
+  /// `diagonal` (0 the main one, > 0 above it, < 0 below it).
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+  /// Reverses the order of elements along `dims`.
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  /// Rolls elements by `shifts` along `dims`; without dims, over the
+  /// flattened tensor, keeping the shape.
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor roll(int64_t shifts, std::optional<int64_t> dim = std::nullopt) const;
+  /// Rotates by 90 degrees `k` times, from dims[0] toward dims[1].
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  /// A view of the diagonal `offset` of dims (dim1, dim2), appended last.
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  /// 1-D: a square matrix with this on diagonal `diagonal`; 2-D: that diagonal.
+  Tensor diag(int64_t diagonal = 0) const;
+  /// Matrices (dims dim1, dim2 of the result) with the last dim on their
+  /// diagonal `offset`.
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  /// The sum of the main diagonal of a 2-D tensor.
+  Tensor trace() const;
+  /// Tiles this tensor `repeats[i]` times along each dim (leading repeats
+  /// add dims).
+  Tensor repeat(IntArrayRef repeats) const;
+  /// repeat, with `dims` padded with leading ones to this tensor's rank.
+  Tensor tile(IntArrayRef dims) const;
+  /// Repeats each element (or slice along `dim`) `repeats` times; without
+  /// `dim`, over the flattened tensor.
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  /// A view with dims `source` moved to positions `destination`.
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(int64_t source, int64_t destination) const;
 
   // ---- Linear algebra (tensor/linalg.h) ---------------------------------------
   Tensor mm(const Tensor& other) const;

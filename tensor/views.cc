@@ -4,6 +4,7 @@
 
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
+#include "tensor/shape_ops.h"
 
 namespace torchlet {
 namespace {
@@ -141,6 +142,65 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     strides[i] = this->strides()[d];
   }
   return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  const char* op = "diagonal";
+  const int64_t d1 = wrap_dim(dim1, dim(), op), d2 = wrap_dim(dim2, dim(), op);
+  TORCHLET_CHECK(d1 != d2, op, ": diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  // Offsets beyond the matrix give an empty diagonal at the tensor's offset.
+  const int64_t length = std::max<int64_t>(
+      offset >= 0 ? std::min(size(d1), size(d2) - offset) : std::min(size(d1) + offset, size(d2)),
+      0);
+  int64_t start = storage_offset();
+  if (length > 0) start += offset >= 0 ? offset * stride(d2) : -offset * stride(d1);
+  SizeVec sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(this->sizes()[d]);
+    strides.push_back(this->strides()[d]);
+  }
+  sizes.push_back(length);
+  strides.push_back(stride(d1) + stride(d2));
+  return make_view(*this, std::move(sizes), std::move(strides), start);
+}
+
+std::vector<int64_t> movedim_permutation(int64_t ndim, IntArrayRef source,
+                                         IntArrayRef destination) {
+  const char* op = "movedim";
+  TORCHLET_CHECK(source.size() == destination.size(), op,
+                 ": Invalid source or destination dims: source (", shape_str(source),
+                 " dims) should contain the same number of dims as destination (",
+                 shape_str(destination), " dims)");
+  const size_t n = static_cast<size_t>(std::max<int64_t>(ndim, 1));
+  std::vector<int64_t> perm(n, -1);
+  std::vector<bool> moved(n, false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = wrap_dim(source[i], ndim, op), d = wrap_dim(destination[i], ndim, op);
+    TORCHLET_CHECK(!moved[static_cast<size_t>(s)], op, ": repeated dim in `source` (",
+                   shape_str(source), ")");
+    TORCHLET_CHECK(perm[static_cast<size_t>(d)] == -1, op, ": repeated dim in `destination` (",
+                   shape_str(destination), ")");
+    moved[static_cast<size_t>(s)] = true;
+    perm[static_cast<size_t>(d)] = s;
+  }
+  // The dims not moved keep their order in the free positions.
+  size_t next = 0;
+  for (size_t d = 0; d < n; ++d) {
+    if (perm[d] != -1) continue;
+    while (moved[next]) ++next;
+    perm[d] = static_cast<int64_t>(next++);
+  }
+  if (ndim == 0) perm.clear();
+  return perm;
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  return permute(movedim_permutation(dim(), source, destination));
+}
+
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return movedim(IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {

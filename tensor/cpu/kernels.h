@@ -168,6 +168,48 @@ void positions_to_coords(const Tensor& out, const std::vector<int64_t>& position
 /// into zeroed `counts`. All 1-D contiguous, inverse int64 [n].
 void unique_groups(const Tensor& inverse, const Tensor& counts, const Tensor& first,
                    const Tensor& order);
+/// The lower median of every lane of src along dim, by PyTorch's selection
+/// (std::nth_element, ties ordered by position): `values` (src's dtype)
+/// and int64 `indices` of src's shape with dim of size 1. Without
+/// `ignore_nan` a lane's first NaN is its median; with it, NaNs are left
+/// out. src is at least 1-D, not float16 or bfloat16, lanes non-empty.
+void median_lanes(const Tensor& values, const Tensor& indices, const Tensor& src, int64_t dim,
+                  bool ignore_nan);
+
+// ---- Searching and counting (cpu/sort_kernels.cc) ----------------------------
+
+/// out[r, j] = how many elements of row r of `sorted` (the one row for
+/// every r when it has one) are < values[r, j] (<= with `right`), reading
+/// the row in the order `sorter` (int64, sorted's shape) gives when it is
+/// defined. sorted and values are contiguous 2-D of one dtype, out
+/// contiguous int64 or int32 of values' shape. Rows run in parallel.
+void searchsorted(const Tensor& out, const Tensor& sorted, const Tensor& values,
+                  const Tensor& sorter, bool right);
+/// out[input[i]] += weights[i] (1 without weights) into a zeroed out;
+/// input contiguous 1-D int64 in [0, out.numel()), weights contiguous 1-D
+/// of out's dtype (float32 or float64) or undefined (out int64).
+void bincount(const Tensor& out, const Tensor& input, const Tensor& weights);
+/// Counts into a zeroed out (in's dtype, out.numel() bins) the elements of
+/// a contiguous floating `in` in [min, max] by equal-width bins, the last
+/// one closed; elements outside and NaNs are skipped.
+void histc(const Tensor& out, const Tensor& in, double min, double max);
+
+// ---- Shape ops (cpu/shape_kernels.cc) ---------------------------------------
+
+/// out = in with the elements outside the lower (or upper) triangle from
+/// `diagonal` of the last two dims zeroed: one shape (>= 2-D) and dtype,
+/// any strides. With out the same tensor as in, only the zeros are written.
+/// Rows run in parallel.
+void triangle(const Tensor& out, const Tensor& in, int64_t diagonal, bool lower);
+/// out = in reversed along the dims marked in `flipped` (one per dim):
+/// one shape and dtype, out not overlapping in. Runs in parallel.
+void flip(const Tensor& out, const Tensor& in, const std::vector<bool>& flipped);
+/// The coordinates of the triangle of a row x col matrix, row by row, into
+/// a contiguous int64 out of [2, count].
+void triangle_indices(const Tensor& out, int64_t row, int64_t col, int64_t offset, bool lower);
+/// out (contiguous int64) = i repeated counts[i] times, for each i of the
+/// contiguous non-negative int64 `counts` (out has their sum of elements).
+void repeat_indices(const Tensor& out, const Tensor& counts);
 
 // ---- Factory fills (cpu/factory_kernels.cc) ---------------------------------
 // `out` is a fresh contiguous 1-D tensor of any dtype.

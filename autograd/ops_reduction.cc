@@ -1,6 +1,10 @@
 // Differentiable reductions, softmax, scans and sorting.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "autograd/functions.h"
 #include "autograd/op_helpers.h"
@@ -394,6 +398,172 @@ Variable Variable::cumprod(int64_t dim) const {
   Variable result = autograd::make_result(data().cumprod(dim), node);
   if (node) node->saved.emplace_back(result, true);
   return result;
+}
+
+// ---- Statistics ------------------------------------------------------------------------
+
+namespace {
+
+// 1 where `x` is not NaN, 0 where it is, in x's dtype.
+Variable not_nan(const Variable& x) {
+  return constant(x.data().isnan().logical_not().to(x.dtype()));
+}
+
+// The gradient of cummax and cummin: each output's gradient summed into the
+// element it was taken from.
+Variable cumulative_extreme(const char* name, const Variable& x, Tensor values,
+                            const Tensor& indices, int64_t dim) {
+  return record(name, [](OpNode<IndexedState>& n, const variable_list& g) -> variable_list {
+    const IndexedState& s = n.state;
+    if (s.input.shape.empty()) return {g[0]};
+    const Variable base = autograd::constant_zeros(s.input.shape, s.input.dtype, g[0].device());
+    if (s.indices.numel() == 0) return {base};
+    return {base.scatter_add(s.dim, s.indices, g[0])};
+  }, {&x}, std::move(values), [&](OpNode<IndexedState>& n) {
+    n.state = {InputMeta(x), wrap_dim(dim, x.dim(), name), false, indices};
+  });
+}
+
+// `v` reversed along `dim`.
+Variable reversed(const Variable& v, int64_t dim) {
+  const int64_t n = v.size(dim);
+  return v.index_select(dim, arange(n - 1, -1, -1, TensorOptions(kInt64).device(v.device())));
+}
+
+// quantile and nanquantile: the plan's positions read from the sorted lanes
+// of `x` by differentiable ops, so the gradient flows through the sort and
+// the interpolation as in PyTorch (q itself is a constant).
+Variable quantile_of(const Variable& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                     const std::string& interpolation, bool ignore_nan) {
+  const QuantilePlan p = quantile_plan(x.data(), q, dim, keepdim, interpolation, ignore_nan);
+  const Variable lanes = p.flatten ? x.reshape({-1}) : x.permute(p.order);
+  const Variable sorted = std::get<0>(lanes.sort(-1, false, true));
+  SizeVec expanded(p.below.sizes().begin(), p.below.sizes().end());
+  expanded.back() = sorted.size(-1);
+  const Variable source = sorted.unsqueeze(0).expand(expanded);
+  Variable result = source.gather(-1, p.below);
+  if (p.weight.defined()) result = result + (source.gather(-1, p.above) - result) * constant(p.weight);
+  return result.reshape(p.shape);
+}
+
+Tensor scalar_q(const Variable& x, double q) {
+  TORCHLET_CHECK(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
+  return full({}, q, x.options());
+}
+
+}  // namespace
+
+Variable Variable::nansum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return record("NansumBackward0", [](ReductionNode& n, const variable_list& g) -> variable_list {
+    const ReductionState& s = n.state;
+    const Variable grad = unreduce(s, g[0]).expand(s.input.shape) * not_nan(n.var(kInput));
+    return {grad.to(s.input.dtype)};
+  }, {this}, data().nansum(dims, keepdim, dtype), [&](ReductionNode& n) {
+    save_reduction(n.state, "nansum", *this, dims, keepdim);
+    n.saved.emplace_back(*this, false);
+  });
+}
+
+Variable Variable::nanmean(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return record("NanmeanBackward0", [](ReductionNode& n, const variable_list& g) -> variable_list {
+    // nansum's gradient over the count of non-NaN elements.
+    const ReductionState& s = n.state;
+    const Variable keep = not_nan(n.var(kInput));
+    const Variable count = constant(keep.data().sum(s.dims, true));
+    return {(unreduce(s, g[0]).expand(s.input.shape) * keep / count).to(s.input.dtype)};
+  }, {this}, data().nanmean(dims, keepdim, dtype), [&](ReductionNode& n) {
+    save_reduction(n.state, "nanmean", *this, dims, keepdim);
+    n.saved.emplace_back(*this, false);
+  });
+}
+
+std::tuple<Variable, Variable> Variable::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  auto [low, high] = data().aminmax(dim, keepdim);
+  const std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
+  return {extreme("AminmaxBackward0", *this, low, dims, keepdim),
+          extreme("AminmaxBackward0", *this, high, dims, keepdim)};
+}
+
+Variable Variable::median() const {
+  return extreme("MedianBackward0", *this, data().median(), {}, false, evenly_distribute_backward);
+}
+std::tuple<Variable, Tensor> Variable::median(int64_t dim, bool keepdim) const {
+  auto [values, indices] = data().median(dim, keepdim);
+  return {indexed("MedianBackward1", *this, values, indices, dim, keepdim), indices};
+}
+Variable Variable::nanmedian() const {
+  return extreme("NanmedianBackward0", *this, data().nanmedian(), {}, false,
+                 evenly_distribute_backward);
+}
+std::tuple<Variable, Tensor> Variable::nanmedian(int64_t dim, bool keepdim) const {
+  auto [values, indices] = data().nanmedian(dim, keepdim);
+  return {indexed("NanmedianBackward1", *this, values, indices, dim, keepdim), indices};
+}
+
+Variable Variable::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                            const std::string& interpolation) const {
+  return quantile_of(*this, q, dim, keepdim, interpolation, false);
+}
+Variable Variable::quantile(double q, std::optional<int64_t> dim, bool keepdim,
+                            const std::string& interpolation) const {
+  return quantile_of(*this, scalar_q(*this, q), dim, keepdim, interpolation, false);
+}
+Variable Variable::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                               const std::string& interpolation) const {
+  return quantile_of(*this, q, dim, keepdim, interpolation, true);
+}
+Variable Variable::nanquantile(double q, std::optional<int64_t> dim, bool keepdim,
+                               const std::string& interpolation) const {
+  return quantile_of(*this, scalar_q(*this, q), dim, keepdim, interpolation, true);
+}
+
+std::tuple<Variable, Tensor> Variable::cummax(int64_t dim) const {
+  auto [values, indices] = data().cummax(dim);
+  return {cumulative_extreme("CummaxBackward0", *this, values, indices, dim), indices};
+}
+std::tuple<Variable, Tensor> Variable::cummin(int64_t dim) const {
+  auto [values, indices] = data().cummin(dim);
+  return {cumulative_extreme("CumminBackward0", *this, values, indices, dim), indices};
+}
+
+Variable Variable::logcumsumexp(int64_t dim) const {
+  auto node = autograd::record_op(
+      "LogcumsumexpBackward0", [](OpNode<DimState>& n, const variable_list& g) -> variable_list {
+        // PyTorch's formula: the gradient's positive and negative parts, each
+        // carried in log space through a reversed logcumsumexp.
+        const Variable x = n.var(kInput), y = n.var(kResult);
+        const int64_t d = n.state.dim;
+        if (x.dim() == 0 || x.numel() == 0) return {g[0]};
+        const double lowest = x.dtype() == kFloat32 ? std::numeric_limits<float>::lowest()
+                                                    : std::numeric_limits<double>::lowest();
+        const Tensor grad = g[0].data();
+        const Variable log_abs = g[0].abs().log();
+        const auto part = [&](const Tensor& where) {
+          const Variable log_grad = log_abs.masked_fill(where.logical_not(), lowest);
+          return (reversed(reversed(log_grad - y, d).logcumsumexp(d), d) + x).exp();
+        };
+        return {part(grad.gt(0)) - part(grad.lt(0))};
+      }, {this}, device());
+  const int64_t d = wrap_dim(dim, this->dim(), "logcumsumexp");
+  if (node) {
+    node->state.dim = d;
+    node->saved.emplace_back(*this, false);
+  }
+  Variable result = autograd::make_result(data().logcumsumexp(dim), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+std::tuple<Variable, Variable> std_mean(const Variable& x, IntArrayRef dims, bool unbiased,
+                                        bool keepdim) {
+  TORCHLET_CHECK(x.is_floating_point(), "std_mean only support floating point and complex dtypes");
+  return {x.std(dims, unbiased, keepdim), x.mean(dims, keepdim)};
+}
+
+std::tuple<Variable, Variable> var_mean(const Variable& x, IntArrayRef dims, bool unbiased,
+                                        bool keepdim) {
+  TORCHLET_CHECK(x.is_floating_point(), "var_mean only support floating point and complex dtypes");
+  return {x.var(dims, unbiased, keepdim), x.mean(dims, keepdim)};
 }
 
 }  // namespace torchlet

@@ -372,6 +372,45 @@ class Variable {
   Variable cumsum(int64_t dim) const;
   Variable cumprod(int64_t dim) const;
   std::tuple<Variable, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  /// The gradient reaches the non-NaN elements.
+  Variable nansum(IntArrayRef dims = {}, bool keepdim = false,
+                  std::optional<DType> dtype = std::nullopt) const;
+  Variable nanmean(IntArrayRef dims = {}, bool keepdim = false,
+                   std::optional<DType> dtype = std::nullopt) const;
+  /// Gradients as amin's and amax's: shared evenly among tied extremes.
+  std::tuple<Variable, Variable> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                         bool keepdim = false) const;
+  /// The gradient goes to the one element selected.
+  Variable median() const;
+  std::tuple<Variable, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Variable nanmedian() const;
+  std::tuple<Variable, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  /// Differentiable in the input (through its sort and interpolation), not in q.
+  Variable quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                    bool keepdim = false, const std::string& interpolation = "linear") const;
+  Variable quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                    const std::string& interpolation = "linear") const;
+  Variable nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                       bool keepdim = false, const std::string& interpolation = "linear") const;
+  Variable nanquantile(double q, std::optional<int64_t> dim = std::nullopt,
+                       bool keepdim = false, const std::string& interpolation = "linear") const;
+  /// The gradient is summed into the elements each running extreme came from.
+  std::tuple<Variable, Tensor> cummax(int64_t dim) const;
+  std::tuple<Variable, Tensor> cummin(int64_t dim) const;
+  Variable logcumsumexp(int64_t dim) const;
+  // Counts and positions (no gradient).
+  Tensor count_nonzero(IntArrayRef dims = {}) const { return data().count_nonzero(dims); }
+  Tensor bincount(const Variable& weights = Variable(), int64_t minlength = 0) const {
+    return data().bincount(weights.defined() ? weights.data() : Tensor(), minlength);
+  }
+  Tensor histc(int64_t bins = 100, Scalar min = 0, Scalar max = 0) const {
+    return data().histc(bins, min, max);
+  }
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(
+      bool return_inverse = false, bool return_counts = false,
+      std::optional<int64_t> dim = std::nullopt) const {
+    return data().unique_consecutive(return_inverse, return_counts, dim);
+  }
   // Index results (no gradient).
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const {
     return data().argmax(dim, keepdim);

@@ -280,6 +280,43 @@ Tensor along_dim(const char* op, const Tensor& t, int64_t dim, DType out_dtype,
   return out;
 }
 
+// The running max (largest) or min along `dim`, with where each was reached.
+std::tuple<Tensor, Tensor> cumulative_extreme(const char* op, const Tensor& t, int64_t dim,
+                                              bool largest) {
+  check_input(op, t);
+  const int64_t d = wrap_dim(dim, t.dim(), op);
+  // A GPU's tensor is scanned on the host: the scan is serial along each
+  // lane, so it goes through the CPU as Tensor::nonzero does.
+  if (t.is_cuda()) {
+    auto [values, indices] = cumulative_extreme(op, t.to(Device(kCPU, 0)), d, largest);
+    return {values.to(t.device()), indices.to(t.device())};
+  }
+  if (is_reduced_floating_point(t.dtype())) {  // exact in float32
+    auto [values, indices] = cumulative_extreme(op, t.to(kFloat32), d, largest);
+    return {values.to(t.dtype()), indices};
+  }
+  Tensor values = empty(t.sizes(), t.options());
+  Tensor indices = empty(t.sizes(), t.options().dtype(kInt64));
+  if (t.numel() == 0) return {values, indices};
+  if (t.dim() == 0) {
+    cpu::cumulative_extreme_lastdim(values.view({1}), indices.view({1}), t.view({1}), largest);
+  } else {
+    cpu::cumulative_extreme_lastdim(values.transpose(d, -1), indices.transpose(d, -1),
+                                    t.transpose(d, -1), largest);
+  }
+  return {values, indices};
+}
+
+// PyTorch's error for a dtype its kernel lacks.
+[[noreturn]] void not_implemented(const char* kernel, DType dtype) {
+  detail::throw_error(
+      detail::str_cat("\"", kernel, "\" not implemented for '", scalar_type_name(dtype), "'"));
+}
+
+void logcumsumexp_kernel(const Tensor& out, const Tensor& in, bool /*unused*/) {
+  cpu::logcumsumexp_lastdim(out, in);
+}
+
 }  // namespace
 
 // ---- Free functions ---------------------------------------------------------------
@@ -372,6 +409,89 @@ Tensor cumprod(const Tensor& t, int64_t dim) {
                    /*prod=*/true);
 }
 
+Tensor nansum(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  check_input("nansum", t);
+  // Integers hold no NaN: their nansum is their sum (int64 unless `dtype`).
+  if (!t.is_floating_point()) return torchlet::sum(t, dims, keepdim, dtype);
+  if (dtype && !is_floating_point(*dtype)) not_implemented("nansum_cpu", *dtype);
+  const Tensor src = dtype && *dtype != t.dtype() ? t.to(*dtype) : t;
+  if (src.is_cuda()) return src.masked_fill(src.isnan(), 0).sum(dims, keepdim);
+  const Plan p = plan("nansum", src, dims, keepdim);
+  Tensor out = new_output(p, src.dtype(), src);
+  cpu::reduce_nansum(out, p.in, p.reduced);
+  return finish(p, out);
+}
+
+Tensor nanmean(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  check_input("nanmean", t);
+  TORCHLET_CHECK(t.is_floating_point(),
+                 "nanmean(): expected input to have floating point dtype but got ",
+                 scalar_type_name(t.dtype()));
+  // PyTorch's definition: the nansum over the count of non-NaN elements.
+  const Tensor count = t.isnan().logical_not().sum(dims, keepdim);
+  return nansum(t, dims, keepdim, dtype).div(count);
+}
+
+namespace {
+std::tuple<Tensor, Tensor> moments_with_mean(const char* op, const Tensor& t, IntArrayRef dims,
+                                             bool unbiased, bool keepdim, bool take_sqrt) {
+  check_input(op, t);
+  TORCHLET_CHECK(t.is_floating_point(), op, " only support floating point and complex dtypes");
+  return {var_impl(op, t, dims, unbiased, keepdim, take_sqrt), mean(t, dims, keepdim)};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& t, IntArrayRef dims, bool unbiased,
+                                    bool keepdim) {
+  return moments_with_mean("std_mean", t, dims, unbiased, keepdim, /*take_sqrt=*/true);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& t, IntArrayRef dims, bool unbiased,
+                                    bool keepdim) {
+  return moments_with_mean("var_mean", t, dims, unbiased, keepdim, /*take_sqrt=*/false);
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  check_input("aminmax", t);
+  if (!dim) {
+    TORCHLET_CHECK(t.numel() > 0,
+                   "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                   "has no identity.");
+    return {extreme_impl("aminmax", t, {}, keepdim, false, false),
+            extreme_impl("aminmax", t, {}, keepdim, true, false)};
+  }
+  const int64_t d = wrap_dim(*dim, t.dim(), "aminmax");
+  TORCHLET_CHECK(t.dim() == 0 || t.size(d) > 0, "aminmax: Expected reduction dim ", d,
+                 " to have non-zero size.");
+  return {extreme_impl("aminmax", t, {d}, keepdim, false, true),
+          extreme_impl("aminmax", t, {d}, keepdim, true, true)};
+}
+
+Tensor count_nonzero(const Tensor& t, IntArrayRef dims) {
+  check_input("count_nonzero", t);
+  return t.ne(0).sum(dims);
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& t, int64_t dim) {
+  return cumulative_extreme("cummax", t, dim, /*largest=*/true);
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& t, int64_t dim) {
+  return cumulative_extreme("cummin", t, dim, /*largest=*/false);
+}
+
+Tensor logcumsumexp(const Tensor& t, int64_t dim) {
+  check_input("logcumsumexp", t);
+  if (!t.is_floating_point()) not_implemented("logcumsumexp_out_cpu", t.dtype());
+  // A GPU's tensor is scanned on the host: the running log-add-exp is
+  // serial along each lane, so it goes through the CPU as Tensor::nonzero.
+  if (t.is_cuda()) return logcumsumexp(t.to(Device(kCPU, 0)), dim).to(t.device());
+  if (is_reduced_floating_point(t.dtype())) {
+    return logcumsumexp(t.to(kFloat32), dim).to(t.dtype());
+  }
+  return along_dim("logcumsumexp", t, dim, t.dtype(), logcumsumexp_kernel, false);
+}
+
 // ---- Methods -------------------------------------------------------------------------
 
 Tensor Tensor::sum(std::optional<DType> dtype) const { return torchlet::sum(*this, {}, false, dtype); }
@@ -436,5 +556,25 @@ Tensor Tensor::softmax(int64_t dim) const { return torchlet::softmax(*this, dim)
 Tensor Tensor::log_softmax(int64_t dim) const { return torchlet::log_softmax(*this, dim); }
 Tensor Tensor::cumsum(int64_t dim) const { return torchlet::cumsum(*this, dim); }
 Tensor Tensor::cumprod(int64_t dim) const { return torchlet::cumprod(*this, dim); }
+
+Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return torchlet::nansum(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return torchlet::nanmean(*this, dims, keepdim, dtype);
+}
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  return torchlet::aminmax(*this, dim, keepdim);
+}
+Tensor Tensor::count_nonzero(IntArrayRef dims) const {
+  return torchlet::count_nonzero(*this, dims);
+}
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const {
+  return torchlet::cummax(*this, dim);
+}
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const {
+  return torchlet::cummin(*this, dim);
+}
+Tensor Tensor::logcumsumexp(int64_t dim) const { return torchlet::logcumsumexp(*this, dim); }
 
 }  // namespace torchlet

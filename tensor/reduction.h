@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <tuple>
 
 #include "tensor/tensor_body.h"
 
@@ -22,5 +23,22 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t di
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim = false);
 Tensor cumsum(const Tensor& t, int64_t dim);
 Tensor cumprod(const Tensor& t, int64_t dim);
+
+// Statistics (the methods of the same name are documented on Tensor).
+Tensor nansum(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false,
+              std::optional<DType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false,
+               std::optional<DType> dtype = std::nullopt);
+/// (std, mean) and (var, mean) over `dims` (every dim when empty).
+std::tuple<Tensor, Tensor> std_mean(const Tensor& t, IntArrayRef dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& t, IntArrayRef dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt,
+                                   bool keepdim = false);
+Tensor count_nonzero(const Tensor& t, IntArrayRef dims = {});
+std::tuple<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
+Tensor logcumsumexp(const Tensor& t, int64_t dim);
 
 }  // namespace torchlet

@@ -15,6 +15,7 @@
 #include "tensor/random.h"        // IWYU pragma: export
 #include "tensor/reduction.h"     // IWYU pragma: export
 #include "tensor/scalar.h"        // IWYU pragma: export
+#include "tensor/search.h"        // IWYU pragma: export
 #include "tensor/shape_ops.h"     // IWYU pragma: export
 #include "tensor/sorting.h"       // IWYU pragma: export
 #include "tensor/tensor_body.h"   // IWYU pragma: export

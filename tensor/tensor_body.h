@@ -380,6 +380,41 @@ class Tensor {
   Tensor log_softmax(int64_t dim) const;
   Tensor cumsum(int64_t dim) const;
   Tensor cumprod(int64_t dim) const;
+  /// Sum (or mean) of the non-NaN elements over `dims` (every dim when
+  /// empty); an explicit `dtype` converts the input first.
+  Tensor nansum(IntArrayRef dims = {}, bool keepdim = false,
+                std::optional<DType> dtype = std::nullopt) const;
+  Tensor nanmean(IntArrayRef dims = {}, bool keepdim = false,
+                 std::optional<DType> dtype = std::nullopt) const;
+  /// (amin, amax) in one call; without `dim`, over every element.
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                     bool keepdim = false) const;
+  /// How many elements are nonzero over `dims` (every dim when empty): int64.
+  Tensor count_nonzero(IntArrayRef dims = {}) const;
+  /// The lower median of every element (NaN if any is NaN).
+  Tensor median() const;
+  /// (values, indices): the lower median along `dim`.
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  /// median ignoring NaNs (NaN only where every element is NaN).
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  /// The q-th quantiles (q in [0, 1], a scalar or 1-D tensor) along `dim`, or
+  /// of every element; `interpolation` is "linear", "lower", "higher",
+  /// "midpoint" or "nearest". A 1-D q adds a leading dim of its size.
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                  bool keepdim = false, const std::string& interpolation = "linear") const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  const std::string& interpolation = "linear") const;
+  /// quantile ignoring NaNs.
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false, const std::string& interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     const std::string& interpolation = "linear") const;
+  /// Running max (or min) along `dim`: (values, indices of where each was reached).
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  /// log(cumsum(exp(x))) along `dim`, computed stably.
+  Tensor logcumsumexp(int64_t dim) const;
 
   // ---- Sorting and selection (tensor/sorting.h) -------------------------------
   /// (values, indices) sorted along `dim`.
@@ -392,6 +427,19 @@ class Tensor {
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
   /// Indices of nonzero elements: int64 of shape [count, dim()].
   Tensor nonzero() const;
+  /// The consecutive runs of equal values: (values, inverse, counts), the
+  /// last two undefined unless asked for. Without `dim`, of the flattened
+  /// tensor; with it, of the slices along `dim`.
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(
+      bool return_inverse = false, bool return_counts = false,
+      std::optional<int64_t> dim = std::nullopt) const;
+
+  // ---- Counting (tensor/search.h) ---------------------------------------------
+  /// Occurrences of each value of a 1-D non-negative integral tensor
+  /// (weighted sums with `weights`), at least `minlength` bins.
+  Tensor bincount(const Tensor& weights = Tensor(), int64_t minlength = 0) const;
+  /// A histogram of `bins` equal bins over [min, max] (min = max: the data's range).
+  Tensor histc(int64_t bins = 100, Scalar min = 0, Scalar max = 0) const;
 
   // ---- Index-based ops (tensor/index_ops.h) -----------------------------------
   Tensor index_select(int64_t dim, const Tensor& index) const;

@@ -90,6 +90,16 @@ void softmax_backward_lastdim(const Tensor& out, const Tensor& grad, const Tenso
 /// Running sum (or product) along the last dim; out has in's shape and
 /// reduce_sum's dtype.
 void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod);
+/// Sum of the non-NaN elements; dtypes as reduce_sum.
+void reduce_nansum(const Tensor& out, const Tensor& in, int64_t reduced);
+/// Running max (largest) or min along the last dim: `values` (in's dtype)
+/// and int64 `indices` of in's shape. An equal value moves the index on to
+/// it; once a NaN is met the value stays NaN, indexed by the latest NaN.
+void cumulative_extreme_lastdim(const Tensor& values, const Tensor& indices, const Tensor& in,
+                                bool largest);
+/// log(cumsum(exp(x))) along the last dim, a running log-add-exp; floating
+/// dtypes, out of in's shape and dtype.
+void logcumsumexp_lastdim(const Tensor& out, const Tensor& in);
 
 // ---- Index ops (cpu/index_kernels.cc) ---------------------------------------
 // The op has checked dtypes, devices and shapes. Index tensors are int64

@@ -198,6 +198,22 @@ struct SumOp {
   Out finish(Acc acc) const { return static_cast<Out>(acc); }
 };
 
+// Sum skipping NaNs.
+template <typename T>
+struct NanSumOp {
+  using Acc = Wide<T>;
+  using Out = SumOut<T>;
+  Acc init() const { return 0; }
+  void run(Acc& acc, const T* p, int64_t stride, int64_t n, int64_t) const {
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = p[i * stride];
+      if (!is_nan(x)) acc += x;
+    }
+  }
+  Acc combine(Acc a, Acc b) const { return a + b; }
+  Out finish(Acc acc) const { return static_cast<Out>(acc); }
+};
+
 template <typename T>
 struct ProdOp {
   using Acc = Wide<T>;
@@ -605,6 +621,69 @@ void cumulative_lastdim(const Tensor& out, const Tensor& in, bool prod) {
       for (int64_t i = 0; i < n; ++i) {
         acc = prod ? acc * x[i * xs] : acc + x[i * xs];
         y[i * ys] = static_cast<Out>(acc);
+      }
+    });
+  });
+}
+
+void reduce_nansum(const Tensor& out, const Tensor& in, int64_t reduced) {
+  auto in_float32 = [=](const Tensor& o, const Tensor& x) { reduce_nansum(o, x, reduced); };
+  if (run_in_float32(out, in_float32, in)) return;
+  dispatch_floating(in.dtype(), "nansum", [&](auto tag) {
+    using T = decltype(tag);
+    reduce_into<NanSumOp<T>, T>({}, out, in, reduced);
+  });
+}
+
+void cumulative_extreme_lastdim(const Tensor& values, const Tensor& indices, const Tensor& in,
+                                bool largest) {
+  if (in.numel() == 0) return;
+  dispatch_all(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t n = in.size(-1);
+    const int64_t rows = in.numel() / n;
+    const T* src = in.data<T>();
+    T* dst = values.data<T>();
+    int64_t* at = indices.data<int64_t>();
+    const int64_t xs = in.stride(-1), vs = values.stride(-1), is = indices.stride(-1);
+    parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t begin,
+                                                                          int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* x = src + row_offset(in, r);
+        T* v = dst + row_offset(values, r);
+        int64_t* ix = at + row_offset(indices, r);
+        T best = x[0];
+        int64_t where = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const T xi = x[i * xs];
+          // PyTorch's rule: a NaN always takes over, an equal value too.
+          if (is_nan(xi) || (!is_nan(best) && (largest ? xi >= best : xi <= best))) {
+            best = xi;
+            where = i;
+          }
+          v[i * vs] = best;
+          ix[i * is] = where;
+        }
+      }
+    });
+  });
+}
+
+void logcumsumexp_lastdim(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), "logcumsumexp", [&](auto tag) {
+    using T = decltype(tag);
+    for_each_row<T, T>(out, in, [](const T* x, int64_t xs, T* y, int64_t ys, int64_t n) {
+      T acc = -std::numeric_limits<T>::infinity();
+      for (int64_t i = 0; i < n; ++i) {
+        const T xi = x[i * xs];
+        if (std::isnan(acc) || std::isnan(xi)) {
+          acc = std::numeric_limits<T>::quiet_NaN();
+        } else {
+          const T lo = std::min(acc, xi), hi = std::max(acc, xi);
+          // Equal infinities stay as they are (exp(inf - inf) is NaN).
+          if (lo != hi || std::isfinite(lo)) acc = hi + std::log1p(std::exp(lo - hi));
+        }
+        y[i * ys] = acc;
       }
     });
   });

@@ -6,6 +6,7 @@
 // and topk/kthvalue deterministic.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -25,6 +26,15 @@ Offsets lane_start_offsets(const Tensor& t, int64_t dim) {
   SizeVec sizes(t.sizes().begin(), t.sizes().end());
   sizes[dim] = 1;
   return element_offsets(sizes, t.strides());
+}
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
 }
 
 template <typename T>
@@ -122,6 +132,157 @@ void unique_groups(const Tensor& inverse, const Tensor& counts, const Tensor& fi
     inv[positions[i]] = group;
     ++cnt[group];
   }
+}
+
+// ---- Medians ---------------------------------------------------------------------
+
+namespace {
+
+template <typename T>
+void median_lanes_typed(const Tensor& values, const Tensor& indices, const Tensor& src,
+                        int64_t dim, bool ignore_nan) {
+  const int64_t n = src.size(dim), stride = src.stride(dim);
+  const Offsets in_starts = lane_start_offsets(src, dim);
+  const Offsets value_starts = lane_start_offsets(values, dim);
+  const Offsets index_starts = lane_start_offsets(indices, dim);
+  const T* in = static_cast<const T*>(src.data_ptr());
+  T* out = static_cast<T*>(values.data_ptr());
+  int64_t* out_index = static_cast<int64_t*>(indices.data_ptr());
+  const auto nan = [](T v) { return is_nan_value(v); };
+  const int64_t lanes = static_cast<int64_t>(in_starts.size());
+  parallel_for(0, lanes, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t begin,
+                                                                       int64_t end) {
+    const std::unique_ptr<T[]> lane(new T[n]);  // std::vector<bool> has no data()
+    Offsets order(n);
+    for (int64_t l = begin; l < end; ++l) {
+      for (int64_t i = 0; i < n; ++i) lane[i] = in[in_starts[l] + i * stride];
+      const T* x = lane.get();
+      int64_t pick = 0;
+      if (!ignore_nan) {
+        pick = std::find_if(x, x + n, nan) - x;
+        if (pick == n) {
+          std::iota(order.begin(), order.end(), 0);
+          const auto nth = order.begin() + (n - 1) / 2;
+          std::nth_element(order.begin(), nth, order.end(), [x](int64_t i, int64_t j) {
+            return x[i] < x[j] || (x[i] == x[j] && i < j);
+          });
+          pick = *nth;
+        }
+      } else {
+        // The NaNs sort last; an all-NaN lane takes whichever the selection
+        // leaves first, as PyTorch's does.
+        const int64_t nans = std::count_if(x, x + n, nan);
+        std::iota(order.begin(), order.end(), 0);
+        const auto nth = order.begin() + (n - nans - 1) / 2;
+        std::nth_element(order.begin(), nth, order.end(), [x, nan](int64_t i, int64_t j) {
+          return x[i] < x[j] || (x[i] == x[j] && i < j) || (nan(x[j]) && !nan(x[i]));
+        });
+        pick = *nth;
+      }
+      out[value_starts[l]] = x[pick];
+      out_index[index_starts[l]] = pick;
+    }
+  });
+}
+
+}  // namespace
+
+void median_lanes(const Tensor& values, const Tensor& indices, const Tensor& src, int64_t dim,
+                  bool ignore_nan) {
+  dispatch_all(src.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    median_lanes_typed<T>(values, indices, src, dim, ignore_nan);
+  });
+}
+
+// ---- Searching and counting -----------------------------------------------------
+
+namespace {
+
+// The first position in row `seq` (read through `order` when it is not
+// null) whose value is >= v (> v with `right`), by PyTorch's comparisons,
+// which send a NaN `v` past every element.
+template <typename T>
+int64_t bound(const T* seq, const int64_t* order, int64_t n, T v, bool right) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const T x = seq[order ? order[mid] : mid];
+    if (right ? !(x > v) : !(x >= v)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+template <typename T, typename Out>
+void searchsorted_typed(const Tensor& out, const Tensor& sorted, const Tensor& values,
+                        const Tensor& sorter, bool right) {
+  const int64_t n = sorted.size(1), m = values.size(1);
+  const bool shared = sorted.size(0) == 1;
+  const T* seq = static_cast<const T*>(sorted.data_ptr());
+  const int64_t* order = sorter.defined() ? static_cast<const int64_t*>(sorter.data_ptr()) : nullptr;
+  const T* v = static_cast<const T*>(values.data_ptr());
+  Out* dst = static_cast<Out*>(out.data_ptr());
+  const int64_t total = values.numel();
+  parallel_for(0, total, std::max<int64_t>(1, kParallelGrain / 16), [&](int64_t begin,
+                                                                       int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t row = shared ? 0 : i / m;
+      dst[i] = static_cast<Out>(bound(seq + row * n, order ? order + row * n : nullptr, n, v[i],
+                                      right));
+    }
+  });
+}
+
+}  // namespace
+
+void searchsorted(const Tensor& out, const Tensor& sorted, const Tensor& values,
+                  const Tensor& sorter, bool right) {
+  dispatch_all(values.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (out.dtype() == kInt32) {
+      searchsorted_typed<T, int32_t>(out, sorted, values, sorter, right);
+    } else {
+      searchsorted_typed<T, int64_t>(out, sorted, values, sorter, right);
+    }
+  });
+}
+
+void bincount(const Tensor& out, const Tensor& input, const Tensor& weights) {
+  const int64_t* x = static_cast<const int64_t*>(input.data_ptr());
+  const int64_t n = input.numel();
+  if (!weights.defined()) {
+    int64_t* dst = static_cast<int64_t*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) ++dst[x[i]];
+    return;
+  }
+  dispatch_floating(out.dtype(), "bincount", [&](auto tag) {
+    using T = decltype(tag);
+    const T* w = static_cast<const T*>(weights.data_ptr());
+    T* dst = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) dst[x[i]] += w[i];
+  });
+}
+
+void histc(const Tensor& out, const Tensor& in, double min, double max) {
+  dispatch_floating(in.dtype(), "histc", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(in.data_ptr());
+    T* dst = static_cast<T*>(out.data_ptr());
+    const int64_t bins = out.numel(), n = in.numel();
+    const T lo = static_cast<T>(min), hi = static_cast<T>(max);
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = x[i];
+      if (!(v >= lo && v <= hi)) continue;
+      // PyTorch's bin, computed in the input's dtype; the last bin is closed.
+      int64_t bin = static_cast<int64_t>((v - lo) * static_cast<T>(bins) / (hi - lo));
+      if (bin == bins) bin = bins - 1;
+      dst[bin] += 1;
+    }
+  });
 }
 
 }  // namespace torchlet::cpu

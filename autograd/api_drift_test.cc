@@ -202,6 +202,18 @@ std::vector<Signature> signatures() {
       TORCHLET_SIGNATURE(self.mm(other)), TORCHLET_SIGNATURE(self.bmm(other)),
       TORCHLET_SIGNATURE(self.matmul(other)), TORCHLET_SIGNATURE(self.mv(other)),
       TORCHLET_SIGNATURE(self.dot(other)), TORCHLET_SIGNATURE(self.outer(other)),
+      TORCHLET_SIGNATURE(self.cross(other)), TORCHLET_SIGNATURE(self.cross(other, 0)),
+      TORCHLET_SIGNATURE(self.kron(other)),
+      TORCHLET_SIGNATURE(self.det()), TORCHLET_SIGNATURE(self.logdet()),
+      TORCHLET_SIGNATURE(self.slogdet()), TORCHLET_SIGNATURE(self.inverse()),
+      TORCHLET_SIGNATURE(self.cholesky()), TORCHLET_SIGNATURE(self.cholesky(true)),
+      TORCHLET_SIGNATURE(self.cholesky_solve(other)),
+      TORCHLET_SIGNATURE(self.cholesky_solve(other, true)),
+      TORCHLET_SIGNATURE(self.cholesky_inverse()), TORCHLET_SIGNATURE(self.cholesky_inverse(true)),
+      TORCHLET_SIGNATURE(self.qr()), TORCHLET_SIGNATURE(self.qr(false)),
+      TORCHLET_SIGNATURE(self.svd()), TORCHLET_SIGNATURE(self.svd(false, false)),
+      TORCHLET_SIGNATURE(self.pinverse()), TORCHLET_SIGNATURE(self.pinverse(1e-10)),
+      TORCHLET_SIGNATURE(self.matrix_power(2)), TORCHLET_SIGNATURE(self.matrix_exp()),
   };
 }
 

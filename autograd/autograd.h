@@ -10,6 +10,8 @@
 #include "autograd/engine.h"           // IWYU pragma: export
 // Free-function ops on Variables: mm, matmul, cat, stack, where, softmax.
 #include "autograd/functions.h"        // IWYU pragma: export
+// Matrix decompositions and solvers: torchlet::linalg on Variables.
+#include "autograd/linalg_decompositions.h"  // IWYU pragma: export
 // Grad mode: NoGradGuard, AutoGradMode, is_grad_enabled.
 #include "autograd/grad_mode.h"        // IWYU pragma: export
 // The graph as users see it: Node (grad_fn()), Edge, gradient_edge.

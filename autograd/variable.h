@@ -500,6 +500,23 @@ class Variable {
   Variable mv(const Variable& vec) const;
   Variable dot(const Variable& other) const;
   Variable outer(const Variable& other) const;
+  Variable cross(const Variable& other, std::optional<int64_t> dim = std::nullopt) const;
+  Variable kron(const Variable& other) const;
+
+  // ---- Decompositions and solvers (autograd/linalg_decompositions.h) -----------
+  Variable det() const;
+  Variable logdet() const;
+  /// (sign, logabsdet); the sign has no gradient.
+  std::tuple<Tensor, Variable> slogdet() const;
+  Variable inverse() const;
+  Variable cholesky(bool upper = false) const;
+  Variable cholesky_solve(const Variable& input2, bool upper = false) const;
+  Variable cholesky_inverse(bool upper = false) const;
+  std::tuple<Variable, Variable> qr(bool some = true) const;
+  std::tuple<Variable, Variable, Variable> svd(bool some = true, bool compute_uv = true) const;
+  Variable pinverse(double rcond = 1e-15) const;
+  Variable matrix_power(int64_t n) const;
+  Variable matrix_exp() const;
 
  private:
   std::shared_ptr<VariableImpl> impl_;

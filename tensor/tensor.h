@@ -11,6 +11,7 @@
 #include "tensor/index_ops.h"     // IWYU pragma: export
 #include "tensor/indexing.h"      // IWYU pragma: export
 #include "tensor/linalg.h"        // IWYU pragma: export
+#include "tensor/linalg_decompositions.h"  // IWYU pragma: export
 #include "tensor/parallel.h"      // IWYU pragma: export
 #include "tensor/random.h"        // IWYU pragma: export
 #include "tensor/reduction.h"     // IWYU pragma: export

@@ -523,6 +523,32 @@ class Tensor {
   /// beta * this + alpha * (batch1 @ batch2), batched.
   Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
                  Scalar alpha = 1) const;
+  /// The cross product of 3-vectors along `dim`; without `dim`, along the
+  /// first dim of size 3.
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  /// The Kronecker product.
+  Tensor kron(const Tensor& other) const;
+
+  // ---- Decompositions and solvers (tensor/linalg_decompositions.h) ------------
+  // Over the last two dims, batched over the leading ones; float32/float64.
+  Tensor det() const;
+  Tensor logdet() const;
+  /// (sign, logabsdet).
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor inverse() const;
+  Tensor cholesky(bool upper = false) const;
+  /// Solves A X = this for A = L L^H given its factor `input2` = L (or U).
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  /// The inverse of A = L L^H given this factor L (or U).
+  Tensor cholesky_inverse(bool upper = false) const;
+  /// (Q, R): reduced with `some`, else complete (torch.qr).
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  /// torch.svd: (U, S, V) with V (not V^H); without `compute_uv`, U and V
+  /// are zeros.
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  Tensor pinverse(double rcond = 1e-15) const;
+  Tensor matrix_power(int64_t n) const;
+  Tensor matrix_exp() const;
 
   // ---- Random fills ----------------------------------------------------------
   Tensor& uniform_(double from = 0, double to = 1);

@@ -28,6 +28,46 @@ Variable baddbmm(const Variable& self, const Variable& batch1, const Variable& b
                  Scalar beta = 1, Scalar alpha = 1);
 Variable dot(const Variable& a, const Variable& b);
 Variable outer(const Variable& a, const Variable& b);
+/// The tensor contraction `equation` describes ("bij,bjk->bik"): torch.einsum.
+Variable einsum(const std::string& equation, const std::vector<Variable>& operands);
+/// The last `dims` dims of `a` contracted with the first `dims` of `b`.
+Variable tensordot(const Variable& a, const Variable& b, int64_t dims = 2);
+/// Dims `dims_a` of `a` contracted with dims `dims_b` of `b`, pairwise.
+Variable tensordot(const Variable& a, const Variable& b, IntArrayRef dims_a,
+                   IntArrayRef dims_b);
+Variable kron(const Variable& a, const Variable& b);
+/// torch.cross: without `dim`, along the first dim of size 3.
+Variable cross(const Variable& a, const Variable& b, std::optional<int64_t> dim = std::nullopt);
+/// The p-norm distance between each row of x1 and each row of x2 (batched).
+Variable cdist(const Variable& x1, const Variable& x2, double p = 2,
+               const std::string& compute_mode = "use_mm_for_euclid_dist_if_necessary");
+
+namespace linalg {
+Variable cross(const Variable& a, const Variable& b, int64_t dim = -1);
+/// sum(x * y, dim) for real x and y.
+Variable vecdot(const Variable& x, const Variable& y, int64_t dim = -1);
+/// The product of a chain of matrices, in the cheapest order (the first and
+/// last may be vectors).
+Variable multi_dot(const std::vector<Variable>& tensors);
+/// The `ord`-norm over `dim` (every dim when empty) of the flattened vectors.
+Variable vector_norm(const Variable& x, double ord = 2, IntArrayRef dim = {},
+                     bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+/// The matrix norm over the two dims `dim`: "fro" or "nuc".
+Variable matrix_norm(const Variable& a, const std::string& ord = "fro",
+                     IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                     std::optional<DType> dtype = std::nullopt);
+/// The matrix norm over `dim` for ord inf, -inf, 1, -1, 2 or -2.
+Variable matrix_norm(const Variable& a, double ord, IntArrayRef dim = {-2, -1},
+                     bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+/// torch.linalg.norm: without `ord`, the 2-norm of the flattened input (or
+/// over a 1-D `dim`) or the Frobenius norm over a 2-D `dim`.
+Variable norm(const Variable& a, std::optional<double> ord = std::nullopt,
+              std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+              std::optional<DType> dtype = std::nullopt);
+Variable norm(const Variable& a, const std::string& ord,
+              std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+              std::optional<DType> dtype = std::nullopt);
+}  // namespace linalg
 Variable cat(const std::vector<Variable>& tensors, int64_t dim = 0);
 Variable stack(const std::vector<Variable>& tensors, int64_t dim = 0);
 /// Elements of `a` where `condition`, else of `b`.

@@ -1,7 +1,11 @@
 // Differentiable matrix products: the autograd side of tensor/linalg.cc.
 
+#include <cmath>
+
 #include "autograd/functions.h"
+#include "autograd/linalg_decompositions.h"
 #include "autograd/op_helpers.h"
+#include "tensor/einsum.h"
 
 namespace torchlet {
 
@@ -226,5 +230,187 @@ Variable Variable::matmul(const Variable& other) const { return torchlet::matmul
 Variable Variable::mv(const Variable& vec) const { return torchlet::mv(*this, vec); }
 Variable Variable::dot(const Variable& other) const { return torchlet::dot(*this, other); }
 Variable Variable::outer(const Variable& other) const { return torchlet::outer(*this, other); }
+
+// ---- einsum and the other products (tensor/einsum.h plans them) ----------------
+
+// apply_einsum's view of a Variable's data (Note [einsum plan]).
+const Tensor& einsum_data(const Variable& v) { return v.data(); }
+
+// Composite, as in PyTorch: permutes, reshapes, sums and bmm's, each
+// differentiable.
+Variable einsum(const std::string& equation, const std::vector<Variable>& operands) {
+  std::vector<SizeVec> shapes;
+  shapes.reserve(operands.size());
+  for (const Variable& v : operands) shapes.emplace_back(v.sizes().begin(), v.sizes().end());
+  EinsumPlan plan = plan_einsum(equation, shapes);
+  return apply_einsum(plan, operands);
+}
+
+Variable tensordot(const Variable& a, const Variable& b, int64_t dims) {
+  const auto [dims_a, dims_b] = tensordot_dims(dims);
+  return tensordot(a, b, dims_a, dims_b);
+}
+
+Variable tensordot(const Variable& a, const Variable& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  const TensordotPlan plan = plan_tensordot(a.sizes(), b.sizes(), dims_a, dims_b);
+  const Variable sa = plan.a_sum.empty() ? a : a.sum(plan.a_sum, true);
+  const Variable sb = plan.b_sum.empty() ? b : b.sum(plan.b_sum, true);
+  return mm(sa.permute(plan.a_permutation).reshape(plan.a_shape),
+            sb.permute(plan.b_permutation).reshape(plan.b_shape))
+      .view(plan.result_shape);
+}
+
+Variable kron(const Variable& a, const Variable& b) {
+  const KronPlan plan = plan_kron(a.sizes(), b.sizes());
+  return (a.reshape(plan.a_shape) * b.reshape(plan.b_shape)).view(plan.result_shape);
+}
+
+namespace {
+// cross: the dim and both inputs' shapes and dtypes (the gradients are
+// summed back over broadcast dims).
+struct CrossState {
+  int64_t dim = 0;
+  InputMeta a, b;
+};
+}  // namespace
+
+namespace linalg {
+
+Variable cross(const Variable& a, const Variable& b, int64_t dim) {
+  const int64_t d = check_cross(a.data(), b.data(), dim);
+  return record("LinalgCrossBackward0", [](OpNode<CrossState>& n, const variable_list& g)
+                                            -> variable_list {
+    const CrossState& s = n.state;
+    const Variable a = n.var(kA), b = n.var(kB);
+    return {n.needs_input_grad(0) ? autograd::sum_to(cross(b, g[0], s.dim), s.a) : Variable(),
+            n.needs_input_grad(1) ? autograd::sum_to(cross(g[0], a, s.dim), s.b) : Variable()};
+  }, {&a, &b}, torchlet::linalg::cross(a.data(), b.data(), d), [&](OpNode<CrossState>& n) {
+    n.state = {d, InputMeta(a), InputMeta(b)};
+    n.saved.emplace_back(a, false);
+    n.saved.emplace_back(b, false);
+  });
+}
+
+Variable vecdot(const Variable& x, const Variable& y, int64_t dim) {
+  check_vecdot(x.data(), y.data());
+  return (x * y).sum({dim});
+}
+
+Variable multi_dot(const std::vector<Variable>& tensors) {
+  std::vector<SizeVec> shapes;
+  std::vector<DType> dtypes;
+  std::vector<Device> devices;
+  for (const Variable& t : tensors) {
+    shapes.emplace_back(t.sizes().begin(), t.sizes().end());
+    dtypes.push_back(t.dtype());
+    devices.push_back(t.device());
+  }
+  const MultiDotPlan plan = plan_multi_dot(shapes, dtypes, devices);
+  std::vector<Variable> mats = tensors;
+  if (mats.front().dim() == 1) mats.front() = mats.front().unsqueeze(0);
+  if (mats.back().dim() == 1) mats.back() = mats.back().unsqueeze(1);
+  return apply_multi_dot(plan, mats, 0, mats.size() - 1).view(plan.result_shape);
+}
+
+// Through Variable::norm, whose backward is PyTorch's norm_backward (the
+// inf norms through amax/amin of abs: ties share the gradient evenly).
+Variable vector_norm(const Variable& x, double ord, IntArrayRef dim, bool keepdim,
+                     std::optional<DType> dtype) {
+  check_vector_norm(x.data(), ord, dim, dtype);
+  const Variable in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
+  return in.norm(ord, dim, keepdim);
+}
+
+namespace {
+// The singular values of the matrices over dims (d0, d1), reduced by `reduce`.
+template <typename Reduce>
+Variable singular_value_norm(const Variable& a, int64_t d0, int64_t d1, bool keepdim,
+                             std::optional<DType> dtype, Reduce reduce) {
+  const Variable in = dtype && *dtype != a.dtype() ? a.to(*dtype) : a;
+  Variable result = reduce(svdvals(in.permute(matrix_last_permutation(in.dim(), d0, d1))));
+  return keepdim ? result.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1)) : result;
+}
+}  // namespace
+
+Variable matrix_norm(const Variable& a, const std::string& ord, IntArrayRef dim, bool keepdim,
+                     std::optional<DType> dtype) {
+  check_matrix_norm_order(ord);
+  const auto [d0, d1] = check_matrix_norm(a.data(), dim, dtype);
+  if (ord == "fro") return vector_norm(a, 2, {d0, d1}, keepdim, dtype);
+  return singular_value_norm(a, d0, d1, keepdim, dtype,
+                             [](const Variable& s) { return s.sum({-1}); });
+}
+
+Variable matrix_norm(const Variable& a, double ord, IntArrayRef dim, bool keepdim,
+                     std::optional<DType> dtype) {
+  check_matrix_norm_order(ord);
+  auto [d0, d1] = check_matrix_norm(a.data(), dim, dtype);
+  if (std::abs(ord) == 2) {
+    return singular_value_norm(a, d0, d1, keepdim, dtype, [ord](const Variable& s) {
+      return ord > 0 ? s.amax({-1}) : s.amin({-1});
+    });
+  }
+  if (std::isinf(ord)) std::swap(d0, d1);
+  if (!keepdim && d0 < d1) --d1;
+  const Variable sums = vector_norm(a, 1, {d0}, keepdim, dtype);
+  return ord > 0 ? sums.amax({d1}, keepdim) : sums.amin({d1}, keepdim);
+}
+
+Variable norm(const Variable& a, std::optional<double> ord,
+              std::optional<std::vector<int64_t>> dim, bool keepdim, std::optional<DType> dtype) {
+  const LinalgNormPlan plan = plan_linalg_norm(a.data(), ord.has_value(), false, dim);
+  if (plan.matrix) return matrix_norm(a, *ord, plan.dim, keepdim, dtype);
+  return vector_norm(a, ord.value_or(2), plan.dim, keepdim, dtype);
+}
+
+Variable norm(const Variable& a, const std::string& ord, std::optional<std::vector<int64_t>> dim,
+              bool keepdim, std::optional<DType> dtype) {
+  const LinalgNormPlan plan = plan_linalg_norm(a.data(), true, true, dim);
+  return matrix_norm(a, ord, plan.dim, keepdim, dtype);
+}
+
+}  // namespace linalg
+
+Variable cross(const Variable& a, const Variable& b, std::optional<int64_t> dim) {
+  return linalg::cross(a, b, default_cross_dim(dim, a.sizes()));
+}
+
+namespace {
+// cdist: p and which path the forward took.
+struct CdistState {
+  double p = 2;
+  bool used_mm = false;
+};
+enum CdistSaved : size_t { kX1 = 0, kX2 = 1, kDist = 2 };
+}  // namespace
+
+// One node over the Tensor op; its backward is PyTorch's _cdist_backward (or
+// _euclidean_dist_backward after the matrix-product path), computed on
+// tensors: first derivatives only, as in PyTorch.
+Variable cdist(const Variable& x1, const Variable& x2, double p,
+               const std::string& compute_mode) {
+  Tensor out = torchlet::cdist(x1.data(), x2.data(), p, compute_mode);
+  auto node = autograd::record_op(
+      "CdistBackward0", [](OpNode<CdistState>& n, const variable_list& g) -> variable_list {
+        const std::vector<Tensor> grads =
+            cdist_backward(g[0].data(), n.var(kX1).data(), n.var(kX2).data(), n.state.p,
+                           n.var(kDist).data(), n.state.used_mm);
+        return {n.needs_input_grad(0) ? autograd::constant(grads[0]) : Variable(),
+                n.needs_input_grad(1) ? autograd::constant(grads[1]) : Variable()};
+      }, {&x1, &x2}, out.device());
+  if (node) {
+    node->state = {p, cdist_uses_mm(x1.data(), x2.data(), p, compute_mode)};
+    node->saved.emplace_back(x1, false);
+    node->saved.emplace_back(x2, false);
+  }
+  Variable result = autograd::make_result(std::move(out), node);
+  if (node) node->saved.emplace_back(result, true);
+  return result;
+}
+
+Variable Variable::cross(const Variable& other, std::optional<int64_t> dim) const {
+  return torchlet::cross(*this, other, dim);
+}
+Variable Variable::kron(const Variable& other) const { return torchlet::kron(*this, other); }
 
 }  // namespace torchlet

@@ -188,5 +188,42 @@ void BM_GemmReduced(benchmark::State& state) {
 }
 BENCHMARK(BM_GemmReduced)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
 
+// A batched matrix product written as einsum beside the same bmm, to show
+// einsum's overhead (parsing, planning, views) over bmm. Args: batch, n (each
+// product n x n x n).
+void BM_EinsumBmm(benchmark::State& state) {
+  const int64_t b = state.range(0), n = state.range(1);
+  Tensor x = randn({b, n, n});
+  Tensor y = randn({b, n, n});
+  for (auto _ : state) {
+    Tensor c = einsum("bij,bjk->bik", {x, y});
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+BENCHMARK(BM_EinsumBmm)->Args({64, 8})->Args({16, 64})->Args({4, 256})->UseRealTime();
+
+void BM_EinsumBmmReference(benchmark::State& state) {
+  const int64_t b = state.range(0), n = state.range(1);
+  Tensor x = randn({b, n, n});
+  Tensor y = randn({b, n, n});
+  for (auto _ : state) {
+    Tensor c = bmm(x, y);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+BENCHMARK(BM_EinsumBmmReference)->Args({64, 8})->Args({16, 64})->Args({4, 256})->UseRealTime();
+
+// Attention scores, "bhqd,bhkd->bhqk": the heads fold into the bmm's batch
+// and the key side is read transposed.
+void BM_EinsumAttention(benchmark::State& state) {
+  Tensor q = randn({8, 8, 64, 32});
+  Tensor k = randn({8, 8, 64, 32});
+  for (auto _ : state) {
+    Tensor c = einsum("bhqd,bhkd->bhqk", {q, k});
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+}
+BENCHMARK(BM_EinsumAttention)->UseRealTime();
+
 }  // namespace
 }  // namespace torchlet

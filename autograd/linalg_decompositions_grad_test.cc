@@ -26,8 +26,9 @@ Variable leaf(std::vector<int64_t> shape, double diagonal = 0.0, double phase = 
   for (int64_t s : shape) n *= s;
   const Tensor i = arange(n, kFloat64);
   Tensor t = i.mul(1.7).add(i.mul(i).mul(0.13)).add(phase).sin().view(shape);
-  const int64_t r = shape[shape.size() - 2], c = shape.back();
-  if (diagonal != 0 && r == c) t = t.add(eye(r, kFloat64).mul(diagonal));
+  if (diagonal != 0 && shape.size() >= 2 && shape[shape.size() - 2] == shape.back()) {
+    t = t.add(eye(shape.back(), kFloat64).mul(diagonal));
+  }
   return Variable(t, true);
 }
 

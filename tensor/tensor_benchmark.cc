@@ -225,5 +225,129 @@ void BM_EinsumAttention(benchmark::State& state) {
 }
 BENCHMARK(BM_EinsumAttention)->UseRealTime();
 
+// The newer ops beside PyTorch's (tools/bench_pytorch_ops.py prints the same
+// names): float32, both cores, microseconds per call.
+
+// A Transformer's causal mask: -inf above the diagonal. Arg: n.
+void BM_TriuMask(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  for (auto _ : state) {
+    Tensor m = full({n, n}, -INFINITY).triu(1);
+    benchmark::DoNotOptimize(m.data_ptr());
+  }
+}
+BENCHMARK(BM_TriuMask)->Arg(512)->Arg(2048)->UseRealTime();
+
+void BM_FlipLastDim(benchmark::State& state) {
+  Tensor x = randn({256, 1024});
+  for (auto _ : state) {
+    Tensor y = x.flip({1});
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_FlipLastDim)->UseRealTime();
+
+void BM_Roll(benchmark::State& state) {
+  Tensor x = randn({256, 1024});
+  for (auto _ : state) {
+    Tensor y = x.roll(7, 1);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_Roll)->UseRealTime();
+
+void BM_RepeatInterleave(benchmark::State& state) {
+  Tensor x = randn({1024, 64});
+  for (auto _ : state) {
+    Tensor y = x.repeat_interleave(4, 0);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_RepeatInterleave)->UseRealTime();
+
+void BM_MedianDim(benchmark::State& state) {
+  Tensor x = randn({1024, 255});
+  for (auto _ : state) {
+    auto [v, i] = x.median(1);
+    benchmark::DoNotOptimize(v.data_ptr());
+  }
+}
+BENCHMARK(BM_MedianDim)->UseRealTime();
+
+void BM_QuantileDim(benchmark::State& state) {
+  Tensor x = randn({1024, 256});
+  for (auto _ : state) {
+    Tensor q = x.quantile(0.9, 1);
+    benchmark::DoNotOptimize(q.data_ptr());
+  }
+}
+BENCHMARK(BM_QuantileDim)->UseRealTime();
+
+// Arg: p (2 takes the matrix-product path at these sizes).
+void BM_Cdist(benchmark::State& state) {
+  Tensor a = randn({1024, 64});
+  Tensor b = randn({1024, 64});
+  for (auto _ : state) {
+    Tensor d = cdist(a, b, static_cast<double>(state.range(0)));
+    benchmark::DoNotOptimize(d.data_ptr());
+  }
+}
+BENCHMARK(BM_Cdist)->Arg(1)->Arg(2)->UseRealTime();
+
+// 256 systems of 16 equations, 4 right-hand sides.
+void BM_LinalgSolveBatched(benchmark::State& state) {
+  Tensor a = randn({256, 16, 16}) + eye(16) * 4;
+  Tensor b = randn({256, 16, 4});
+  for (auto _ : state) {
+    Tensor x = linalg::solve(a, b);
+    benchmark::DoNotOptimize(x.data_ptr());
+  }
+}
+BENCHMARK(BM_LinalgSolveBatched)->UseRealTime();
+
+// Arg: n.
+void BM_LinalgInv(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Tensor a = randn({n, n}) + eye(n) * 4;
+  for (auto _ : state) {
+    Tensor x = linalg::inv(a);
+    benchmark::DoNotOptimize(x.data_ptr());
+  }
+}
+BENCHMARK(BM_LinalgInv)->Arg(256)->UseRealTime();
+
+void BM_LinalgCholeskyBatched(benchmark::State& state) {
+  Tensor r = randn({64, 32, 32});
+  Tensor a = bmm(r, r.transpose(1, 2)) + eye(32);
+  for (auto _ : state) {
+    Tensor l = linalg::cholesky(a);
+    benchmark::DoNotOptimize(l.data_ptr());
+  }
+}
+BENCHMARK(BM_LinalgCholeskyBatched)->UseRealTime();
+
+// Arg: n; the reduced SVD of an n x n matrix.
+void BM_LinalgSvd(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Tensor a = randn({n, n});
+  for (auto _ : state) {
+    auto [u, s, vh] = linalg::svd(a, false);
+    benchmark::DoNotOptimize(s.data_ptr());
+  }
+}
+BENCHMARK(BM_LinalgSvd)->Arg(64)->Arg(256)->UseRealTime();
+
+// Arg: n.
+void BM_LinalgEigh(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Tensor r = randn({n, n});
+  Tensor a = r + r.t();
+  for (auto _ : state) {
+    auto [w, v] = linalg::eigh(a);
+    benchmark::DoNotOptimize(w.data_ptr());
+  }
+}
+BENCHMARK(BM_LinalgEigh)->Arg(128)->UseRealTime();
+
 }  // namespace
 }  // namespace torchlet

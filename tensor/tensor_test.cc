@@ -82,6 +82,24 @@ TEST(TensorTest, CopyFromOverlappingSelfIsCorrect) {
   EXPECT_EQ(values(a), (std::vector<double>{0, 2, 1, 3}));
 }
 
+// Destinations a few bytes past their source modulo 4 KiB are copied from
+// the end (Note [4K aliasing] in tensor/cpu/copy_kernel.cc): every gap in
+// that window, and lengths that leave a ragged head.
+TEST(TensorTest, CopyJustPastItsSourceModuloAPageIsExact) {
+  for (int64_t gap : {1, 7, 15}) {
+    for (int64_t n : {64, 1000, 1003}) {
+      Tensor buf = zeros({4096}, kFloat32);
+      Tensor src = buf.narrow(0, 0, n);
+      src.copy_(arange(n, kFloat32).add(1));
+      buf.narrow(0, 1024 + gap, n).copy_(src);
+      EXPECT_EQ(values(buf.narrow(0, 1024 + gap, n)), values(arange(n, kFloat32).add(1)))
+          << "gap " << gap << " n " << n;
+      EXPECT_EQ(buf.narrow(0, 1024 + gap + n, 4096 - 1024 - gap - n).abs().sum().item<float>(), 0)
+          << "wrote past the end: gap " << gap << " n " << n;
+    }
+  }
+}
+
 TEST(TensorTest, CopyShapeMismatchIsAnError) {
   EXPECT_THROW_MSG(zeros({3}).copy_(zeros({2, 3})),
                    "copy_: output with shape [3] doesn't match the broadcast shape [2, 3]");

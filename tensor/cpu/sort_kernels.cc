@@ -6,6 +6,8 @@
 // and topk/kthvalue deterministic.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <type_traits>
@@ -37,14 +39,82 @@ bool is_nan_value(T v) {
   }
 }
 
+// Note [Sort keys]
+// Every element becomes an unsigned key whose integer order is the lane's
+// strict total order: the IEEE bits of a float with the sign folded in (so
+// that negative values come first), every NaN as the largest key and -0.0
+// as +0.0 (equal values keep their order); an integer with its sign bit
+// flipped; all of them inverted when descending. A key of 32 bits or fewer
+// is packed above the element's index into one uint64, so one plain integer
+// sort orders by value and then by position: stable without a stable sort,
+// and with no comparator reading the strided input (an indirect
+// comparator was 2.6x slower than PyTorch's quantile, whose time is its
+// sort). Full sorts of packed keys are radix sorts.
 template <typename T>
-bool less_nan_last(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return !std::isnan(a) && (std::isnan(b) || a < b);
+uint64_t sort_key(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (std::isnan(v)) return 0xFFFFFFFFu;
+    uint32_t bits = 0;
+    if (v != 0.0f) std::memcpy(&bits, &v, sizeof(bits));
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (std::isnan(v)) return ~uint64_t{0};
+    uint64_t bits = 0;
+    if (v != 0.0) std::memcpy(&bits, &v, sizeof(bits));
+    return (bits >> 63) ? ~bits : (bits | (uint64_t{1} << 63));
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return static_cast<uint32_t>(v) ^ 0x80000000u;
   } else {
-    return a < b;
+    return static_cast<uint64_t>(v);  // uint8, bool
   }
 }
+
+template <typename T>
+constexpr bool kWideKey = sizeof(T) == 8;
+
+// Sorts `n` packed keys (value above, index below) by their top 32 bits,
+// least significant byte first; `scratch` holds n more. Stable, so equal
+// values keep their index order (which the low bits also give).
+void radix_sort_packed(uint64_t* keys, uint64_t* scratch, int64_t n) {
+  if (n < 64) {
+    std::sort(keys, keys + n);
+    return;
+  }
+  int64_t counts[4][256] = {};
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t k = keys[i] >> 32;
+    ++counts[0][k & 0xFF];
+    ++counts[1][(k >> 8) & 0xFF];
+    ++counts[2][(k >> 16) & 0xFF];
+    ++counts[3][k >> 24];
+  }
+  uint64_t* from = keys;
+  uint64_t* to = scratch;
+  for (int pass = 0; pass < 4; ++pass) {
+    int64_t* c = counts[pass];
+    const int shift = 32 + 8 * pass;
+    if (c[(from[0] >> shift) & 0xFF] == n) continue;  // one digit for all: order unchanged
+    int64_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const int64_t count = c[b];
+      c[b] = sum;
+      sum += count;
+    }
+    for (int64_t i = 0; i < n; ++i) to[c[(from[i] >> shift) & 0xFF]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys) std::memcpy(keys, from, static_cast<size_t>(n) * sizeof(uint64_t));
+}
+
+struct WideKey {
+  uint64_t key;
+  int64_t index;
+  bool operator<(const WideKey& o) const {
+    return key < o.key || (key == o.key && index < o.index);
+  }
+};
 
 template <typename T>
 void sort_lanes_typed(const Tensor& values, const Tensor& indices, const Tensor& src, int64_t dim,
@@ -57,27 +127,45 @@ void sort_lanes_typed(const Tensor& values, const Tensor& indices, const Tensor&
   T* out = static_cast<T*>(values.data_ptr());
   int64_t* out_index = static_cast<int64_t*>(indices.data_ptr());
   const int64_t lanes = static_cast<int64_t>(in_starts.size());
+  const uint64_t flip = descending ? ~uint64_t{0} : 0;
+  // Packed keys need the index in 32 bits.
+  const bool packed = !kWideKey<T> && n <= (int64_t{1} << 32);
   parallel_for(0, lanes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
                [&](int64_t begin, int64_t end) {
-    Offsets order(n);
+    std::vector<uint64_t> keys, scratch;
+    std::vector<WideKey> wide;
+    if (packed) {
+      keys.resize(static_cast<size_t>(n));
+      if (k == n) scratch.resize(static_cast<size_t>(n));
+    } else {
+      wide.resize(static_cast<size_t>(n));
+    }
     for (int64_t lane = begin; lane < end; ++lane) {
       const T* x = in + in_starts[lane];
-      auto before = [&](int64_t i, int64_t j) {
-        const T a = x[i * in_stride], b = x[j * in_stride];
-        if (descending ? less_nan_last(b, a) : less_nan_last(a, b)) return true;
-        if (descending ? less_nan_last(a, b) : less_nan_last(b, a)) return false;
-        return i < j;
-      };
-      std::iota(order.begin(), order.end(), int64_t{0});
-      if (k < n) {
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-      } else {
-        std::sort(order.begin(), order.end(), before);
-      }
-      for (int64_t j = 0; j < k; ++j) {
+      auto emit = [&](int64_t j, int64_t i) {
         const int64_t at = out_starts[lane] + j * out_stride;
-        out[at] = x[order[j] * in_stride];
-        out_index[at] = order[j];
+        out[at] = x[i * in_stride];
+        out_index[at] = i;
+      };
+      if (packed) {
+        const uint64_t lane_flip = flip & 0xFFFFFFFFu;
+        for (int64_t i = 0; i < n; ++i) {
+          keys[i] = ((sort_key(x[i * in_stride]) ^ lane_flip) << 32) | static_cast<uint64_t>(i);
+        }
+        if (k < n) {
+          std::partial_sort(keys.begin(), keys.begin() + k, keys.end());
+        } else {
+          radix_sort_packed(keys.data(), scratch.data(), n);
+        }
+        for (int64_t j = 0; j < k; ++j) emit(j, static_cast<int64_t>(keys[j] & 0xFFFFFFFFu));
+      } else {
+        for (int64_t i = 0; i < n; ++i) wide[i] = {sort_key(x[i * in_stride]) ^ flip, i};
+        if (k < n) {
+          std::partial_sort(wide.begin(), wide.begin() + k, wide.end());
+        } else {
+          std::sort(wide.begin(), wide.end());
+        }
+        for (int64_t j = 0; j < k; ++j) emit(j, wide[j].index);
       }
     }
   });

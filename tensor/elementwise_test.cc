@@ -149,6 +149,42 @@ TEST(ElementwiseTest, Float32ErfWithin3UlpAndGeluWithin8UlpOfTheExactResult) {
   EXPECT_LE(worst_gelu, 8);
 }
 
+// sqrt and rsqrt (8 at a time), pow by a scalar 2 or 1 (a product or a
+// copy, as in PyTorch) and clamp (branch-free) give the bits of the scalar
+// definitions, on
+// contiguous and strided inputs, NaN, infinities and signed zeros included.
+TEST(ElementwiseTest, Float32SqrtSquareAndClampGiveTheScalarDefinitionsBits) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> inputs = float_sweep();
+  inputs.insert(inputs.end(), {inf, -inf, std::nanf(""), -std::nanf(""), 4.0f, 2.0f, 0.5f});
+  const Tensor dense = from_vector(inputs);
+  const int64_t n = dense.numel();
+  const Tensor strided = stack({dense, dense}, 1).select(1, 0);  // stride 2
+  ASSERT_FALSE(strided.is_contiguous());
+  auto same = [](float a, float b) {
+    return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof(float)) == 0;
+  };
+  for (const Tensor& x : {dense, strided}) {
+    const std::vector<float> sq = x.sqrt().to_vector<float>(), rs = x.rsqrt().to_vector<float>();
+    const std::vector<float> p2 = x.pow(2).to_vector<float>(), p1 = x.pow(1).to_vector<float>();
+    const std::vector<float> cl = x.clamp(-0.5, 3.0).to_vector<float>();
+    const std::vector<float> lo = x.clamp_min(0).to_vector<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = inputs[i];
+      ASSERT_TRUE(same(sq[i], std::sqrt(v))) << "sqrt(" << v << ")";
+      ASSERT_TRUE(same(rs[i], 1.0f / std::sqrt(v))) << "rsqrt(" << v << ")";
+      // v * v is the correctly rounded square (and PyTorch's); libm's powf
+      // is within an ulp of it.
+      ASSERT_TRUE(same(p2[i], v * v)) << "pow(" << v << ", 2)";
+      ASSERT_TRUE(same(p1[i], v)) << "pow(" << v << ", 1)";
+      const float c = std::isnan(v) ? v : std::min(std::max(v, -0.5f), 3.0f);
+      ASSERT_TRUE(same(cl[i], c)) << "clamp(" << v << ")";
+      ASSERT_TRUE(same(lo[i], std::isnan(v) ? v : (v < 0 ? 0.0f : v))) << "clamp_min(" << v << ")";
+    }
+  }
+  EXPECT_EQ(values(tensor({1.5, -3.0}, kFloat64).pow(2)), (std::vector<double>{2.25, 9.0}));
+}
+
 TEST(ElementwiseTest, Float32GeluKeepsItsNegativeTail) {
   // 1 + erf(x / sqrt 2) cancels to 0 there in a naive float formula.
   const std::vector<double> g = values(from_vector(std::vector<float>{-10.0f, -6.0f}).gelu());

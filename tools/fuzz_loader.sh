@@ -26,9 +26,11 @@ shift 4
 link_flags=("$@")
 fuzz_dir="${FUZZ_DIR:-$HOME/.cache/torchlet/fuzz_$format}"
 cxx="${CXX:-clang++}"
-# Objects are kept per checkout: two clones' sources may differ while their
-# timestamps say otherwise.
-obj_dir="$fuzz_dir/obj/$(printf '%s' "$root" | md5sum | cut -c1-12)"
+# Objects are kept per checkout (two clones' sources may differ while their
+# timestamps say otherwise) and shared by the formats, which compile the
+# tensor library with the same flags: the second fuzzer compiles only its
+# loader.
+obj_dir="${FUZZ_OBJ_DIR:-$HOME/.cache/torchlet/fuzz_obj}/$(printf '%s' "$root" | md5sum | cut -c1-12)"
 mkdir -p "$obj_dir" "$fuzz_dir/corpus"
 
 # Line tables are enough for reports. The tensor library is compiled

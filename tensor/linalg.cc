@@ -107,10 +107,18 @@ void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) gemm_into(out[i], a[i], b[i], alpha, beta);
   };
-  // Many small products: one per thread; few large ones: each splits itself.
-  // On a GPU each product is queued in turn.
-  if (flops < (1 << 16) && out.device().is_cpu()) {
-    parallel_for(0, batches, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(flops, 1)), run);
+  // On the CPU the batch splits across the threads, each product on one
+  // thread, unless the split would leave threads idle (3 products on 2
+  // threads) while the products are big enough to split themselves: that
+  // keeps the products below cpu::gemm's own parallel threshold (an
+  // attention's 64x64x32 scores) off a single thread, and spares larger
+  // ones a fork and join each. On a GPU each product is queued in turn.
+  // A batch of tiny products (under 2^16 multiply-adds in all) stays on the
+  // calling thread.
+  const int64_t threads = get_num_threads();
+  const bool splits_evenly = batches % threads == 0 || batches >= 4 * threads;
+  if (out.device().is_cpu() && (flops < (1 << 18) || splits_evenly)) {
+    parallel_for(0, batches, batches * flops < (1 << 16) ? batches : 1, run);
   } else {
     run(0, batches);
   }

@@ -313,6 +313,16 @@ TEST(LinalgTest, LargeBatchMatchesElementwiseResults) {
   EXPECT_NEAR(dets[1].item<double>(), 8 * g("det_sq").item<double>(), 1e-9);
 }
 
+// One large matrix: its right-hand sides (an inverse's identity columns)
+// split across the pool, and every column block must be solved.
+TEST(LinalgTest, LargeSingleMatrixInverseAndSolveCoverEveryColumn) {
+  manual_seed(3);
+  const Tensor a = randn({96, 96}, kFloat64).add(eye(96, kFloat64).mul(20));
+  EXPECT_TRUE(all_close(a.matmul(linalg::inv(a)), eye(96, kFloat64), 1e-9, 1e-10));
+  const Tensor b = randn({96, 70}, kFloat64);
+  EXPECT_TRUE(all_close(a.matmul(linalg::solve(a, b)), b, 1e-9, 1e-10));
+}
+
 // ---- Errors, in PyTorch's words ----
 
 TEST(LinalgErrorsTest, SingularInverseNamesTheZeroPivot) {

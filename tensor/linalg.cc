@@ -117,7 +117,7 @@ void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
   // calling thread.
   const int64_t threads = get_num_threads();
   const bool splits_evenly = batches % threads == 0 || batches >= 4 * threads;
-  if (out.device().is_cpu() && (flops < (1 << 18) || splits_evenly)) {
+  if (out.device().is_cpu() && (flops < cpu::kGemmParallelFlops || splits_evenly)) {
     parallel_for(0, batches, batches * flops < (1 << 16) ? batches : 1, run);
   } else {
     run(0, batches);

@@ -28,9 +28,6 @@ Kernels select_kernels() {
   return {gemm_f32_baseline, gemm_f64_baseline};
 }
 
-// Below this many multiply-adds a product runs on one thread.
-constexpr int64_t kParallelFlops = 1 << 18;
-
 // Rows (columns) of C each thread must get for a split by rows (columns)
 // (see gemm()).
 constexpr int64_t kMinRowsPerThread = 32;
@@ -53,7 +50,7 @@ void gemm(const GemmArgs& g, bool dtype_is_double) {
   if (g.m == 0 || g.n == 0) return;
   const int64_t work = g.m * g.n * std::max<int64_t>(g.k, 1);
   const int threads = get_num_threads();
-  if (work < kParallelFlops || threads == 1) {
+  if (work < kGemmParallelFlops || threads == 1) {
     kernel(g);
     return;
   }

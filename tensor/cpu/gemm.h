@@ -40,8 +40,13 @@ void sgemm_avx512(const GemmArgs& g);
 /// callable on a CPU with AVX2 and FMA.
 void sgemm_avx2(const GemmArgs& g);
 
-/// Multiplies on the current device's intra-op threads, with the fastest
-/// kernel this CPU supports. `dtype_is_double` selects f64.
+/// Below this many multiply-adds (m * n * k) gemm() runs a product on the
+/// calling thread; at or above it, on the intra-op threads.
+inline constexpr int64_t kGemmParallelFlops = int64_t{1} << 18;
+
+/// Multiplies on the current device's intra-op threads (see
+/// kGemmParallelFlops), with the fastest kernel this CPU supports.
+/// `dtype_is_double` selects f64.
 void gemm(const GemmArgs& g, bool dtype_is_double);
 
 /// The same product on the calling thread only, for callers that already

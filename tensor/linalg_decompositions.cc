@@ -112,6 +112,17 @@ std::string not_positive_definite(int64_t info) {
                  " is not positive-definite).");
 }
 
+// gesdd's failures: a NaN in the input (info -4), or no convergence.
+std::string svd_failure(int64_t info) {
+  if (info < 0) {
+    return "The algorithm failed to converge because the input matrix contained non-finite "
+           "values.";
+  }
+  return detail::str_cat("The algorithm failed to converge because the input matrix is "
+                         "ill-conditioned or has too many repeated singular values (error code: ",
+                         info, ").");
+}
+
 // The inverse of each matrix of the CPU tensor `a`; `op` names errors.
 Tensor inverse_cpu(const char* op, const Tensor& a) {
   Tensor out = new_matrices(batch_shape(a), a.size(-1), a.size(-1), a);
@@ -226,8 +237,10 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& a, bool full_matrices,
     vh = new_matrices(batch, full_matrices ? n : k, n, a);
   }
   if (product(batch) > 0 && (s.numel() > 0 || (vectors && full_matrices))) {
+    std::vector<int64_t> info(product(batch));
     cpu::svd(as_batch(a), vectors ? flat(u) : u, s.view({product(batch), k}),
-             vectors ? flat(vh) : vh);
+             vectors ? flat(vh) : vh, info);
+    check_infos("linalg.svd", info, a.dim() > 2, svd_failure);
   }
   return {u, s, vh};
 }

@@ -201,6 +201,81 @@ TEST_P(LinalgDTypeTest, SvdReconstructsAndMatchesSingularValues) {
   }
 }
 
+// U S Vh = a, U and Vh orthonormal, S descending and `expected`; for a
+// thin and a full decomposition.
+void expect_valid_svd(const Tensor& a, const Tensor& expected, DType d) {
+  const int64_t m = a.size(-2), n = a.size(-1);
+  const double scale = expected.max().item<double>();
+  EXPECT_TRUE(all_close(linalg::svdvals(a), expected, rtol(d), atol(d) * scale));
+  auto [u, s, vh] = linalg::svd(a, false);
+  EXPECT_TRUE(all_close(s, expected, rtol(d), atol(d) * scale));
+  EXPECT_TRUE(all_close(u.mul(s.unsqueeze(-2)).matmul(vh), a, rtol(d), atol(d) * 10 * scale));
+  auto [uf, sf, vhf] = linalg::svd(a);
+  EXPECT_TRUE(all_close(mT(uf).matmul(uf), eye(m, d), 0, atol(d) * 10));
+  EXPECT_TRUE(all_close(vhf.matmul(mT(vhf)), eye(n, d), 0, atol(d) * 10));
+  EXPECT_TRUE(all_close(sf, s));
+}
+
+TEST_P(LinalgDTypeTest, SvdPastSixteenColumnsMatchesPyTorch) {
+  const DType d = GetParam();
+  const Tensor a = g("in_svd_big", d);  // 40 x 24
+  expect_valid_svd(a, g("svdvals_big", d), d);
+  expect_valid_svd(mT(a), g("svdvals_big", d), d);
+}
+
+TEST_P(LinalgDTypeTest, SvdOfRankDeficientMatrixMatchesPyTorch) {
+  const DType d = GetParam();
+  const Tensor big = g("in_svd_big", d);
+  const Tensor a = big.narrow(1, 0, 5).matmul(big.narrow(0, 0, 5));  // 40 x 24, rank 5
+  expect_valid_svd(a, g("svdvals_rank5", d), d);
+}
+
+TEST_P(LinalgDTypeTest, SvdOfRepeatedSingularValuesAndZeroMatrix) {
+  const DType d = GetParam();
+  const Tensor stacked = cat({eye(20, d), eye(20, d)}, 0);  // 40 x 20, every value sqrt(2)
+  expect_valid_svd(stacked, full({20}, std::sqrt(2.0), d), d);
+  const Tensor z = zeros({24, 30}, d);
+  auto [u, s, vh] = linalg::svd(z);
+  EXPECT_EQ(s.abs().sum().item<double>(), 0.0);
+  EXPECT_TRUE(all_close(mT(u).matmul(u), eye(24, d), 0, atol(d)));
+  EXPECT_TRUE(all_close(vh.matmul(mT(vh)), eye(30, d), 0, atol(d)));
+}
+
+TEST_P(LinalgDTypeTest, SvdOfBatchSplitsAcrossThreadsPerMatrix) {
+  const DType d = GetParam();
+  const Tensor a = g("in_svd_big", d);
+  const Tensor batch = stack({a, a.mul(2), a.neg()});
+  const Tensor s = linalg::svdvals(batch);
+  const Tensor expected = g("svdvals_big", d);
+  EXPECT_TRUE(all_close(s, stack({expected, expected.mul(2), expected}), rtol(d), atol(d) * 20));
+}
+
+TEST(LinalgErrorsTest, SvdOfMatrixHoldingNaNFailsAsPyTorch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = ones({20, 20});
+  a[3][4].fill_(nan);
+  const char* message =
+      "The algorithm failed to converge because the input matrix contained non-finite values.";
+  EXPECT_THROW_MSG(linalg::svd(a), std::string("linalg.svd: ") + message);
+  EXPECT_THROW_MSG(linalg::svdvals(a.to(kFloat32)), std::string("linalg.svd: ") + message);
+  EXPECT_THROW_MSG(linalg::pinv(a), std::string("linalg.svd: ") + message);
+  EXPECT_THROW_MSG(linalg::svd(stack({ones({20, 20}), a})),
+                   std::string("linalg.svd: (Batch element 1): ") + message);
+}
+
+TEST(LinalgTest, SvdOfMatrixHoldingInfinityIsNaNAsPyTorch) {
+  Tensor a = ones({3, 2});
+  a[1][0].fill_(std::numeric_limits<double>::infinity());
+  auto [u, s, vh] = linalg::svd(a);
+  EXPECT_TRUE(s.isnan().all().item<bool>());
+  EXPECT_TRUE(u.isnan().all().item<bool>());
+  EXPECT_TRUE(vh.isnan().all().item<bool>());
+  // The other matrices of a batch are decomposed as usual.
+  const Tensor s2 = linalg::svdvals(stack({a, eye(3).narrow(1, 0, 2)}));
+  EXPECT_TRUE(s2[0].isnan().all().item<bool>());
+  EXPECT_TRUE(all_close(s2[1], ones({2})));
+}
+
 TEST(LinalgTest, TorchSvdGivesVAndZerosWithoutVectors) {
   const Tensor a = g("in_tall");
   auto [u, s, v] = a.svd();

@@ -42,6 +42,10 @@ inputs = {
 }
 assert (torch.linalg.det(inputs["batch"]) < 0).any() and (torch.linalg.det(inputs["batch"]) > 0).any()
 inputs["lstsq_b"] = torch.randn(5, 2, dtype=d)
+# Past 16 columns, where the SVD divides and conquers rather than running
+# Jacobi rotations; and a product of rank 5 from it (many zero singular values).
+inputs["svd_big"] = torch.randn(40, 24, dtype=d)
+svd_rank5 = inputs["svd_big"][:, :5] @ inputs["svd_big"][:5, :]
 # The upper triangle of sym differs from its lower one: UPLO must matter.
 inputs["sym_u"] = inputs["sym"] + torch.triu(torch.ones(4, 4, dtype=d), 1)
 
@@ -71,6 +75,8 @@ cases.update({
     "eigvalsh_u": torch.linalg.eigvalsh(x["sym_u"], UPLO="U"),
     "svdvals_tall": torch.linalg.svdvals(x["tall"]),
     "svdvals_wide": torch.linalg.svdvals(x["wide"]),
+    "svdvals_big": torch.linalg.svdvals(x["svd_big"]),
+    "svdvals_rank5": torch.linalg.svdvals(svd_rank5),
     "pinv_tall": torch.linalg.pinv(x["tall"]),
     "pinv_lowrank": torch.linalg.pinv(x["lowrank"]),
     "pinv_sym_hermitian": torch.linalg.pinv(x["sym"], hermitian=True),

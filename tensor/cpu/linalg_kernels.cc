@@ -12,7 +12,6 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/QR>
-#include <Eigen/SVD>
 
 #include "tensor/parallel.h"
 
@@ -180,32 +179,6 @@ void eigh_impl(const Tensor& a, const Tensor& w, const Tensor& v, bool upper) {
 }
 
 template <typename T>
-void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh) {
-  const int64_t m = rows(a), n = cols(a), k = std::min(m, n);
-  const bool full = u.defined() && cols(u) == m && m != k;
-  const bool full_v = vh.defined() && rows(vh) == n && n != k;
-  unsigned options = 0;
-  if (u.defined()) options |= full ? Eigen::ComputeFullU : Eigen::ComputeThinU;
-  if (vh.defined()) options |= full_v ? Eigen::ComputeFullV : Eigen::ComputeThinV;
-  for_each_matrix(batch(a), 8 * m * n * std::max<int64_t>(k, 1), [&](int64_t i) {
-    if (k == 0) {  // nothing to decompose: the full bases are identities
-      if (u.defined()) matrix<T>(u, i).setIdentity();
-      if (vh.defined()) matrix<T>(vh, i).setIdentity();
-      return;
-    }
-    // JacobiSVD with a column-pivoting QR first (the QR the least-squares
-    // solver instantiates anyway): accurate, and a third of BDCSVD's
-    // compile time, which matters more here than BDCSVD's speed on
-    // matrices beyond a few hundred rows.
-    const Eigen::JacobiSVD<ColMat<T>, Eigen::ColPivHouseholderQRPreconditioner> f(
-        ColMat<T>(matrix<T>(a, i)), options);
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(s.data<T>() + i * k, k) = f.singularValues();
-    if (u.defined()) matrix<T>(u, i) = f.matrixU();
-    if (vh.defined()) matrix<T>(vh, i) = f.matrixV().transpose();
-  });
-}
-
-template <typename T>
 void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& x, const Tensor& rank,
                 double rcond) {
   const int64_t m = rows(a), n = cols(a);
@@ -258,11 +231,6 @@ void qr(const Tensor& a, const Tensor& q, const Tensor& r) {
 void eigh(const Tensor& a, const Tensor& w, const Tensor& v, bool upper) {
   if (a.dtype() == kFloat64) return eigh_impl<double>(a, w, v, upper);
   eigh_impl<float>(a, w, v, upper);
-}
-
-void svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh) {
-  if (a.dtype() == kFloat64) return svd_impl<double>(a, u, s, vh);
-  svd_impl<float>(a, u, s, vh);
 }
 
 void lstsq(const Tensor& a, const Tensor& b, const Tensor& x, const Tensor& rank, double rcond) {

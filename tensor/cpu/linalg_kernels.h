@@ -38,8 +38,11 @@ void qr(const Tensor& a, const Tensor& q, const Tensor& r);
 /// `upper`) triangle.
 void eigh(const Tensor& a, const Tensor& w, const Tensor& v, bool upper);
 /// Singular values s [batch, k] (descending) and, when defined, u [batch, m,
-/// m or k] and vh [batch, n or k, n] (two-sided Jacobi).
-void svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh);
+/// m or k] and vh [batch, n or k, n], by divide and conquer (LAPACK's gesdd;
+/// in svd_kernels.cc). As gesdd: a matrix holding a NaN gets info -4, one
+/// holding an infinity NaN results; either way its outputs are NaN.
+void svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh,
+         std::vector<int64_t>& info);
 /// Least squares through a complete orthogonal decomposition (LAPACK's
 /// gelsy): x [batch, n, k] minimizes |a x - b| for a [batch, m, n] and b
 /// [batch, m, k]; rank [batch] (int64) is the effective rank with relative

@@ -1,7 +1,6 @@
 #include "autograd/golden_case.h"
 
 #include <memory>
-#include <mutex>
 
 #include "autograd/engine.h"
 #include "gtest/gtest.h"
@@ -10,12 +9,7 @@
 namespace torchlet::testing {
 
 const std::map<std::string, Tensor>& golden_file(const std::string& path) {
-  static auto* files = new std::map<std::string, std::map<std::string, Tensor>>();
-  static auto* mutex = new std::mutex();
-  std::lock_guard<std::mutex> lock(*mutex);
-  auto it = files->find(path);
-  if (it == files->end()) it = files->emplace(path, load_golden(path)).first;
-  return it->second;
+  return GoldenFile::get(path).entries();
 }
 
 GoldenCase::GoldenCase(const std::map<std::string, Tensor>& golden, std::string name, DType dtype,

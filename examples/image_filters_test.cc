@@ -16,7 +16,7 @@ constexpr char kPhoto[] = "examples/testdata/photo.png";
 constexpr char kGolden[] = "examples/testdata/image_filters_golden.txt";
 
 Tensor golden(const std::string& name) {
-  return testing::load_golden(kGolden).at(name).to(kFloat);
+  return testing::GoldenFile::get(kGolden).at(name).to(kFloat);
 }
 
 std::string temp_path(const std::string& name) {

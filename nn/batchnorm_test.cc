@@ -18,15 +18,8 @@ using testing::all_close;
 
 using testing::printed;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/testdata/norm_modules_golden.txt"));
-  return *cases;
-}
-
 Tensor stored(const std::string& key) {
-  EXPECT_EQ(golden().count(key), 1u) << "no golden entry " << key;
-  return golden().count(key) ? golden().at(key).to(kFloat32) : zeros({0});
+  return testing::GoldenFile::get("nn/testdata/norm_modules_golden.txt").at(key).to(kFloat32);
 }
 
 // Trains `module` on the case's stored steps, then compares its buffers

@@ -5,7 +5,6 @@
 #include "nn/conv.h"
 
 #include <cmath>
-#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -19,18 +18,12 @@ using testing::all_close;
 
 using testing::printed;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases =
-      new std::map<std::string, Tensor>(testing::load_golden("nn/testdata/conv_golden.txt"));
-  return *cases;
-}
-
 // Sets the layer's weights to the case's, runs it on the case's input and
 // compares the output and the gradients of input, weight and bias.
 template <typename Layer>
 void check_golden(Layer& layer, const std::string& name) {
   SCOPED_TRACE(name);
-  const auto& g = golden();
+  const auto& g = testing::GoldenFile::get("nn/testdata/conv_golden.txt");
   layer->weight.set_data(g.at(name + ".in.weight").to(kFloat32));
   if (layer->bias.defined()) layer->bias.set_data(g.at(name + ".in.bias").to(kFloat32));
   Variable x(g.at(name + ".in.x").to(kFloat32), true);

@@ -1,7 +1,6 @@
 // InstanceNorm1d/2d/3d, GroupNorm and LocalResponseNorm: running statistics
 // and eval outputs against PyTorch 1.13 (nn/testdata/norm_modules_golden.txt,
 // written by tools/gen_norm_golden.py), reprs, registration and errors.
-#include <map>
 #include <string>
 #include <vector>
 
@@ -17,15 +16,8 @@ namespace F = functional;
 
 using testing::printed;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/testdata/norm_modules_golden.txt"));
-  return *cases;
-}
-
 Tensor stored(const std::string& key) {
-  EXPECT_EQ(golden().count(key), 1u) << "no golden entry " << key;
-  return golden().count(key) ? golden().at(key).to(kFloat32) : zeros({0});
+  return testing::GoldenFile::get("nn/testdata/norm_modules_golden.txt").at(key).to(kFloat32);
 }
 
 template <typename M>

@@ -1,4 +1,3 @@
-#include <map>
 #include <string>
 #include <vector>
 
@@ -11,10 +10,8 @@ namespace {
 
 using testing::all_close;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(testing::load_golden("tensor/testdata/einsum_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/einsum_golden.txt");
 }
 
 struct Case {

@@ -18,10 +18,8 @@ namespace {
 using testing::all_close;
 using testing::values;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/elementwise_math_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/elementwise_math_golden.txt");
 }
 
 // A fresh copy (the in-place tests write into it).

@@ -20,10 +20,8 @@ using testing::all_close;
 using testing::values;
 
 // Golden results exported from PyTorch by tools/gen_elementwise_golden.py.
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/elementwise_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/elementwise_golden.txt");
 }
 
 Tensor x() { return linspace(-2, 2, 12).view({3, 4}); }

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -126,21 +125,15 @@ TEST(HalfOpsTest, RandomFactoriesDrawInRangeAndRound) {
 
 class HalfGoldenTest : public ::testing::TestWithParam<DType> {
  protected:
-  static const std::map<std::string, Tensor>& golden() {
-    static const std::map<std::string, Tensor> cases =
-        testing::load_golden("tensor/testdata/half_golden.txt");
-    return cases;
-  }
-
   DType dtype() const { return GetParam(); }
   std::string suffix() const { return std::string("_") + dtype_name(dtype()); }
 
   /// Golden case `name` for this dtype, rounded to `as` (exact: the file
   /// holds values of that dtype).
   Tensor expected(const std::string& name, std::optional<DType> as = std::nullopt) const {
-    const auto it = golden().find(name + suffix());
-    EXPECT_NE(it, golden().end()) << "no golden case " << name + suffix();
-    return it == golden().end() ? Tensor() : it->second.to(as.value_or(dtype()));
+    const Tensor& stored =
+        testing::GoldenFile::get("tensor/testdata/half_golden.txt").at(name + suffix());
+    return stored.to(as.value_or(dtype()));
   }
 
   Tensor x() const { return expected("x"); }

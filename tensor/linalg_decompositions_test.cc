@@ -15,17 +15,11 @@ namespace {
 using testing::all_close;
 using testing::transposed_copy;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/linalg_decompositions_golden.txt"));
-  return *g;
-}
-
 // A fixture tensor (inputs are `in_<name>`) in `dtype`.
 Tensor g(const std::string& name, DType dtype = kFloat64) {
-  auto it = golden().find(name);
-  EXPECT_NE(it, golden().end()) << "no golden " << name;
-  return it->second.to(dtype);
+  return testing::GoldenFile::get("tensor/testdata/linalg_decompositions_golden.txt")
+      .at(name)
+      .to(dtype);
 }
 
 // Tolerances of a result against PyTorch's float64 one.

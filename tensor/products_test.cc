@@ -2,7 +2,6 @@
 // PyTorch (tools/gen_einsum_golden.py), and their errors.
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -17,10 +16,8 @@ using testing::all_close;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/products_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/products_golden.txt");
 }
 
 Tensor in(const std::string& name, int i, DType dtype = kFloat64) {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -23,10 +22,8 @@ using Dims = IntArrayRef;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Golden results exported from PyTorch by tools/gen_reduction_golden.py.
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/reduction_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/reduction_golden.txt");
 }
 
 // The generator's inputs: a non-monotone polynomial of a linspace (so the

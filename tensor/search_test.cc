@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -18,17 +17,8 @@ namespace {
 using testing::all_close;
 using testing::transposed_copy;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/statistics_golden.txt"));
-  return *g;
-}
-
 const Tensor& expected(const std::string& name) {
-  const auto it = golden().find(name);
-  EXPECT_NE(it, golden().end()) << "no golden " << name;
-  static const Tensor missing = full({1}, NAN);
-  return it == golden().end() ? missing : it->second;
+  return testing::GoldenFile::get("tensor/testdata/statistics_golden.txt").at(name);
 }
 
 Tensor input(const std::string& name, DType dtype = kFloat64) {

@@ -17,10 +17,8 @@ using testing::values;
 using Vec = std::vector<double>;
 
 // Golden results exported from PyTorch by tools/gen_shape_ops_golden.py.
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/shape_ops_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/shape_ops_golden.txt");
 }
 
 // The generator's inputs (see its docstring).
@@ -63,7 +61,7 @@ void expect_golden(const std::map<std::string, Case>& cases) {
   for (int layout = 0; layout < 4; ++layout) {
     const Inputs in = inputs(layout);
     for (const auto& [name, fn] : cases) {
-      ASSERT_TRUE(golden().count(name)) << name;
+      ASSERT_TRUE(golden().has(name)) << name;
       const Tensor result = fn(in);
       EXPECT_TRUE(all_close(result, golden().at(name))) << name << " layout " << layout;
     }

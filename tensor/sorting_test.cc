@@ -20,10 +20,8 @@ using Vec = std::vector<double>;
 using Pair = std::tuple<Tensor, Tensor>;
 
 // Golden results exported from PyTorch by tools/gen_index_golden.py.
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g =
-      new std::map<std::string, Tensor>(testing::load_golden("tensor/testdata/index_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("tensor/testdata/index_golden.txt");
 }
 
 // 4x5 float32 with distinct values: x.flatten()[i] = ((7 * i) % 20 - 9.5) / 2.

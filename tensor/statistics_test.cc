@@ -2,7 +2,6 @@
 // nanmedian, quantile, nanquantile, cummax, cummin, logcumsumexp and
 // unique_consecutive against PyTorch 1.13 (tools/gen_reduction_golden.py).
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -17,17 +16,8 @@ using testing::all_close;
 using testing::strided_copy;
 using testing::transposed_copy;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("tensor/testdata/statistics_golden.txt"));
-  return *g;
-}
-
 const Tensor& expected(const std::string& name) {
-  const auto it = golden().find(name);
-  EXPECT_NE(it, golden().end()) << "no golden " << name;
-  static const Tensor missing = full({1}, NAN);
-  return it == golden().end() ? missing : it->second;
+  return testing::GoldenFile::get("tensor/testdata/statistics_golden.txt").at(name);
 }
 
 // The generator's input `name` ("x", "y", ...) in `dtype`.

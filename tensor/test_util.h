@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,6 +99,40 @@ inline std::map<std::string, Tensor> load_golden(const std::string& path) {
   }
   return golden;
 }
+
+/// A golden file (see load_golden) read once per test binary and path:
+/// `GoldenFile::get("tensor/testdata/x_golden.txt").at("sum")`. at(name)
+/// reports a missing entry as a test failure naming the entry and the file,
+/// and returns an empty float tensor, so that a missing entry fails the tests
+/// that ask for it without crashing the binary.
+class GoldenFile {
+ public:
+  /// The file at `path`, read on first use and kept for the binary's life.
+  static const GoldenFile& get(const std::string& path) {
+    static std::mutex mutex;
+    static auto* files = new std::map<std::string, GoldenFile>();  // never destroyed
+    const std::lock_guard<std::mutex> lock(mutex);
+    return files->try_emplace(path, path).first->second;  // reads it only when new
+  }
+
+  /// Reads `path` now (uncached; prefer get()).
+  explicit GoldenFile(const std::string& path) : path_(path), entries_(load_golden(path)) {}
+
+  const std::string& path() const { return path_; }
+  const std::map<std::string, Tensor>& entries() const { return entries_; }
+  bool has(const std::string& name) const { return entries_.count(name) != 0; }
+  const Tensor& at(const std::string& name) const {
+    const auto it = entries_.find(name);
+    if (it != entries_.end()) return it->second;
+    ADD_FAILURE() << "no golden entry " << name << " in " << path_;
+    static const Tensor missing = zeros({0}, kFloat32);
+    return missing;
+  }
+
+ private:
+  std::string path_;
+  std::map<std::string, Tensor> entries_;
+};
 
 /// What `out << value` prints: a tensor's, module's or optimizer's repr.
 template <typename T>

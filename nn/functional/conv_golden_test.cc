@@ -2,7 +2,6 @@
 // input's gradient, from nn/functional/testdata/conv_golden.txt
 // (tools/gen_conv_golden.py stores the inputs, so each case is the same call
 // on the same values).
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,19 +16,8 @@ namespace {
 
 namespace F = nn::functional;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/functional/testdata/conv_golden.txt"));
-  return *cases;
-}
-
-Tensor stored(const std::string& name) {
-  const auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden entry " << name;
-    return zeros({0});
-  }
-  return it->second;
+const Tensor& stored(const std::string& name) {
+  return testing::GoldenFile::get("nn/functional/testdata/conv_golden.txt").at(name);
 }
 
 // One case: its inputs as float32 leaves; check() compares the output and

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 
 #include "autograd/autograd.h"
@@ -27,21 +26,11 @@ using nn::MaxPool3dOptions;
 using testing::gradcheck;
 using testing::gradgradcheck;
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/functional/testdata/pool_golden.txt"));
-  return *cases;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("nn/functional/testdata/pool_golden.txt");
 }
 
-const Tensor& stored(const std::string& name) {
-  const auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden entry " << name;
-    static const Tensor missing = zeros({0});
-    return missing;
-  }
-  return it->second;
-}
+const Tensor& stored(const std::string& name) { return golden().at(name); }
 
 using PoolFn = std::function<std::tuple<Variable, Tensor>(const Variable&)>;
 
@@ -52,7 +41,7 @@ void check_case(const std::string& name, const PoolFn& fn) {
   Variable x(stored(name + ".in.x"), true);
   auto [out, indices] = fn(x);
   EXPECT_TRUE(testing::all_close(out.data(), stored(name + ".out"), 1e-12, 1e-12)) << "output";
-  if (golden().count(name + ".idx")) {
+  if (golden().has(name + ".idx")) {
     ASSERT_TRUE(indices.defined());
     EXPECT_EQ(indices.dtype(), kInt64);
     EXPECT_TRUE(testing::all_close(indices, stored(name + ".idx"), 0, 0)) << "indices";

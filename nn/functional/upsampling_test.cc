@@ -4,7 +4,6 @@
 // their gradients by finite differences, and their errors.
 #include "nn/functional/upsampling.h"
 
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,15 +18,7 @@ namespace {
 namespace F = nn::functional;
 
 const Tensor& stored(const std::string& name) {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/functional/testdata/pool_golden.txt"));
-  const auto it = cases->find(name);
-  if (it == cases->end()) {
-    ADD_FAILURE() << "no golden entry " << name;
-    static const Tensor missing = zeros({0});
-    return missing;
-  }
-  return it->second;
+  return testing::GoldenFile::get("nn/functional/testdata/pool_golden.txt").at(name);
 }
 
 void check_case(const std::string& name, const std::function<Variable(const Variable&)>& fn,

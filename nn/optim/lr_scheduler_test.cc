@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,10 +19,8 @@
 namespace torchlet::optim {
 namespace {
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* g = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/optim/testdata/lr_scheduler_golden.txt"));
-  return *g;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("nn/optim/testdata/lr_scheduler_golden.txt");
 }
 
 const std::vector<double> kPlateauMetrics = {1.0, 0.9,  0.95, 0.95, 0.96, 0.8,

@@ -1,7 +1,6 @@
 #include "nn/optim/optim_testing.h"
 
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <utility>
 
@@ -12,12 +11,7 @@
 namespace torchlet::testing {
 
 const Golden& cached_golden(const std::string& path) {
-  static std::mutex mutex;
-  static auto* cache = new std::map<std::string, Golden>();
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache->find(path);
-  if (it == cache->end()) it = cache->emplace(path, load_golden(path)).first;
-  return it->second;
+  return GoldenFile::get(path).entries();
 }
 
 const Golden& optim_golden() { return cached_golden("nn/optim/testdata/optim_golden.txt"); }

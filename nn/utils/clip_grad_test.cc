@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -12,10 +11,8 @@
 namespace torchlet::nn::utils {
 namespace {
 
-const std::map<std::string, Tensor>& golden() {
-  static const auto* cases = new std::map<std::string, Tensor>(
-      testing::load_golden("nn/utils/testdata/utils_golden.txt"));
-  return *cases;
+const testing::GoldenFile& golden() {
+  return testing::GoldenFile::get("nn/utils/testdata/utils_golden.txt");
 }
 
 // Two parameters holding PyTorch's gradients (float32).

@@ -41,7 +41,10 @@ TEST_F(CpuDevices, CountIsSettable) {
 
 TEST_F(CpuDevices, IndexBeyondCountIsAnError) {
   EXPECT_THROW_MSG(zeros({2}, Device("cpu:1")), "empty: device cpu:1 does not exist (1 CPU device");
-  EXPECT_THROW_MSG(set_cpu_device_count(0), "set_cpu_device_count: expected a count in [1, 1024]");
+  EXPECT_THROW_MSG(set_cpu_device_count(0),
+                   "set_cpu_device_count: expected a count in [1, 1024], got 0");
+  EXPECT_THROW_MSG(set_cpu_device_count(1025),
+                   "set_cpu_device_count: expected a count in [1, 1024], got 1025");
 }
 
 // The variable is read once, on the first use of the CPU device count: run

@@ -153,14 +153,14 @@ TEST(FactoriesTest, LinspaceIncludesBothEnds) {
   EXPECT_EQ(values(linspace(0, 1, 5)), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
   EXPECT_EQ(linspace(0, 1, 0).numel(), 0);
   EXPECT_EQ(values(linspace(3, 7, 1)), (std::vector<double>{3}));
-  EXPECT_THROW_MSG(linspace(0, 1, -1), "linspace: number of steps must be non-negative");
+  EXPECT_THROW_MSG(linspace(0, 1, -1), "linspace: number of steps must be non-negative, got -1");
 }
 
 TEST(FactoriesTest, EyeIsIdentity) {
   EXPECT_EQ(values(eye(2)), (std::vector<double>{1, 0, 0, 1}));
   EXPECT_EQ(values(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
   EXPECT_EQ(eye(0).numel(), 0);
-  EXPECT_THROW_MSG(eye(-1), "eye: n must be greater or equal to 0");
+  EXPECT_THROW_MSG(eye(-1), "eye: n must be greater or equal to 0, got -1");
 }
 
 TEST(FactoriesTest, EyeRejectsANegativeColumnCount) {

@@ -118,7 +118,7 @@ TEST(IndexSelect, Errors) {
   EXPECT_THROW_MSG(t.index_select(0, tensor({0.0})),
                    "index_select(): Expected dtype int32 or int64 for index");
   EXPECT_THROW_MSG(t.index_select(0, tensor({{0}})),
-                   "index_select(): Index is supposed to be a vector");
+                   "index_select(): Index is supposed to be a vector, got shape [1, 1]");
   EXPECT_THROW_MSG(t.index_select(2, tensor({0})), "Dimension out of range");
   EXPECT_THROW_MSG(scalar_tensor(1.0).index_select(0, tensor({0, 0})),
                    "index_select(): Index to scalar can have only 1 value, got 2 value(s)");
@@ -141,7 +141,8 @@ TEST(Gather, Errors) {
   const Tensor t = zeros({2, 3});
   EXPECT_THROW_MSG(t.gather(0, tensor({{2}})),
                    "gather(): index 2 is out of bounds for dimension 0 with size 2");
-  EXPECT_THROW_MSG(t.gather(0, tensor({{0}}, kInt32)), "gather(): Expected dtype int64 for index");
+  EXPECT_THROW_MSG(t.gather(0, tensor({{0}}, kInt32)),
+                   "gather(): Expected dtype int64 for index, got int32");
   EXPECT_THROW_MSG(
       t.gather(0, tensor({0})),
       "gather(): Index tensor must have the same number of dimensions as input tensor");
@@ -208,7 +209,7 @@ TEST(Scatter, Errors) {
   EXPECT_THROW_MSG(t.scatter_add_(0, tensor({{0}}), zeros({2, 3}, kFloat64)),
                    "scatter_add_(): Expected self.dtype to be equal to src.dtype");
   EXPECT_THROW_MSG(t.scatter(0, tensor({{0}}, kInt32), t),
-                   "scatter(): Expected dtype int64 for index");
+                   "scatter(): Expected dtype int64 for index, got int32");
   EXPECT_THROW_MSG(t.scatter(0, tensor({0}), 1.0),
                    "Index tensor must have the same number of dimensions as self tensor");
   EXPECT_THROW_MSG(
@@ -291,9 +292,9 @@ TEST(OneHot, Errors) {
                    "one_hot: Class values must be smaller than num_classes");
   EXPECT_THROW_MSG(one_hot(tensor({1}), 0), "Class values must be smaller than num_classes");
   EXPECT_THROW_MSG(one_hot(zeros({0}, kInt64)),
-                   "Can not infer total number of classes from empty tensor");
+                   "one_hot: Can not infer total number of classes from empty tensor.");
   EXPECT_THROW_MSG(one_hot(zeros({0}, kInt64), 0),
-                   "Can not infer total number of classes from empty tensor");
+                   "one_hot: Can not infer total number of classes from empty tensor.");
   EXPECT_THROW_MSG(one_hot(tensor({1.0})), "one_hot: one_hot is only applicable to index tensor");
   EXPECT_THROW_MSG(one_hot(tensor({1}, kInt32)), "one_hot is only applicable to index tensor");
 }
@@ -319,7 +320,7 @@ TEST(Cat, Errors) {
   EXPECT_THROW_MSG(cat({scalar_tensor(1.0)}),
                    "zero-dimensional tensor (at position 0) cannot be concatenated");
   EXPECT_THROW_MSG(cat({zeros({2, 3}), zeros({3})}),
-                   "Tensors must have same number of dimensions: got 2 and 1");
+                   "cat(): Tensors must have same number of dimensions: got 2 and 1");
   EXPECT_THROW_MSG(
       cat({zeros({2, 3}), zeros({2, 4})}),
       "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 "

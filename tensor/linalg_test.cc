@@ -213,7 +213,8 @@ TEST(LinalgTest, MvDotOuter) {
   EXPECT_EQ(dot(v, v).item<float>(), 2.0f);
   EXPECT_EQ(testing::values(outer(tensor({1, 2}), tensor({3, 4}))), (std::vector<double>{3, 4, 6, 8}));
   EXPECT_THROW_MSG(dot(v, tensor({1.0f})), "dot: inconsistent tensor size");
-  EXPECT_THROW_MSG(mv(m, tensor({1.0f})), "mv: size mismatch");
+  EXPECT_THROW_MSG(mv(m, tensor({1.0f})),
+                   "mv: size mismatch, got input (2), mat (2x3), vec (1)");
 }
 
 TEST(LinalgTest, DotRejectsNon1DOperands) {

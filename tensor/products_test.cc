@@ -129,7 +129,7 @@ TEST(CrossTest, RejectsInputsOfDifferentRanks) {
 
 TEST(CrossTest, RejectsInputsOfDifferentDtypes) {
   EXPECT_THROW_MSG(linalg::cross(zeros({3}), zeros({3}, kFloat64)),
-                   "expected scalar type Float but found Double");
+                   "linalg.cross: expected scalar type Float but found Double");
 }
 
 TEST(CrossTest, RejectsADimOutOfRange) {

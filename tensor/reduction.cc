@@ -243,8 +243,9 @@ Tensor var_impl(const char* op, const Tensor& t, IntArrayRef dims, bool unbiased
 
 Tensor norm_impl(const Tensor& t, Scalar p_value, IntArrayRef dims, bool keepdim) {
   check_input("norm", t);
-  TORCHLET_CHECK(t.is_floating_point(), "norm(): input dtype should be floating point, got ",
-                 t.dtype());
+  TORCHLET_CHECK(t.is_floating_point(),
+                 "norm(): input dtype should be either floating point or complex. Got ",
+                 scalar_type_name(t.dtype()), " instead.");
   const Plan p = plan("norm", t, dims, keepdim);
   Tensor out = new_output(p, t.dtype(), t);
   const auto kernel = out.is_cuda() ? cuda::reduce_norm : cpu::reduce_norm;
@@ -329,7 +330,7 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
   check_input("mean", t);
   TORCHLET_CHECK(t.is_floating_point(),
                  "mean(): could not infer output dtype. Input dtype must be either a floating "
-                 "point or complex dtype. Got: ", t.dtype());
+                 "point or complex dtype. Got: ", scalar_type_name(t.dtype()));
   const Plan p = plan("mean", t, dims, keepdim);
   // The sum in t's dtype, then divided: float16 and bfloat16 round twice,
   // as in PyTorch 1.13's CPU mean (sum_out, then div_).

@@ -490,10 +490,15 @@ TEST(ReductionErrors, DimOutOfRange) {
 
 TEST(ReductionErrors, FloatingOnlyOpsRejectIntegers) {
   const Tensor i = tensor({1, 2});
-  EXPECT_THROW_MSG(i.mean(), "mean(): could not infer output dtype");
-  EXPECT_THROW_MSG(i.var(), "std and var only support floating point");
-  EXPECT_THROW_MSG(i.std(Dims{0}), "std and var only support floating point");
-  EXPECT_THROW_MSG(i.norm(), "norm(): input dtype should be");
+  EXPECT_THROW_MSG(i.mean(),
+                   "mean(): could not infer output dtype. Input dtype must be either a floating "
+                   "point or complex dtype. Got: Long");
+  EXPECT_THROW_MSG(i.var(), "var: std and var only support floating point dtypes, got int64");
+  EXPECT_THROW_MSG(i.std(Dims{0}),
+                   "std: std and var only support floating point dtypes, got int64");
+  EXPECT_THROW_MSG(i.norm(),
+                   "norm(): input dtype should be either floating point or complex. Got Long "
+                   "instead.");
   EXPECT_THROW_MSG(i.softmax(0), "expected a floating-point dtype");
   EXPECT_THROW_MSG(i.log_softmax(0), "expected a floating-point dtype");
 }

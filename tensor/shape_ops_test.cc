@@ -444,8 +444,8 @@ TEST(ShapeOpsErrorTest, Triangles) {
                    "Dimension out of range (expected to be in range of [-1, 0], but got -2)");
   EXPECT_THROW_MSG(scalar_tensor(1.0).triu_(),
                    "Dimension specified as -2 but tensor has no dimensions");
-  EXPECT_THROW_MSG(tril_indices(-1, 3), "row must be non-negative, got-1");
-  EXPECT_THROW_MSG(triu_indices(3, -1), "col must be non-negative, got-1");
+  EXPECT_THROW_MSG(tril_indices(-1, 3), "tril_indices: row must be non-negative, got-1");
+  EXPECT_THROW_MSG(triu_indices(3, -1), "triu_indices: col must be non-negative, got-1");
   EXPECT_THROW_MSG(tril_indices(3, 3, 0, kFloat32),
                    "\"tril_indices\" not implemented for 'float32'");
 }
@@ -456,27 +456,32 @@ TEST(ShapeOpsErrorTest, FlipsRollsAndRotations) {
   EXPECT_THROW_MSG(x.flip({2}), "Dimension out of range");
   EXPECT_THROW_MSG(zeros({3}).fliplr(), "Input must be >= 2-d.");
   EXPECT_THROW_MSG(scalar_tensor(1.0).flipud(), "Input must be >= 1-d.");
-  EXPECT_THROW_MSG(x.roll({1, 2}, {0}), "shifts and dimensions must align. shifts: 2, dims:1");
-  EXPECT_THROW_MSG(x.roll({1, 2}), "shifts and dimensions must align. shifts: 2, dims:0");
-  EXPECT_THROW_MSG(x.roll(IntArrayRef{}, IntArrayRef{}), "`shifts` required");
+  EXPECT_THROW_MSG(x.roll({1, 2}, {0}),
+                   "roll: shifts and dimensions must align. shifts: 2, dims:1");
+  EXPECT_THROW_MSG(x.roll({1, 2}),
+                   "roll: shifts and dimensions must align. shifts: 2, dims:0");
+  EXPECT_THROW_MSG(x.roll(IntArrayRef{}, IntArrayRef{}), "roll: `shifts` required");
   EXPECT_THROW_MSG(x.roll(1, 5), "Dimension out of range");
   EXPECT_THROW_MSG(scalar_tensor(1.0).roll(1, 0),
                    "Dimension specified as 0 but tensor has no dimensions");
-  EXPECT_THROW_MSG(x.rot90(1, {0}), "expected total rotation dims == 2, but got dims = 1");
-  EXPECT_THROW_MSG(zeros({3}).rot90(), "expected total dims >= 2, but got total dims = 1");
+  EXPECT_THROW_MSG(x.rot90(1, {0}), "rot90: expected total rotation dims == 2, but got dims = 1");
+  EXPECT_THROW_MSG(zeros({3}).rot90(), "rot90: expected total dims >= 2, but got total dims = 1");
   EXPECT_THROW_MSG(x.rot90(1, {0, -2}),
-                   "expected rotation dims to be different, but got dim0 = 0 and dim1 = -2");
-  EXPECT_THROW_MSG(x.rot90(2, {0, 5}), "Rotation dim1 out of range, dim1 = 5");
+                   "rot90: expected rotation dims to be different, but got dim0 = 0 and dim1 = -2");
+  EXPECT_THROW_MSG(x.rot90(2, {0, 5}), "rot90: Rotation dim1 out of range, dim1 = 5");
 }
 
 TEST(ShapeOpsErrorTest, Diagonals) {
   const Tensor x = zeros({3, 4});
-  EXPECT_THROW_MSG(x.diagonal(0, 0, -2), "diagonal dimensions cannot be identical 0, -2");
+  EXPECT_THROW_MSG(x.diagonal(0, 0, -2), "diagonal: diagonal dimensions cannot be identical 0, -2");
   EXPECT_THROW_MSG(zeros({3}).diagonal(),
                    "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
-  EXPECT_THROW_MSG(zeros({2, 2, 2}).diag(), "diag(): Supports 1D or 2D tensors");
-  EXPECT_THROW_MSG(scalar_tensor(1.0).diag(), "matrix or a vector expected");
-  EXPECT_THROW_MSG(zeros({3}).diag_embed(0, 0, 0), "diagonal dimensions cannot be identical 0, 0");
+  EXPECT_THROW_MSG(zeros({2, 2, 2}).diag(),
+                   "diag(): Supports 1D or 2D tensors. Got 3D (matrix or a vector expected)");
+  EXPECT_THROW_MSG(scalar_tensor(1.0).diag(),
+                   "diag(): Supports 1D or 2D tensors. Got 0D (matrix or a vector expected)");
+  EXPECT_THROW_MSG(zeros({3}).diag_embed(0, 0, 0),
+                   "diag_embed: diagonal dimensions cannot be identical 0, 0");
   EXPECT_THROW_MSG(zeros({3}).trace(), "trace: expected a matrix, but got tensor with dim 1");
 }
 
@@ -488,19 +493,21 @@ TEST(ShapeOpsErrorTest, Repeats) {
   EXPECT_THROW_MSG(x.repeat({-1, 1}),
                    "Trying to create tensor with negative dimension -3: [-3, 4]");
   EXPECT_THROW_MSG(x.tile({-1}), "Trying to create tensor with negative dimension -4: [3, -4]");
-  EXPECT_THROW_MSG(x.repeat_interleave(-1), "repeats can not be negative");
-  EXPECT_THROW_MSG(x.repeat_interleave(tensor({1, -2, 3}), 0), "repeats can not be negative");
+  EXPECT_THROW_MSG(x.repeat_interleave(-1), "repeat_interleave: repeats can not be negative");
+  EXPECT_THROW_MSG(x.repeat_interleave(tensor({1, -2, 3}), 0),
+                   "repeat_interleave: repeats can not be negative");
   EXPECT_THROW_MSG(x.repeat_interleave(tensor({1, 2}), 0),
-                   "repeats must have the same size as input along dim");
+                   "repeat_interleave: repeats must have the same size as input along dim");
   EXPECT_THROW_MSG(x.repeat_interleave(tensor({{1, 2, 3}}), 0),
-                   "repeats must be 0-dim or 1-dim tensor");
+                   "repeat_interleave: repeats must be 0-dim or 1-dim tensor");
   EXPECT_THROW_MSG(x.repeat_interleave(tensor({1.0, 2.0, 3.0}), 0),
-                   "repeats must be an int64 or int32 tensor");
-  EXPECT_THROW_MSG(x.repeat_interleave(2, 0, 5), "allocated size does not match required size");
+                   "repeat_interleave: repeats must be an int64 or int32 tensor, got float32");
+  EXPECT_THROW_MSG(x.repeat_interleave(2, 0, 5),
+                   "repeat_interleave: allocated size does not match required size");
   EXPECT_THROW_MSG(x.repeat_interleave(tensor({1, 2, 3}), 0, 5),
-                   "allocated size does not match required size");
+                   "repeat_interleave: allocated size does not match required size");
   EXPECT_THROW_MSG(repeat_interleave(tensor({{1, 2}})),
-                   "repeat_interleave only accept 1D vector as repeat");
+                   "repeat_interleave: repeat_interleave only accept 1D vector as repeat");
   EXPECT_THROW_MSG(scalar_tensor(1.0).repeat_interleave(3, 0),
                    "Dimension specified as 0 but tensor has no dimensions");
 }
@@ -513,11 +520,11 @@ TEST(ShapeOpsErrorTest, MovedimAndMeshgrid) {
   EXPECT_THROW_MSG(x.movedim({0, -2}, {1, 0}), "movedim: repeated dim in `source` ([0, -2])");
   EXPECT_THROW_MSG(x.movedim({0, 1}, {1, 1}), "movedim: repeated dim in `destination` ([1, 1])");
   EXPECT_THROW_MSG(x.movedim(0, 5), "Dimension out of range");
-  EXPECT_THROW_MSG(meshgrid({}, "ij"), "meshgrid expects a non-empty TensorList");
+  EXPECT_THROW_MSG(meshgrid({}, "ij"), "meshgrid: meshgrid expects a non-empty TensorList");
   EXPECT_THROW_MSG(meshgrid({x}, "ij"),
                    "torch.meshgrid: Expected 0D or 1D tensor in the tensor list");
   EXPECT_THROW_MSG(meshgrid({zeros({2}), zeros({2}, kFloat64)}, "ij"),
-                   "meshgrid expects all tensors to have the same dtype");
+                   "meshgrid: meshgrid expects all tensors to have the same dtype");
   EXPECT_THROW_MSG(meshgrid({zeros({2})}, "foo"),
                    "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: foo");
 }
@@ -525,20 +532,21 @@ TEST(ShapeOpsErrorTest, MovedimAndMeshgrid) {
 TEST(ShapeOpsErrorTest, MeshgridOnTwoDevices) {
   set_cpu_device_count(2);
   EXPECT_THROW_MSG(meshgrid({zeros({2}), zeros({2}, Device(kCPU, 1))}, "ij"),
-                   "meshgrid expects all tensors to have the same device");
+                   "meshgrid: meshgrid expects all tensors to have the same device");
   set_cpu_device_count(1);
 }
 
 TEST(ShapeOpsErrorTest, RepeatInterleaveOfRepeatsAlone) {
   EXPECT_THROW_MSG(repeat_interleave(tensor({1.0, 2.0})),
                    "repeat_interleave: repeats must be an int64 or int32 tensor, got float32");
-  EXPECT_THROW_MSG(repeat_interleave(tensor({1, -2})), "repeats can not be negative");
+  EXPECT_THROW_MSG(repeat_interleave(tensor({1, -2})),
+                   "repeat_interleave: repeats can not be negative");
   EXPECT_THROW_MSG(repeat_interleave(tensor({1, 2}), std::optional<int64_t>(4)),
-                   "allocated size does not match required size");
+                   "repeat_interleave: allocated size does not match required size");
 }
 
 TEST(ShapeOpsErrorTest, Rot90DimOutOfRange) {
-  EXPECT_THROW_MSG(zeros({3, 4}).rot90(1, {5, 0}), "Rotation dim0 out of range, dim0 = 5");
+  EXPECT_THROW_MSG(zeros({3, 4}).rot90(1, {5, 0}), "rot90: Rotation dim0 out of range, dim0 = 5");
 }
 
 TEST(ShapeOpsErrorTest, IndexAdd) {
@@ -580,7 +588,8 @@ TEST(ShapeOpsErrorTest, IndexCopyAndIndexFill) {
                    "index_copy_(): Index should have dimension 1 or 0 (got 2)");
   EXPECT_THROW_MSG(x.index_fill(0, tensor({0.0}), 1),
                    "index_fill_(): Expected dtype int64 for index.");
-  EXPECT_THROW_MSG(x.index_fill(0, tensor({{0}}), 1), "Index has to be a vector/scalar");
+  EXPECT_THROW_MSG(x.index_fill(0, tensor({{0}}), 1),
+                   "index_fill_(): Index has to be a vector/scalar");
   EXPECT_THROW_MSG(x.index_fill(0, tensor({-4}), 1),
                    "index -4 is out of bounds for dimension 0 with size 3");
   EXPECT_THROW_MSG(zeros({3}).expand({2, 3}).index_fill_(1, tensor({0}), 1), "index_fill_");

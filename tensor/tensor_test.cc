@@ -36,8 +36,8 @@ TEST(TensorTest, StrideOfAScalarIsAnError) {
 TEST(TensorTest, UndefinedTensorIsAnErrorNotACrash) {
   Tensor t;
   EXPECT_FALSE(t.defined());
-  EXPECT_THROW_MSG(t.dim(), "the tensor is undefined");
-  EXPECT_THROW_MSG(ones({1}) + t, "add: expected a defined tensor");
+  EXPECT_THROW_MSG(t.dim(), "Tensor: the tensor is undefined (default-constructed)");
+  EXPECT_THROW_MSG(ones({1}) + t, "add: expected a defined tensor but got an undefined one");
 }
 
 TEST(TensorTest, CopiesShareData) {

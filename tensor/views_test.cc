@@ -60,8 +60,10 @@ TEST(ViewsTest, PermuteReordersDims) {
   Tensor p = a.permute({2, 0, 1});
   EXPECT_EQ(p.sizes(), IntArrayRef({4, 2, 3}));
   EXPECT_EQ(p.strides(), IntArrayRef({1, 12, 4}));
-  EXPECT_THROW_MSG(a.permute({0, 1}), "permute: number of dims don't match in permute");
-  EXPECT_THROW_MSG(a.permute({0, 1, 1}), "permute: repeated dim in permute");
+  EXPECT_THROW_MSG(a.permute({0, 1}),
+                   "permute: number of dims don't match in permute (the tensor has 3 dims, got "
+                   "[0, 1])");
+  EXPECT_THROW_MSG(a.permute({0, 1, 1}), "permute: repeated dim in permute (got [0, 1, 1])");
 }
 
 TEST(ViewsTest, TransposeAndT) {

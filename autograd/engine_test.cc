@@ -96,7 +96,7 @@ TEST(EngineTest, ImplicitGradientNeedsAScalarOutput) {
 
 TEST(EngineTest, BackwardOnAVariableWithoutGradThrows) {
   EXPECT_THROW_MSG(Variable(ones({1})).backward(),
-                   "does not require grad and does not have a grad_fn");
+                   "element 0 of tensors does not require grad and does not have a grad_fn");
 }
 
 TEST(EngineTest, ExplicitGradientSeedsTheBackward) {
@@ -154,7 +154,8 @@ TEST(EngineTest, GradOfAnUnusedInputNeedsAllowUnused) {
   Variable x = param({3});
   Variable unused = param({1});
   EXPECT_THROW_MSG(autograd::grad({(x * 2.0).sum()}, {unused}),
-                   "appears to not have been used in the graph");
+                   "grad: One of the differentiated Variables (input 0) appears to not have been "
+                   "used in the graph. Set allow_unused=true if this is the desired behavior.");
   const variable_list g = autograd::grad({(x * 2.0).sum()}, {unused}, {}, std::nullopt, false,
                                          /*allow_unused=*/true);
   EXPECT_FALSE(g[0].defined());
@@ -230,8 +231,10 @@ TEST(EngineTest, ModifyingASavedTensorInPlaceIsDetected) {
   Variable y = x.exp();  // ExpBackward0 saves its output
   Variable z = y.sum();
   y.add_(1.0);
-  EXPECT_THROW_MSG(z.backward(), "modified by an inplace operation");
-  EXPECT_THROW_MSG(z.backward(), "ExpBackward0");
+  EXPECT_THROW_MSG(z.backward(),
+                   "one of the variables needed for gradient computation has been modified by an "
+                   "inplace operation: [float64 [2]], which is saved by ExpBackward0, is at "
+                   "version 1; expected version 0 instead.");
 }
 
 TEST(EngineTest, InPlaceOnALeafThatRequiresGradThrows) {

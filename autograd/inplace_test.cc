@@ -102,7 +102,10 @@ TEST(InplaceViewTest, ViewCreatedUnderNoGradIsRefused) {
     NoGradGuard no_grad;
     v = y[0];
   }
-  EXPECT_THROW_MSG(v.add_(1.0), "add_: a view was created in no_grad mode");
+  EXPECT_THROW_MSG(v.add_(1.0),
+                   "add_: a view was created in no_grad mode and is being modified inplace with "
+                   "grad mode enabled. This view is of a Variable that requires grad; create the "
+                   "view with grad mode enabled or use the out-of-place form.");
 }
 
 TEST(InplaceViewTest, DetachInPlaceOfAViewIsRefused) {

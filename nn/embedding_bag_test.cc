@@ -160,7 +160,8 @@ TEST(EmbeddingBagModuleTest, UnknownModeIsRefusedWhenBuilt) {
 
 TEST(EmbeddingBagModuleTest, SparseIsRefusedWhenBuilt) {
   EXPECT_THROW_MSG(EmbeddingBag(EmbeddingBagOptions(5, 2).sparse(true)),
-                   "EmbeddingBag: sparse=True is not supported");
+                   "EmbeddingBag: sparse=True is not supported: torchlet has no sparse gradients; "
+                   "pass sparse=False for a dense weight gradient");
 }
 
 TEST(EmbeddingBagModuleTest, MaxModeRefusesScaleGradByFreqAtTheCall) {

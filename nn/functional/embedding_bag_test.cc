@@ -621,7 +621,8 @@ TEST(EmbeddingBagTest, MaxRejectsSparse) {
 TEST(EmbeddingBagTest, RejectsSparseGradients) {
   EXPECT_THROW_MSG(F::embedding_bag(longs({1}), table(), longs({0}), std::nullopt, 2.0, false,
                                     "sum", true),
-                   "embedding_bag: sparse=True is not supported");
+                   "embedding_bag: sparse=True is not supported: torchlet has no sparse "
+                   "gradients; pass sparse=False for a dense weight gradient");
 }
 
 TEST(EmbeddingBagTest, RejectsPerSampleWeightsOutsideSumMode) {

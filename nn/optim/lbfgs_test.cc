@@ -343,8 +343,11 @@ TEST(LBFGSErrors, StepWithoutAClosureThroughTheBaseClass) {
   LBFGS lbfgs({w});
   Optimizer& optimizer = lbfgs;
   w.set_grad(Variable(ones({2})));
-  EXPECT_THROW_MSG(optimizer.step(), "LBFGS: step() needs a closure");
-  EXPECT_THROW_MSG(lbfgs.step(), "LBFGS: step() needs a closure");
+  const std::string needs_closure =
+      "LBFGS: step() needs a closure that reevaluates the model and returns the loss; call "
+      "LBFGS::step(closure)";
+  EXPECT_THROW_MSG(optimizer.step(), needs_closure);
+  EXPECT_THROW_MSG(lbfgs.step(), needs_closure);
   EXPECT_EQ(w.data().to_vector<float>(), std::vector<float>({1.f, 1.f}));
 }
 

@@ -327,11 +327,12 @@ class ZipArchive final : public Records {
     // and 24, the local header's offset at 42.
     const uint64_t at = unzGetOffset64(zip_);
     unsigned char central[46];
+    const std::string corrupt =
+        "the zip archive's directory is corrupt at the header of \"" + printable(name) + "\"";
     TORCHLET_CHECK(at <= source_.size() && source_.size() - at >= sizeof(central), where_,
-                   "the zip archive's directory is corrupt at ", what);
+                   corrupt);
     source_.read(at, central, sizeof(central));
-    TORCHLET_CHECK(le_bytes(central, 4) == 0x02014b50, where_,
-                   "the zip archive's directory is corrupt at ", what);
+    TORCHLET_CHECK(le_bytes(central, 4) == 0x02014b50, where_, corrupt);
     TORCHLET_CHECK((le_bytes(central + 8, 2) & 1) == 0, where_, what, " is encrypted");
     Entry entry{};
     entry.method = le_bytes(central + 10, 2);

@@ -519,6 +519,13 @@ size_t central_header(const std::string& bytes, const std::string& name) {
 
 void put_le(std::string* bytes, size_t at, uint64_t v, int n) { bytes->replace(at, n, le(v, n)); }
 
+/// The `n`-byte little-endian number at `at` in `bytes`.
+uint64_t le_value(const std::string& bytes, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
+  return v;
+}
+
 /// A checkpoint of one tensor, "m/data.pkl" then "m/data/0" and "m/version".
 std::string small_checkpoint(const std::string& path) {
   save_pytorch({{"w", ones({16})}}, path);
@@ -550,7 +557,8 @@ TEST_F(PytorchCheckpointTest, RefusesEntryReachingPastTheEndOfTheFile) {
   put_le(&bytes, central + 24, 0x7fffffff, 4);
   EXPECT_THROW_MSG(load_pytorch_buffer(bytes),
                    "load_pytorch(<buffer>): the zip archive's entry \"m/data.pkl\" claims "
-                   "2147483647 bytes, more than the whole file");
+                   "2147483647 bytes, more than the whole file (" +
+                       std::to_string(bytes.size()) + " bytes)");
 }
 
 TEST_F(PytorchCheckpointTest, RefusesStoredEntryWhoseSizesDisagree) {
@@ -593,6 +601,70 @@ TEST_F(PytorchCheckpointTest, RefusesZip64FieldTooShortOrOverrunningItsExtraFiel
   EXPECT_THROW_MSG(load_pytorch_buffer(bytes),
                    "load_pytorch(<buffer>): the zip archive's entry "
                    "\"zip64/data.pkl\" has a corrupt extra field");
+}
+
+/// The whole message of the error load_pytorch_buffer(bytes) throws ("" when
+/// it throws none): where one message begins another, a substring would not tell
+/// them apart.
+std::string load_buffer_error(const std::string& bytes) {
+  try {
+    load_pytorch_buffer(bytes);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(PytorchCheckpointTest, RefusesDirectoryWhoseFirstHeaderLacksItsSignature) {
+  std::string bytes = small_checkpoint(path("m.pt"));
+  bytes[central_header(bytes, "m/data.pkl") + 3] = 0x03;
+  EXPECT_EQ(load_buffer_error(bytes),
+            "load_pytorch(<buffer>): the zip archive's directory is corrupt");
+}
+
+TEST_F(PytorchCheckpointTest, RefusesDirectoryCorruptAfterAnEntryNamingThatEntry) {
+  std::string bytes = small_checkpoint(path("m.pt"));
+  bytes[central_header(bytes, "m/data/0") + 3] = 0x03;
+  EXPECT_THROW_MSG(load_pytorch_buffer(bytes),
+                   "load_pytorch(<buffer>): the zip archive's directory is corrupt after entry "
+                   "\"m/data.pkl\"");
+}
+
+TEST_F(PytorchCheckpointTest, RefusesDirectoryEntryWhoseNameReachesPastTheEndOfTheFile) {
+  // minizip steps over the name to reach the next header, and fails only
+  // when it reads the name.
+  std::string bytes = small_checkpoint(path("m.pt"));
+  put_le(&bytes, central_header(bytes, "m/data/0") + 28, 0xffff, 2);
+  EXPECT_EQ(load_buffer_error(bytes),
+            "load_pytorch(<buffer>): the zip archive's directory is corrupt");
+}
+
+// The end of the directory records where it begins and its size; minizip
+// takes any gap between the two and the end record for bytes before the
+// archive, and reads the headers where they are.
+TEST_F(PytorchCheckpointTest, RefusesDirectoryThatDoesNotBeginWhereItsEndSays) {
+  std::string bytes = small_checkpoint(path("m.pt"));
+  const size_t end = bytes.rfind("PK\x05\x06");
+  ASSERT_NE(end, std::string::npos);
+  put_le(&bytes, end + 16, central_header(bytes, "m/data.pkl") - 1, 4);
+  EXPECT_THROW_MSG(load_pytorch_buffer(bytes),
+                   "load_pytorch(<buffer>): the zip archive's directory is corrupt at the "
+                   "header of \"m/data.pkl\"");
+}
+
+TEST_F(PytorchCheckpointTest, RefusesZip64DirectoryOffsetPastTheEndOfTheFile) {
+  // An offset that wraps around 2^64 when the directory's size is added to
+  // it: minizip still finds the headers, ending where the zip64 end record begins.
+  std::string bytes = read_file(fixture("zip64.pt"));
+  const size_t end = bytes.find("PK\x06\x06");
+  ASSERT_NE(end, std::string::npos);
+  const uint64_t size = le_value(bytes, end + 40, 8);
+  put_le(&bytes, end + 48, 0 - size, 8);
+  const std::string p = path("m.pt");
+  write_file(p, bytes);
+  EXPECT_THROW_MSG(load_pytorch(p), where(p) +
+                                        "the zip archive's directory is corrupt at the "
+                                        "header of \"zip64/data.pkl\"");
 }
 
 TEST_F(PytorchCheckpointTest, RefusesEntryNamedTwice) {

@@ -227,7 +227,8 @@ TEST_F(SafetensorsTest, SaveRefusesUndefinedTensor) {
 TEST_F(SafetensorsTest, SaveRefusesMetadataKeyAsTensorName) {
   const std::string p = path("m.safetensors");
   EXPECT_THROW_MSG(save({{"__metadata__", ones({1})}}, p),
-                   "save(\"" + p + "\"): \"__metadata__\" is reserved for the metadata");
+                   "save(\"" + p + "\"): \"__metadata__\" is reserved for the metadata and "
+                   "cannot name a tensor");
 }
 
 TEST_F(SafetensorsTest, SaveRefusesNameThatIsNotUtf8) {

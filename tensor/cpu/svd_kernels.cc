@@ -28,7 +28,6 @@
 namespace torchlet::cpu {
 namespace {
 
-using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ColMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 template <typename T>
 using RowMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
@@ -44,16 +43,6 @@ RowMap<T> matrix(const Tensor& t, int64_t i) {
   const int64_t r = rows(t), c = cols(t);
   return RowMap<T>(static_cast<T*>(t.data_ptr()) + i * r * c, r, c);
 }
-
-// One decomposition: the only instantiation of BDCSVD.
-class Decomposition {
- public:
-  Decomposition(const ColMat& a, unsigned options) : svd_(a, options) {}
-  const Eigen::BDCSVD<ColMat>& get() const { return svd_; }
-
- private:
-  Eigen::BDCSVD<ColMat> svd_;
-};
 
 // Whether matrix `i` of `a` holds a NaN, or else an infinity.
 template <typename T>
@@ -102,8 +91,7 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
         fill_nan<T>(u, s, vh, i, k);
         continue;
       }
-      const Decomposition d(matrix<T>(a, i).template cast<double>(), options);
-      const Eigen::BDCSVD<ColMat>& f = d.get();
+      const Eigen::BDCSVD<ColMat> f(ColMat(matrix<T>(a, i).template cast<double>()), options);
       if (f.info() != Eigen::Success && f.info() != Eigen::NoConvergence) {
         info[i] = 1;
         fill_nan<T>(u, s, vh, i, k);

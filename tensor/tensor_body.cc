@@ -6,6 +6,7 @@
 #include "tensor/cpu/kernels.h"
 #include "tensor/cuda/cuda_runtime.h"
 #include "tensor/cuda/kernels.h"
+#include "tensor/cuda/stream.h"
 #include "tensor/factories.h"
 #include "tensor/op_utils.h"
 
@@ -100,6 +101,13 @@ Tensor Tensor::to(Device device, DType dtype, bool non_blocking) const {
 }
 
 bool Tensor::is_pinned() const { return checked_impl()->storage()->is_pinned(); }
+
+void Tensor::record_stream(const cuda::Stream& stream) const {
+  TORCHLET_CHECK(is_cuda(), "record_stream: expected a CUDA tensor, but got a '", device(),
+                 "' tensor");
+  cuda::record_stream(checked_impl()->storage()->data(), device().index, stream.device_index(),
+                      stream.handle());
+}
 
 Tensor Tensor::pin_memory() const {
   TORCHLET_CHECK(device().is_cpu(), "pin_memory: cannot pin '", device(), "' ", dtype(),

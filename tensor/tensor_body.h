@@ -19,6 +19,9 @@
 namespace torchlet {
 
 class TensorIndex;
+namespace cuda {
+class Stream;
+}  // namespace cuda
 
 /// A strided n-dimensional array on one device: a cheap handle (one pointer)
 /// to a TensorImpl. Copying a Tensor shares the data; views share storage.
@@ -102,6 +105,11 @@ class Tensor {
   Tensor pin_memory() const;
   /// Whether this CPU tensor's memory is page-locked.
   bool is_pinned() const;
+  /// Marks this GPU tensor's memory as used by `stream` as well as by the
+  /// stream it was made on (torch.Tensor.record_stream): when it is freed,
+  /// the caching allocator reuses it only after the work queued on
+  /// `stream` by then has finished (Note [CUDA caching allocator]).
+  void record_stream(const cuda::Stream& stream) const;
   Tensor contiguous() const;
   Tensor clone() const;
   /// Copies `src` (broadcast to this shape, any dtype, any device) into this.

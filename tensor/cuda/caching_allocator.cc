@@ -49,6 +49,11 @@ CachingAllocator::~CachingAllocator() {
   std::vector<Block*> blocks(small_blocks_.begin(), small_blocks_.end());
   blocks.insert(blocks.end(), large_blocks_.begin(), large_blocks_.end());
   for (const auto& [ptr, block] : allocated_) blocks.push_back(block);
+  for (const PendingEvent& pending : pending_) {
+    memory_->destroy_event(pending.event);
+    // A block waiting for several events is listed once.
+    if (--pending.block->pending_events == 0) blocks.push_back(pending.block);
+  }
   for (Block* block : blocks) {
     if (block->prev == nullptr) memory_->free(block->ptr);
   }
@@ -70,6 +75,7 @@ void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
   const size_t size = round_size(nbytes);
   const bool small = size <= kSmallSize;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!pending_.empty()) process_events();
   Block* block = take_from_pool(size, stream, small);
   if (block == nullptr) block = new_segment(size, stream, small);
   // Split off what is left when it is worth keeping as a block of its own.
@@ -106,6 +112,7 @@ CachingAllocator::Block* CachingAllocator::new_segment(size_t size, StreamId str
   if (ptr == nullptr) {
     // The cache may hold what the device lacks: give it back and retry.
     ++stats_.alloc_retries;
+    synchronize_events();
     release_free_segments();
     ptr = memory_->allocate(bytes);
   }
@@ -137,14 +144,68 @@ void CachingAllocator::free(void* ptr) {
   allocated_.erase(it);
   block->allocated = false;
   stats_.allocated -= block->size;
+  if (block->stream_uses.empty()) {
+    return_to_pool(block);
+    return;
+  }
+  // Other streams may still be reading or writing it: it waits for them.
+  for (const auto& [device, stream] : block->stream_uses) {
+    pending_.push_back({memory_->record_event(device, stream), block});
+    ++block->pending_events;
+  }
+  block->stream_uses.clear();
+}
+
+void CachingAllocator::record_stream(void* ptr, int device, StreamId stream) {
+  if (ptr == nullptr) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = allocated_.find(ptr);
+  if (it == allocated_.end()) return;
+  Block* block = it->second;
+  const std::pair<int, StreamId> use{device, stream};
+  if ((device == device_ && stream == block->stream) ||
+      std::find(block->stream_uses.begin(), block->stream_uses.end(), use) !=
+          block->stream_uses.end()) {
+    return;
+  }
+  block->stream_uses.push_back(use);
+}
+
+// A free block with no events pending goes back to its pool, merged with
+// the free neighbours there.
+void CachingAllocator::return_to_pool(Block* block) {
   Pool& pool = pool_of(block->small);
   for (Block* neighbour : {block->prev, block->next}) {
-    if (neighbour != nullptr && !neighbour->allocated) {
+    if (neighbour != nullptr && !neighbour->allocated && neighbour->pending_events == 0) {
       pool.erase(neighbour);
       merge_into(block, neighbour);
     }
   }
   pool.insert(block);
+}
+
+// Returns the blocks whose events have all passed.
+void CachingAllocator::process_events() {
+  size_t kept = 0;
+  for (const PendingEvent& pending : pending_) {
+    if (!memory_->event_done(pending.event)) {
+      pending_[kept++] = pending;
+      continue;
+    }
+    memory_->destroy_event(pending.event);
+    if (--pending.block->pending_events == 0) return_to_pool(pending.block);
+  }
+  pending_.resize(kept);
+}
+
+// Waits for every pending event, so that their blocks can go back.
+void CachingAllocator::synchronize_events() {
+  for (const PendingEvent& pending : pending_) {
+    memory_->synchronize_event(pending.event);
+    memory_->destroy_event(pending.event);
+    if (--pending.block->pending_events == 0) return_to_pool(pending.block);
+  }
+  pending_.clear();
 }
 
 // Absorbs `neighbour`, a free block adjacent to `block` in its segment.
@@ -180,6 +241,7 @@ void CachingAllocator::release_free_segments() {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
+  synchronize_events();
   release_free_segments();
 }
 

@@ -20,9 +20,14 @@
 //   reused only by requests on that stream: work queued there that still
 //   reads it runs first. Work another stream queued on it is ordered
 //   before that stream's later work by the events at torchlet's hand-offs
-//   between threads (Note [Streams] in tensor/cuda/stream.h); a tensor
-//   handed to another stream by hand (StreamGuard) must be ordered the same
-//   way, with events, before it is freed, as in PyTorch.
+//   between threads (Note [Streams] in tensor/cuda/stream.h). A tensor
+//   handed to another stream by hand (StreamGuard) is either ordered the
+//   same way, with events, before it is freed, or marked with
+//   Tensor::record_stream (torch.Tensor.record_stream): when its block is
+//   freed, an event is recorded on every stream so marked, and the block
+//   goes back to its pool only once all of them have passed. Pending
+//   events are polled at the start of each request; emptying the cache and
+//   the retry after running out of memory wait for them.
 // - When the device has no memory left, every free whole segment is given
 //   back and the request retried once; if it still fails the request
 //   throws torchlet::Error "CUDA out of memory. Tried to allocate ..." with
@@ -37,6 +42,8 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace torchlet::cuda {
 
@@ -51,6 +58,14 @@ class DeviceMemory {
   virtual void free(void* ptr) = 0;
   /// The device's free and total bytes, as cudaMemGetInfo reports them.
   virtual void info(size_t* free_bytes, size_t* total_bytes) = 0;
+  /// An event recorded after the work queued so far on `stream` of GPU
+  /// `device` (cudaEventRecord); the handle goes to the calls below.
+  virtual void* record_event(int device, uint64_t stream) = 0;
+  /// Whether the event's work has finished (cudaEventQuery).
+  virtual bool event_done(void* event) = 0;
+  /// Waits on the host until it has (cudaEventSynchronize).
+  virtual void synchronize_event(void* event) = 0;
+  virtual void destroy_event(void* event) = 0;
 };
 
 /// A stream of a device: 0 is the default stream.
@@ -84,8 +99,15 @@ class CachingAllocator {
   /// A block of at least `nbytes` (512-byte aligned within its segment)
   /// for use on `stream`; never null.
   void* allocate(size_t nbytes, StreamId stream = 0);
-  /// Returns a block from allocate() to its pool; null is ignored.
+  /// Returns a block from allocate() to its pool; null is ignored. A block
+  /// some other stream was recorded on (record_stream) goes back once the
+  /// work queued there by now has finished.
   void free(void* ptr);
+  /// Marks the block at `ptr` as used by `stream` of GPU `device` as well
+  /// as its own (torch.Tensor.record_stream). A pointer this allocator did
+  /// not hand out (memory wrapped from elsewhere) is left alone, as in
+  /// PyTorch.
+  void record_stream(void* ptr, int device, StreamId stream);
   /// Gives every free whole segment back to the device (torch.cuda.empty_cache).
   void empty_cache();
   MemoryStats stats() const;
@@ -107,6 +129,14 @@ class CachingAllocator {
     bool allocated = false;
     Block* prev = nullptr;     // neighbours within the same segment
     Block* next = nullptr;
+    // Other streams that use it (record_stream), and the events recorded
+    // on them when it was freed that have not passed yet.
+    std::vector<std::pair<int, StreamId>> stream_uses;
+    int pending_events = 0;
+  };
+  struct PendingEvent {
+    void* event;
+    Block* block;
   };
   struct BlockOrder {
     bool operator()(const Block* a, const Block* b) const;
@@ -119,6 +149,9 @@ class CachingAllocator {
   void release_free_segments();
   [[noreturn]] void throw_out_of_memory(size_t requested);
   void merge_into(Block* block, Block* neighbour);
+  void return_to_pool(Block* block);
+  void process_events();
+  void synchronize_events();
 
   const std::unique_ptr<DeviceMemory> memory_;
   const int device_;
@@ -126,6 +159,7 @@ class CachingAllocator {
   Pool small_blocks_;
   Pool large_blocks_;
   std::unordered_map<void*, Block*> allocated_;
+  std::vector<PendingEvent> pending_;  // oldest first
   MemoryStats stats_;
 };
 

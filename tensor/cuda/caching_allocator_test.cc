@@ -3,6 +3,7 @@
 #include "tensor/cuda/caching_allocator.h"
 
 #include <cstdlib>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -18,11 +19,20 @@ constexpr size_t kMiB = size_t{1} << 20;
 /// Host memory standing in for a device of `capacity` bytes; counts calls.
 class FakeDeviceMemory : public DeviceMemory {
  public:
+  /// An event: recorded on (device, stream); the test says when it passes.
+  struct Event {
+    int device;
+    StreamId stream;
+    bool done = false;
+    bool synchronized = false;
+    bool destroyed = false;
+  };
   struct Counters {
     size_t in_use = 0;
     int allocations = 0;
     int frees = 0;
     int failures = 0;
+    std::deque<Event> events;  // every event recorded, oldest first
   };
   FakeDeviceMemory(size_t capacity, Counters* counters) : capacity_(capacity), c_(counters) {}
   void* allocate(size_t nbytes) override {
@@ -51,8 +61,23 @@ class FakeDeviceMemory : public DeviceMemory {
     *free_bytes = capacity_ - c_->in_use;
     *total_bytes = capacity_;
   }
+  void* record_event(int device, uint64_t stream) override {
+    c_->events.push_back({device, stream});
+    return &c_->events.back();
+  }
+  bool event_done(void* event) override { return live(event)->done; }
+  void synchronize_event(void* event) override {
+    live(event)->synchronized = true;
+    live(event)->done = true;
+  }
+  void destroy_event(void* event) override { live(event)->destroyed = true; }
 
  private:
+  static Event* live(void* event) {
+    auto* e = static_cast<Event*>(event);
+    EXPECT_FALSE(e->destroyed) << "an event used after it was destroyed";
+    return e;
+  }
   size_t capacity_;
   Counters* c_;
   std::vector<std::pair<void*, size_t>> sizes_;
@@ -149,6 +174,98 @@ TEST_F(CachingAllocatorTest, BlocksFreedOnOneStreamServeOnlyThatStream) {
   EXPECT_NE(q, p);
   EXPECT_EQ(device_.allocations, 2);
   EXPECT_EQ(a.allocate(4 * kMiB, /*stream=*/1), p);
+}
+
+TEST_F(CachingAllocatorTest, ABlockRecordedOnAnotherStreamReturnsOnceItsEventPasses) {
+  CachingAllocator& a = make();
+  void* p = a.allocate(4 * kMiB, /*stream=*/1);
+  a.record_stream(p, /*device=*/3, /*stream=*/2);
+  a.free(p);
+  ASSERT_EQ(device_.events.size(), 1u);
+  EXPECT_EQ(device_.events[0].device, 3);
+  EXPECT_EQ(device_.events[0].stream, 2u);
+  EXPECT_EQ(a.stats().allocated, 0u);  // no longer held by a tensor
+  void* q = a.allocate(4 * kMiB, /*stream=*/1);
+  EXPECT_NE(q, p);  // stream 2 may still use p
+  device_.events[0].done = true;
+  EXPECT_EQ(a.allocate(4 * kMiB, /*stream=*/1), p);
+  EXPECT_TRUE(device_.events[0].destroyed);
+  EXPECT_FALSE(device_.events[0].synchronized);  // polled, never waited for
+}
+
+TEST_F(CachingAllocatorTest, ABlockWaitsForEveryStreamRecordedOnIt) {
+  CachingAllocator& a = make();
+  void* p = a.allocate(1000);
+  a.record_stream(p, 3, 5);
+  a.record_stream(p, 3, 6);
+  a.record_stream(p, 3, 5);  // once per stream
+  a.free(p);
+  ASSERT_EQ(device_.events.size(), 2u);
+  device_.events[1].done = true;
+  EXPECT_NE(a.allocate(1000), p);
+  device_.events[0].done = true;
+  EXPECT_EQ(a.allocate(1000), p);
+}
+
+TEST_F(CachingAllocatorTest, RecordingTheBlocksOwnStreamOrAForeignPointerDoesNothing) {
+  CachingAllocator& a = make();
+  void* p = a.allocate(4 * kMiB, /*stream=*/1);
+  a.record_stream(p, 3, 1);
+  int local = 0;
+  a.record_stream(&local, 3, 2);  // memory it did not hand out: left alone
+  a.free(p);
+  EXPECT_TRUE(device_.events.empty());
+  EXPECT_EQ(a.allocate(4 * kMiB, /*stream=*/1), p);
+}
+
+TEST_F(CachingAllocatorTest, APendingBlockDoesNotMergeWithItsNeighboursUntilItsEventPasses) {
+  CachingAllocator& a = make();
+  char* first = static_cast<char*>(a.allocate(512 * 1024));
+  char* second = static_cast<char*>(a.allocate(512 * 1024));
+  a.record_stream(first, 3, 2);
+  a.free(first);
+  a.free(second);  // merges with the rest of the segment, not with `first`
+  void* probe = a.allocate(1000);
+  EXPECT_EQ(probe, second);  // a block merged with `first` would start there
+  a.free(probe);
+  device_.events[0].done = true;
+  a.empty_cache();  // `first` merges on its way back: the segment is whole
+  EXPECT_EQ(a.stats().reserved, 0u);
+}
+
+TEST_F(CachingAllocatorTest, EmptyCacheWaitsForPendingEventsAndGivesTheirSegmentsBack) {
+  CachingAllocator& a = make();
+  void* p = a.allocate(12 * kMiB);
+  a.record_stream(p, 3, 2);
+  a.free(p);
+  a.empty_cache();
+  ASSERT_EQ(device_.events.size(), 1u);
+  EXPECT_TRUE(device_.events[0].synchronized);
+  EXPECT_TRUE(device_.events[0].destroyed);
+  EXPECT_EQ(a.stats().reserved, 0u);
+  EXPECT_EQ(device_.in_use, 0u);
+}
+
+TEST_F(CachingAllocatorTest, RetryAfterAFullDeviceWaitsForPendingEvents) {
+  CachingAllocator& a = make(40 * kMiB);
+  void* p = a.allocate(30 * kMiB);
+  a.record_stream(p, 3, 2);
+  a.free(p);
+  EXPECT_NE(a.allocate(20 * kMiB), nullptr);
+  EXPECT_TRUE(device_.events[0].synchronized);
+  EXPECT_EQ(a.stats().reserved, 20 * kMiB);
+}
+
+TEST_F(CachingAllocatorTest, DestructionGivesBackSegmentsWithEventsPending) {
+  CachingAllocator& a = make();
+  void* p = a.allocate(1000);
+  a.record_stream(p, 3, 2);
+  a.record_stream(p, 3, 4);
+  a.free(p);
+  allocator_.reset();
+  EXPECT_EQ(device_.in_use, 0u);
+  EXPECT_TRUE(device_.events[0].destroyed);
+  EXPECT_TRUE(device_.events[1].destroyed);
 }
 
 TEST_F(CachingAllocatorTest, TracksAllocatedReservedAndTheirPeaks) {

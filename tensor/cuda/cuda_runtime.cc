@@ -65,6 +65,17 @@ DeviceProperties device_properties(int index) {
 
 namespace {
 
+// A query's answer: done (cudaSuccess) or not yet (cudaErrorNotReady, which
+// is cleared); any other status is an error.
+bool finished(cudaError_t status, const char* what) {
+  if (status == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(status, what);
+  return true;
+}
+
 // cudaMalloc and cudaFree on one GPU, behind its caching allocator.
 class CudaDeviceMemory : public DeviceMemory {
  public:
@@ -87,6 +98,20 @@ class CudaDeviceMemory : public DeviceMemory {
     DeviceSwitch guard(index_);
     check(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
   }
+  void* record_event(int device, uint64_t stream) override {
+    DeviceSwitch guard(device);
+    cudaEvent_t event = nullptr;
+    check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "record_stream");
+    check(cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream)), "record_stream");
+    return event;
+  }
+  bool event_done(void* event) override {
+    return finished(cudaEventQuery(static_cast<cudaEvent_t>(event)), "CUDA allocator: cudaEventQuery");
+  }
+  void synchronize_event(void* event) override {
+    check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "CUDA allocator: cudaEventSynchronize");
+  }
+  void destroy_event(void* event) override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
 
  private:
   int index_;
@@ -221,18 +246,13 @@ void check_stream_device(int device, const char* op) {
 
 cudaStream_t raw(const Stream& s) { return static_cast<cudaStream_t>(s.handle()); }
 
-// A query's answer: done (cudaSuccess) or not yet (cudaErrorNotReady, which
-// is cleared); any other status is an error.
-bool finished(cudaError_t status, const char* what) {
-  if (status == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  check(status, what);
-  return true;
-}
-
 }  // namespace
+
+void record_stream(void* ptr, int index, int stream_device, void* stream_handle) {
+  check_stream_device(stream_device, "record_stream");
+  caching_allocator(index, "record_stream")
+      .record_stream(ptr, stream_device, reinterpret_cast<StreamId>(stream_handle));
+}
 
 Stream Stream::create(int device) {
   check_stream_device(device, "cuda::Stream::create");

@@ -28,6 +28,10 @@ DeviceProperties device_properties(int index);
 /// GPU has too little left even after its cache went back.
 void* allocate(size_t nbytes, int index);
 void deallocate(void* ptr, int index);
+/// Marks the memory at `ptr`, from allocate() on GPU `index`, as used by
+/// the stream `stream_handle` (a cudaStream_t; null for the default) of
+/// GPU `stream_device` too (Tensor::record_stream).
+void record_stream(void* ptr, int index, int stream_device, void* stream_handle);
 
 /// Bytes held by tensors on GPU `index` (torch.cuda.memory_allocated).
 size_t memory_allocated(int index);

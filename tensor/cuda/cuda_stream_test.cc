@@ -128,6 +128,37 @@ TEST(CudaStreamTest, MemoryIsReusedOnlyByTheStreamThatFreedIt) {
   EXPECT_EQ(empty({1 << 18}, kGpu).data_ptr(), freed_on_s);
 }
 
+TEST(CudaStreamTest, RecordStreamNeedsAGpuTensor) {
+  EXPECT_THROW_MSG(ones({2}).record_stream(cuda::Stream()),
+                   "record_stream: expected a CUDA tensor, but got a 'cpu:0' tensor");
+}
+
+TEST(CudaStreamTest, RecordStreamKeepsFreedMemoryUntilThatStreamIsDone) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
+  const cuda::Stream side = cuda::Stream::create(0);
+  Tensor x = empty({1 << 20}, kGpu);  // on the default stream
+  x.fill_(3.0);
+  void* const x_memory = x.data_ptr();
+  side.wait_stream(cuda::current_stream(0));
+  Tensor y;
+  {
+    cuda::StreamGuard guard(side);
+    cuda::sleep_cycles(0, kLongSpin);
+    y = x * 2;  // reads x once the spin is over
+  }
+  x.record_stream(side);
+  x = Tensor();  // freed while `side` has yet to read it
+  // Without the record, this would take x's memory and overwrite it while
+  // `side` spins.
+  Tensor z = empty({1 << 20}, kGpu);
+  EXPECT_NE(z.data_ptr(), x_memory);
+  z.fill_(-1.0);
+  cuda::current_stream(0).wait_stream(side);
+  for (float v : values(y)) ASSERT_EQ(v, 6.0f);
+  side.synchronize();
+  EXPECT_EQ(empty({1 << 20}, kGpu).data_ptr(), x_memory);  // reused once `side` is done
+}
+
 TEST(CudaStreamTest, ExecutorTasksRunOnTheirOwnStreamAfterTheSubmittersWork) {
   if (!has_gpu()) GTEST_SKIP() << "needs a GPU";
   // A stream of our own does not wait for others by itself, so only the

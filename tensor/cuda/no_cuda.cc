@@ -18,6 +18,7 @@ int device_count() { return 0; }
 DeviceProperties device_properties(int) { not_built("cuda::device_properties"); }
 void* allocate(size_t, int) { not_built("CUDA allocator"); }
 void deallocate(void*, int) {}
+void record_stream(void*, int, int, void*) { not_built("record_stream"); }
 size_t memory_allocated(int) { not_built("cuda::memory_allocated"); }
 size_t max_memory_allocated(int) { not_built("cuda::max_memory_allocated"); }
 size_t memory_reserved(int) { not_built("cuda::memory_reserved"); }

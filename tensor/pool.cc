@@ -345,19 +345,6 @@ const char* resample_op(ResampleMode mode, size_t dims) {
                                                      : "upsample_trilinear3d";
 }
 
-// The modes whose composed form GPUs run (Note [Composed resampling]); the
-// others have CPU kernels only.
-void check_composed(const char* op, ResampleMode mode, const Tensor& t) {
-  const int64_t dims = t.dim() - 2;
-  const char* name = mode == ResampleMode::kBicubic ? "bicubic"
-                     : dims == 1                    ? "linear"
-                     : dims == 2                    ? "bilinear"
-                                                    : "trilinear";
-  TORCHLET_CHECK(is_nearest(mode) || mode == ResampleMode::kBilinear, op, ": torchlet's \"", name,
-                 "\" interpolation runs on the CPU only, but got a tensor on ", t.device(),
-                 " (only nearest, nearest-exact and bilinear run there); move it to the CPU");
-}
-
 }  // namespace
 
 int64_t pooling_output_size(int64_t input_size, int64_t kernel, int64_t stride, int64_t padding,
@@ -520,9 +507,14 @@ namespace {
 
 // Resampling composed of tensor ops, for GPUs (Note [Composed resampling]).
 
+// The tables are written on the CPU whichever device the calling thread's
+// factories default to (a GPU's executor runs the backward).
+const Device kHostDevice(kCPU, 0);
+
 // A 1-D int64 index tensor on `device`.
 Tensor index_tensor(const std::vector<int64_t>& values, Device device) {
-  Tensor t = empty({static_cast<int64_t>(values.size())}, TensorOptions(kInt64));
+  Tensor t =
+      empty({static_cast<int64_t>(values.size())}, TensorOptions(kInt64).device(kHostDevice));
   std::copy(values.begin(), values.end(), static_cast<int64_t*>(t.data_ptr()));
   return t.to(device);
 }
@@ -530,7 +522,8 @@ Tensor index_tensor(const std::vector<int64_t>& values, Device device) {
 // Weights of dim `dim` (of a rank-`rank` tensor) shaped to broadcast along it.
 Tensor weight_tensor(const std::vector<double>& values, DType dtype, Device device, int64_t dim,
                      int64_t rank) {
-  Tensor t = empty({static_cast<int64_t>(values.size())}, TensorOptions(kFloat64));
+  Tensor t =
+      empty({static_cast<int64_t>(values.size())}, TensorOptions(kFloat64).device(kHostDevice));
   std::copy(values.begin(), values.end(), static_cast<double*>(t.data_ptr()));
   SizeVec shape(static_cast<size_t>(rank), 1);
   shape[static_cast<size_t>(dim)] = t.numel();
@@ -558,11 +551,14 @@ Tensor scatter_along(const Tensor& g, int64_t dim, const Tensor& index, int64_t 
 
 // Note [Composed resampling]
 // On GPUs, resampling is composed of ops that have kernels there, with the
-// CPU kernels' tables (cpu::resample_nearest_indices, resample_linear_taps):
-// nearest is an index_select per spatial dim; bilinear is index_selects and
-// the CPU's products and sums in its order, ((row0[i0] * w0 + row0[i1] * w1)
-// * h0 + ...), so its results are the CPU's; the gradients scatter-add back
-// one dim at a time. Tested on CPU tensors against the CPU kernels.
+// CPU kernels' tables (cpu::resample_nearest_indices, resample_linear_taps,
+// resample_separable_taps): nearest is an index_select per spatial dim;
+// bilinear is index_selects and the CPU's products and sums in its order,
+// ((row0[i0] * w0 + row0[i1] * w1) * h0 + ...); linear, trilinear and
+// bicubic are, per spatial dim from the innermost out, a sum over the dim's
+// taps of an index_select times its weights, as the CPU nests its sums. So
+// the forward results are the CPU's; the gradients scatter-add back one dim
+// at a time. Tested on CPU tensors against the CPU kernels.
 namespace detail {
 
 Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
@@ -578,6 +574,32 @@ Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
       out = out.index_select(2 + d, index_tensor(cpu::resample_nearest_indices(
                                                      r, static_cast<int>(first + d)),
                                                  input.device()));
+    }
+    return out.contiguous();
+  }
+  if (mode != ResampleMode::kBilinear) {
+    // Linear, trilinear, bicubic: the innermost dim first, as the CPU nests
+    // its sums.
+    const int64_t rank = input.dim();
+    Tensor out = input;
+    for (int64_t d = spatial - 1; d >= 0; --d) {
+      const cpu::SeparableTaps t = cpu::resample_separable_taps(
+          r, static_cast<int>(first + d), mode == ResampleMode::kBicubic, input.dtype());
+      const int64_t size = output_size[static_cast<size_t>(d)];
+      Tensor sum;
+      for (int k = 0; k < t.taps; ++k) {
+        std::vector<int64_t> index(static_cast<size_t>(size));
+        std::vector<double> weight(static_cast<size_t>(size));
+        for (int64_t o = 0; o < size; ++o) {
+          index[static_cast<size_t>(o)] = t.index[static_cast<size_t>(o * t.taps + k)];
+          weight[static_cast<size_t>(o)] = t.weight[static_cast<size_t>(o * t.taps + k)];
+        }
+        const Tensor term =
+            out.index_select(2 + d, index_tensor(index, input.device()))
+                .mul(weight_tensor(weight, input.dtype(), input.device(), 2 + d, rank));
+        sum = k == 0 ? term : sum.add(term);
+      }
+      out = sum;
     }
     return out.contiguous();
   }
@@ -614,6 +636,31 @@ Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_s
     return g;
   }
   const DType dtype = grad_output.dtype();
+  if (mode != ResampleMode::kBilinear) {
+    // The transpose of the forward's passes, outermost dim first.
+    const int64_t rank = grad_output.dim();
+    Tensor g = grad_output;
+    for (int64_t d = 0; d < spatial; ++d) {
+      const cpu::SeparableTaps t = cpu::resample_separable_taps(
+          r, static_cast<int>(first + d), mode == ResampleMode::kBicubic, dtype);
+      const int64_t size = output_size[static_cast<size_t>(d)];
+      const int64_t in_size = input_shape[static_cast<size_t>(2 + d)];
+      Tensor sum;
+      for (int k = 0; k < t.taps; ++k) {
+        std::vector<int64_t> index(static_cast<size_t>(size));
+        std::vector<double> weight(static_cast<size_t>(size));
+        for (int64_t o = 0; o < size; ++o) {
+          index[static_cast<size_t>(o)] = t.index[static_cast<size_t>(o * t.taps + k)];
+          weight[static_cast<size_t>(o)] = t.weight[static_cast<size_t>(o * t.taps + k)];
+        }
+        const Tensor term = scatter_along(g.mul(weight_tensor(weight, dtype, device, 2 + d, rank)),
+                                          2 + d, index_tensor(index, device), in_size);
+        sum = k == 0 ? term : sum.add(term);
+      }
+      g = sum;
+    }
+    return g;
+  }
   const cpu::LinearTaps h = cpu::resample_linear_taps(r, 1, dtype);
   const cpu::LinearTaps w = cpu::resample_linear_taps(r, 2, dtype);
   const int64_t in_h = input_shape[2], in_w = input_shape[3];
@@ -652,7 +699,6 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
                                output_size.size() == 2,
                            op, ": resamples 2 dims");
   if (input.is_cuda()) {
-    check_composed(op, mode, input);
     return detail::resample_forward_composed(input, output_size, scales, mode, align_corners);
   }
   const cpu::Resample r =
@@ -673,7 +719,6 @@ Tensor resample_forward(const Tensor& input, IntArrayRef output_size,
 Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_shape,
                          absl::Span<const double> scales, ResampleMode mode, bool align_corners) {
   if (grad_output.is_cuda()) {
-    check_composed(resample_op(mode, input_shape.size() - 2), mode, grad_output);
     return detail::resample_backward_composed(grad_output, input_shape, scales, mode,
                                               align_corners);
   }

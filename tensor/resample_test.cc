@@ -111,5 +111,40 @@ TEST(ResampleTest, ComposedBilinearEqualsTheKernel) {
   }
 }
 
+TEST(ResampleTest, ComposedLinearAndTrilinearEqualTheKernel) {
+  const std::vector<Case> cases = {
+      {{2, 3, 7}, {14}, {-1}},
+      {{2, 3, 7}, {4}, {-1}},
+      {{2, 3, 7}, {7}, {-1}},  // a dim that keeps its size is copied
+      {{2, 3, 7}, {12}, {1.7}},
+      {{1, 2, 3, 4, 5}, {6, 5, 9}, {-1, -1, -1}},
+      {{1, 2, 3, 4, 5}, {3, 7, 2}, {-1, -1, -1}},
+      {{1, 1, 2, 3, 4}, {5, 6, 7}, {2.5, 2.1, 1.8}},
+  };
+  for (const Case& c : cases) {
+    for (bool align_corners : {false, true}) {
+      for (DType dtype : {kFloat32, kFloat64}) {
+        expect_composed_matches_kernel(c, ResampleMode::kLinear, align_corners, dtype);
+      }
+    }
+  }
+}
+
+TEST(ResampleTest, ComposedBicubicEqualsTheKernel) {
+  const std::vector<Case> cases = {
+      {{2, 3, 5, 6}, {10, 12}, {-1, -1}},
+      {{2, 3, 5, 6}, {3, 4}, {-1, -1}},  // border taps clamped
+      {{1, 2, 4, 7}, {9, 11}, {2.3, 1.6}},
+      {{1, 1, 1, 6}, {1, 9}, {-1, -1}},  // a dim of size 1 is copied
+  };
+  for (const Case& c : cases) {
+    for (bool align_corners : {false, true}) {
+      for (DType dtype : {kFloat32, kFloat64}) {
+        expect_composed_matches_kernel(c, ResampleMode::kBicubic, align_corners, dtype);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace torchlet

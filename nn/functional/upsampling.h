@@ -62,8 +62,7 @@ struct InterpolateFuncOptions {
 /// reads input floor(o * in / out) (or floor(o / scale_factor)),
 /// nearest-exact floor((o + 0.5) * in / out); linear, bilinear and
 /// trilinear interpolate the two nearest inputs per dim, bicubic four (A =
-/// -0.75); area is adaptive average pooling to the output size. linear,
-/// trilinear and bicubic run on the CPU only.
+/// -0.75); area is adaptive average pooling to the output size.
 Variable interpolate(const Variable& input, const InterpolateFuncOptions& options);
 
 /// Rearranges input [*, C * r^2, H, W] to [*, C, H * r, W * r] (r =

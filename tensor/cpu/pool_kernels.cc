@@ -820,6 +820,18 @@ LinearTaps resample_linear_taps(const Resample& r, int d, DType dtype) {
   return taps;
 }
 
+SeparableTaps resample_separable_taps(const Resample& r, int d, bool cubic, DType dtype) {
+  SeparableTaps taps;
+  dispatch_floating(dtype, cubic ? "upsample_bicubic2d" : "upsample_linear", [&](auto tag) {
+    using T = decltype(tag);
+    const SepTable<T> t = separable_table<T>(r, d, cubic);
+    taps.taps = t.taps;
+    taps.index = t.index;
+    taps.weight.assign(t.weight.begin(), t.weight.end());
+  });
+  return taps;
+}
+
 void upsample_bilinear(const Tensor& out, const Tensor& input, const Resample& r) {
   dispatch_floating(input.dtype(), "upsample_bilinear2d", [&](auto tag) {
     using T = decltype(tag);

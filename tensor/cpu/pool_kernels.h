@@ -88,6 +88,16 @@ struct LinearTaps {
 };
 LinearTaps resample_linear_taps(const Resample& r, int d, DType dtype);
 
+/// Dim d's taps as upsample_separable reads them, computed in `dtype`
+/// (float32 or float64): output o is the sum, in k's order, of
+/// in[index[o * taps + k]] * weight[o * taps + k] over k < taps.
+struct SeparableTaps {
+  int taps = 1;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+};
+SeparableTaps resample_separable_taps(const Resample& r, int d, bool cubic, DType dtype);
+
 /// out = input resampled by nearest neighbour (PyTorch 1.13's "nearest").
 void upsample_nearest(const Tensor& out, const Tensor& input, const Resample& r);
 /// grad_input (zeroed here) = the transpose of upsample_nearest.

@@ -83,7 +83,19 @@ void scatter_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& 
                   ScatterMode mode) {
   if (index.numel() == 0) return;
   if (self.is_cuda()) {
-    cuda::scatter(self, dim, index, src, mode == ScatterMode::kAdd);
+    const DType t = self.dtype();
+    const bool atomic = t == kFloat32 || t == kFloat64 || t == kInt32 || t == kInt64;
+    if (mode == ScatterMode::kAdd && !atomic) {
+      // GPUs add atomically in those four dtypes only: the others add in a
+      // wider one and are narrowed once (int64 sums wrap back to the same
+      // narrow integers; float16 and bfloat16 are rounded once from float32).
+      const DType wide = is_floating_point(t) ? kFloat32 : kInt64;
+      Tensor sums = self.to(wide);
+      cuda::scatter(sums, dim, index, src.to(wide), /*add=*/true);
+      self.copy_(sums);
+    } else {
+      cuda::scatter(self, dim, index, src, mode == ScatterMode::kAdd);
+    }
   } else {
     cpu::scatter(self, dim, index, src, mode);
   }

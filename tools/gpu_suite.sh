@@ -16,8 +16,9 @@
 #                              # epoch on cuda:0 from Fashion-MNIST under
 #                              # DATA (default: a random stand-in)
 #
-# Each part runs under a time limit and writes DIR/logs/PART.log (or
-# $LOG_DIR/PART.log).
+# Each part runs under a time limit (PART_LIMIT=SECONDS caps them all) and
+# writes DIR/logs/PART.log (or $LOG_DIR/PART.log); SANITIZE_FILTER, a gtest
+# filter, narrows what the sanitizers run.
 #
 # The binaries link cudart, cuBLAS and cuBLASLt dynamically; run.sh finds
 # them in the CUDA toolkit or in a Python environment's nvidia/*/lib
@@ -98,15 +99,14 @@ if want example; then
   popd >/dev/null
 fi
 if want sanitize && command -v compute-sanitizer >/dev/null; then
-  # Every kernel test and the stream tests; racecheck leaves out the
-  # sorting test, whose CUB radix sorts it did not finish checking in 150 s
-  # on an H200.
+  # Every kernel test and the stream tests (SANITIZE_FILTER narrows them);
+  # racecheck leaves out the sorting test, whose CUB radix sorts it did not
+  # finish checking in 150 s on an H200.
+  filter="${SANITIZE_FILTER:-CudaOpsTest.*:CudaNewerOpsTest.*:CudaNewerGradTest.*:CudaModulesTest.*:CudaStreamTest.*:CudaEngineTest.*}"
   part memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    "$here/cuda_suite" --gtest_brief=1 \
-    --gtest_filter='CudaOpsTest.*:CudaStreamTest.*:CudaEngineTest.*'
+    "$here/cuda_suite" --gtest_brief=1 --gtest_filter="$filter"
   part racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$here/cuda_suite" --gtest_brief=1 \
-    --gtest_filter='CudaOpsTest.*:CudaStreamTest.*:CudaEngineTest.*:-CudaOpsTest.SortingMatchesTheCpuExactly'
+    "$here/cuda_suite" --gtest_brief=1 --gtest_filter="$filter:-CudaOpsTest.SortingMatchesTheCpuExactly"
 fi
 exit $status
 RUN

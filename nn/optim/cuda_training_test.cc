@@ -20,15 +20,15 @@ namespace {
 
 using MakeOptimizer = std::function<std::unique_ptr<Optimizer>(std::vector<Variable>)>;
 
-// Three steps of a small MLP on `device`; its parameters afterwards, on the CPU.
-std::vector<Tensor> train(Device device, const MakeOptimizer& make) {
+// `steps` steps of a small MLP on `device`; its parameters afterwards, on the CPU.
+std::vector<Tensor> train(Device device, const MakeOptimizer& make, int steps = 3) {
   manual_seed(7);
   nn::Sequential model(nn::Linear(12, 32), nn::ReLU(), nn::Linear(32, 5));
   model->to(device);
   const Tensor x = randn({64, 12}).to(device);
   const Tensor y = randint(0, 5, {64}).to(device);
   std::unique_ptr<Optimizer> optimizer = make(model->parameters());
-  for (int step = 0; step < 3; ++step) {
+  for (int step = 0; step < steps; ++step) {
     optimizer->zero_grad();
     const Variable loss = nn::functional::cross_entropy(model->forward(Variable(x)), Variable(y));
     loss.backward();
@@ -42,9 +42,9 @@ std::vector<Tensor> train(Device device, const MakeOptimizer& make) {
   return params;
 }
 
-void expect_same_training(const MakeOptimizer& make) {
-  const std::vector<Tensor> cpu = train(Device("cpu:0"), make);
-  const std::vector<Tensor> gpu = train(Device("cuda:0"), make);
+void expect_same_training(const MakeOptimizer& make, int steps = 3) {
+  const std::vector<Tensor> cpu = train(Device("cpu:0"), make, steps);
+  const std::vector<Tensor> gpu = train(Device("cuda:0"), make, steps);
   ASSERT_EQ(cpu.size(), gpu.size());
   for (size_t i = 0; i < cpu.size(); ++i) {
     EXPECT_TRUE(testing::all_close(gpu[i], cpu[i], 1e-4, 1e-5)) << "parameter " << i;
@@ -73,6 +73,85 @@ TEST(CudaTrainingTest, RmspropAndAdagradTrainLikeTheCpu) {
   expect_same_training([](std::vector<Variable> params) {
     return std::make_unique<Adagrad>(params, AdagradOptions(1e-2));
   });
+}
+
+TEST(CudaTrainingTest, AdadeltaAdamaxAndNAdamTrainLikeTheCpu) {
+  REQUIRE_GPU();
+  expect_same_training([](std::vector<Variable> params) {
+    return std::make_unique<Adadelta>(params, AdadeltaOptions(1.0).weight_decay(1e-2));
+  });
+  expect_same_training([](std::vector<Variable> params) {
+    return std::make_unique<Adamax>(params, AdamaxOptions(1e-2).weight_decay(1e-2));
+  });
+  expect_same_training([](std::vector<Variable> params) {
+    return std::make_unique<NAdam>(params, NAdamOptions(1e-2).weight_decay(1e-2));
+  });
+}
+
+TEST(CudaTrainingTest, RadamTrainsLikeTheCpu) {
+  REQUIRE_GPU();
+  // From step 6 on, the variance is tractable and the step rectified.
+  expect_same_training(
+      [](std::vector<Variable> params) {
+        return std::make_unique<RAdam>(params, RAdamOptions(1e-2).weight_decay(1e-2));
+      },
+      8);
+}
+
+TEST(CudaTrainingTest, AsgdAndRpropTrainLikeTheCpu) {
+  REQUIRE_GPU();
+  // t0 = 1: the average starts moving after the first step.
+  expect_same_training([](std::vector<Variable> params) {
+    return std::make_unique<ASGD>(params, ASGDOptions(1e-2).t0(1).lambd(1e-3));
+  });
+  expect_same_training(
+      [](std::vector<Variable> params) {
+        return std::make_unique<Rprop>(params, RpropOptions(1e-2).etas({0.4, 1.3}));
+      },
+      5);
+}
+
+// `train` with LBFGS, whose step(closure) evaluates the loss as often as it
+// needs.
+std::vector<Tensor> train_lbfgs(Device device, const LBFGSOptions& options) {
+  manual_seed(7);
+  nn::Sequential model(nn::Linear(12, 32), nn::ReLU(), nn::Linear(32, 5));
+  model->to(device);
+  const Tensor x = randn({64, 12}).to(device);
+  const Tensor y = randint(0, 5, {64}).to(device);
+  LBFGS optimizer(model->parameters(), options);
+  for (int step = 0; step < 3; ++step) {
+    optimizer.step([&] {
+      optimizer.zero_grad();
+      const Variable loss =
+          nn::functional::cross_entropy(model->forward(Variable(x)), Variable(y));
+      loss.backward();
+      return loss;
+    });
+  }
+  std::vector<Tensor> params;
+  for (const Variable& p : model->parameters()) {
+    EXPECT_EQ(p.device(), device);
+    params.push_back(p.data().to(Device("cpu:0")));
+  }
+  return params;
+}
+
+TEST(CudaTrainingTest, LbfgsTrainsLikeTheCpu) {
+  REQUIRE_GPU();
+  for (const LBFGSOptions& options :
+       {LBFGSOptions(0.5).max_iter(4).history_size(3),
+        LBFGSOptions(1).max_iter(5).line_search_fn("strong_wolfe")}) {
+    SCOPED_TRACE(options.line_search_fn_.value_or("no line search"));
+    const std::vector<Tensor> cpu = train_lbfgs(Device("cpu:0"), options);
+    const std::vector<Tensor> gpu = train_lbfgs(Device("cuda:0"), options);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    // Each iteration's direction and step length come from dot products and
+    // norms over every parameter: looser than a single update.
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      EXPECT_TRUE(testing::all_close(gpu[i], cpu[i], 1e-3, 1e-4)) << "parameter " << i;
+    }
+  }
 }
 
 TEST(CudaTrainingTest, LenetStepsOnTheGpuMatchTheCpu) {

@@ -13,7 +13,6 @@
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
-#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -21,9 +20,6 @@ namespace {
 
 using ::testing::AssertionFailure;
 using testing::all_close;
-
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
 
 const Device kGpu("cuda:0");
 const Device kCpu("cpu:0");

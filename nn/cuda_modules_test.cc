@@ -14,7 +14,6 @@
 #include "gtest/gtest.h"
 #include "nn/functional/functional.h"
 #include "nn/nn.h"
-#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/test_util.h"
 
 namespace torchlet::nn {
@@ -24,9 +23,6 @@ namespace F = functional;
 namespace R = utils::rnn;
 using ::torchlet::testing::all_close;
 using Vars = std::vector<Variable>;
-
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
 
 constexpr Device kCpu(kCPU, 0);
 constexpr Device kGpu(kCUDA, 0);

@@ -547,6 +547,20 @@ Tensor scatter_along(const Tensor& g, int64_t dim, const Tensor& index, int64_t 
   return out;
 }
 
+// Tap k of every output of a dim: the input each reads and its weight.
+struct Tap {
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+};
+Tap tap(const cpu::SeparableTaps& t, int k, int64_t outputs) {
+  Tap out;
+  for (int64_t o = 0; o < outputs; ++o) {
+    out.index.push_back(t.index[static_cast<size_t>(o * t.taps + k)]);
+    out.weight.push_back(t.weight[static_cast<size_t>(o * t.taps + k)]);
+  }
+  return out;
+}
+
 }  // namespace
 
 // Note [Composed resampling]
@@ -588,15 +602,10 @@ Tensor resample_forward_composed(const Tensor& input, IntArrayRef output_size,
       const int64_t size = output_size[static_cast<size_t>(d)];
       Tensor sum;
       for (int k = 0; k < t.taps; ++k) {
-        std::vector<int64_t> index(static_cast<size_t>(size));
-        std::vector<double> weight(static_cast<size_t>(size));
-        for (int64_t o = 0; o < size; ++o) {
-          index[static_cast<size_t>(o)] = t.index[static_cast<size_t>(o * t.taps + k)];
-          weight[static_cast<size_t>(o)] = t.weight[static_cast<size_t>(o * t.taps + k)];
-        }
+        const Tap p = tap(t, k, size);
         const Tensor term =
-            out.index_select(2 + d, index_tensor(index, input.device()))
-                .mul(weight_tensor(weight, input.dtype(), input.device(), 2 + d, rank));
+            out.index_select(2 + d, index_tensor(p.index, input.device()))
+                .mul(weight_tensor(p.weight, input.dtype(), input.device(), 2 + d, rank));
         sum = k == 0 ? term : sum.add(term);
       }
       out = sum;
@@ -647,14 +656,9 @@ Tensor resample_backward_composed(const Tensor& grad_output, IntArrayRef input_s
       const int64_t in_size = input_shape[static_cast<size_t>(2 + d)];
       Tensor sum;
       for (int k = 0; k < t.taps; ++k) {
-        std::vector<int64_t> index(static_cast<size_t>(size));
-        std::vector<double> weight(static_cast<size_t>(size));
-        for (int64_t o = 0; o < size; ++o) {
-          index[static_cast<size_t>(o)] = t.index[static_cast<size_t>(o * t.taps + k)];
-          weight[static_cast<size_t>(o)] = t.weight[static_cast<size_t>(o * t.taps + k)];
-        }
-        const Tensor term = scatter_along(g.mul(weight_tensor(weight, dtype, device, 2 + d, rank)),
-                                          2 + d, index_tensor(index, device), in_size);
+        const Tap p = tap(t, k, size);
+        const Tensor weighted = g.mul(weight_tensor(p.weight, dtype, device, 2 + d, rank));
+        const Tensor term = scatter_along(weighted, 2 + d, index_tensor(p.index, device), in_size);
         sum = k == 0 ? term : sum.add(term);
       }
       g = sum;

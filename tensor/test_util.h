@@ -10,10 +10,16 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/tensor.h"
 #include "tensor/warning.h"
 
 namespace torchlet::testing {
+
+/// Skips the test, saying why, where no GPU is present.
+#define REQUIRE_GPU()                       \
+  if (::torchlet::cuda::device_count() == 0) \
+  GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
 
 /// Asserts that `statement` throws torchlet::Error whose message contains
 /// `substring`.

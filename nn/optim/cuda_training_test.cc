@@ -9,14 +9,10 @@
 #include "nn/functional/loss.h"
 #include "nn/nn.h"
 #include "nn/optim/optim.h"
-#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/test_util.h"
 
 namespace torchlet::optim {
 namespace {
-
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
 
 using MakeOptimizer = std::function<std::unique_ptr<Optimizer>(std::vector<Variable>)>;
 

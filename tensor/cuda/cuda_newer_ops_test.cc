@@ -12,19 +12,18 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tensor/cuda/cuda_runtime.h"
 #include "tensor/pool.h"
 #include "tensor/tensor.h"
+#include "tensor/cuda/gpu_test_util.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
 
 using testing::all_close;
+using testing::same_on_gpu;
+using testing::sample;
 using testing::printed;
-
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
 
 const Device kGpu("cuda:0");
 const Device kCpu("cpu:0");
@@ -40,31 +39,6 @@ using Ops = std::vector<std::pair<std::string, Fn>>;
 // A table entry: `name`, and the tensor the expression makes of the inputs `in`.
 #define OP(name, ...) \
   { name, [=](const std::vector<Tensor>& in) -> Tensor { return __VA_ARGS__; } }
-
-// `fn` on the CPU inputs and on their GPU copies gives the same result.
-::testing::AssertionResult same_on_gpu(const Fn& fn, const std::vector<Tensor>& inputs,
-                                       double rtol = 1e-5, double atol = 1e-6) {
-  std::vector<Tensor> on_gpu;
-  for (const Tensor& t : inputs) on_gpu.push_back(gpu(t));
-  const Tensor expected = fn(inputs);
-  const Tensor actual = fn(on_gpu);
-  if (actual.device() != kGpu) {
-    return ::testing::AssertionFailure() << "result on " << actual.device();
-  }
-  if (actual.dtype() != expected.dtype()) {
-    return ::testing::AssertionFailure()
-           << "dtype " << actual.dtype() << " vs " << expected.dtype();
-  }
-  return all_close(host(actual), expected, rtol, atol);
-}
-
-Tensor sample(IntArrayRef shape, DType dtype, uint64_t seed = 1) {
-  manual_seed(seed);
-  Tensor t = randn(shape) * 4;
-  if (dtype == kBool) return t.gt(0);
-  if (dtype == kUInt8) return t.abs().to(kUInt8);
-  return is_floating_point(dtype) ? t.to(dtype) : t.round().to(dtype);
-}
 
 // How far the GPU's result may be from the CPU's.
 struct Tol {

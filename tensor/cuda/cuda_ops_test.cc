@@ -17,15 +17,15 @@
 #include "tensor/optim_kernels.h"
 #include "tensor/index_ops.h"
 #include "tensor/tensor.h"
+#include "tensor/cuda/gpu_test_util.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
 namespace {
 
 using testing::all_close;
-
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "needs a GPU (none present, or built without --config=cuda)"
+using testing::same_on_gpu;
+using testing::sample;
 
 const Device kGpu("cuda:0");
 const Device kCpu("cpu:0");
@@ -45,31 +45,6 @@ ConvParams conv2d_params(int64_t padding) {
 Tensor host(const Tensor& t) { return t.to(kCpu); }
 
 double rtol_for(DType dtype) { return dtype == kFloat32 ? 1e-5 : 1e-12; }
-
-// `fn` on the CPU inputs and on their GPU copies gives the same result.
-::testing::AssertionResult same_on_gpu(const std::function<Tensor(const std::vector<Tensor>&)>& fn,
-                                       const std::vector<Tensor>& inputs, double rtol = 1e-5,
-                                       double atol = 1e-6) {
-  std::vector<Tensor> on_gpu;
-  for (const Tensor& t : inputs) on_gpu.push_back(gpu(t));
-  const Tensor expected = fn(inputs);
-  const Tensor actual = fn(on_gpu);
-  if (actual.device() != kGpu) {
-    return ::testing::AssertionFailure() << "result on " << actual.device();
-  }
-  if (actual.dtype() != expected.dtype()) {
-    return ::testing::AssertionFailure() << "dtype " << actual.dtype() << " vs " << expected.dtype();
-  }
-  return all_close(host(actual), expected, rtol, atol);
-}
-
-Tensor sample(IntArrayRef shape, DType dtype, uint64_t seed = 1) {
-  manual_seed(seed);
-  Tensor t = randn(shape) * 4;
-  if (dtype == kBool) return t.gt(0);
-  if (dtype == kUInt8) return t.abs().to(kUInt8);
-  return is_floating_point(dtype) ? t.to(dtype) : t.round().to(dtype);
-}
 
 const std::vector<DType> kDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool};
 

@@ -13,6 +13,7 @@
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
+#include "tensor/test_matrices.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -20,6 +21,7 @@ namespace {
 
 using ::testing::AssertionFailure;
 using testing::all_close;
+using testing::wavy;
 
 const Device kGpu("cuda:0");
 const Device kCpu("cpu:0");
@@ -86,20 +88,6 @@ void expect_same_on_gpu(const std::vector<Case>& cases) {
 Tensor uniform(IntArrayRef shape, double lo, double hi, uint64_t seed, DType dtype = kFloat64) {
   manual_seed(seed);
   return (rand(shape, kFloat64) * (hi - lo) + lo).to(dtype);
-}
-
-// Distinct irregular values in [-1, 1]: sin of a quadratic in the element's
-// index, plus `diagonal` times the identity on square trailing blocks.
-Tensor wavy(std::vector<int64_t> shape, double diagonal = 0, double phase = 0.3,
-            DType dtype = kFloat64) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  const Tensor i = arange(n, kFloat64);
-  Tensor t = i.mul(1.7).add(i.mul(i).mul(0.13)).add(phase).sin().view(shape);
-  if (diagonal != 0 && shape.size() >= 2 && shape[shape.size() - 2] == shape.back()) {
-    t = t.add(eye(shape.back(), kFloat64).mul(diagonal));
-  }
-  return t.to(dtype);
 }
 
 // Matrices of full rank with distinct singular values.

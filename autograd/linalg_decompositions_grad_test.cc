@@ -4,10 +4,12 @@
 // vectors (as PyTorch's own tests use them).
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
+#include "tensor/test_matrices.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -17,19 +19,9 @@ using testing::gradcheck;
 using testing::gradgradcheck;
 using testing::VariableFn;
 
-// A float64 leaf with irregular, distinct values: sin of a quadratic in
-// the element's index (a linear one would make every three consecutive
-// values linearly dependent), plus `diagonal` times the identity on each
-// trailing square block.
+// A float64 leaf of irregular, distinct values (testing::wavy).
 Variable leaf(std::vector<int64_t> shape, double diagonal = 0.0, double phase = 0.3) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  const Tensor i = arange(n, kFloat64);
-  Tensor t = i.mul(1.7).add(i.mul(i).mul(0.13)).add(phase).sin().view(shape);
-  if (diagonal != 0 && shape.size() >= 2 && shape[shape.size() - 2] == shape.back()) {
-    t = t.add(eye(shape.back(), kFloat64).mul(diagonal));
-  }
-  return Variable(t, true);
+  return Variable(testing::wavy(std::move(shape), diagonal, phase), true);
 }
 
 Variable mT(const Variable& x) { return x.transpose(-2, -1); }

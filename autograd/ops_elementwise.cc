@@ -420,8 +420,11 @@ Variable Variable::gelu(const std::string& approximate) const {
   Tensor out = data().gelu(approximate);
   if (approximate == "tanh") {
     return unary_op("GeluBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
-      // d/dx 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3).
+      // d/dx 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3): one fused
+      // kernel, or with create_graph the same formula in Variable ops (Note
+      // [Fused backward, composite double backward] in autograd/ops_nn.cc).
       const Variable x = n.var(0);
+      if (!is_grad_enabled()) return {constant(gelu_backward(g[0].data(), x.data(), "tanh"))};
       const double k = M_2_SQRTPI * M_SQRT1_2;
       const Variable t = ((x + x * x * x * 0.044715) * k).tanh();
       const Variable du = (1.0 + x * x * (3 * 0.044715)) * k;
@@ -429,8 +432,9 @@ Variable Variable::gelu(const std::string& approximate) const {
     }, *this, std::move(out), true, false);
   }
   return unary_op("GeluBackward0", [](PlainNode& n, const variable_list& g) -> variable_list {
-    // d/dx x Phi(x) = Phi(x) + x phi(x).
+    // d/dx x Phi(x) = Phi(x) + x phi(x), fused or as a formula (above).
     const Variable x = n.var(0);
+    if (!is_grad_enabled()) return {constant(gelu_backward(g[0].data(), x.data()))};
     const Variable cdf = 0.5 * (1.0 + (x * M_SQRT1_2).erf());
     const Variable pdf = (x * x * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
     return {g[0] * (cdf + x * pdf)};

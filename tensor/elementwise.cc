@@ -174,6 +174,8 @@ const char* floating_only_kernel(BinaryOp op, bool cuda) {
     case BinaryOp::kLogAddExp: return cuda ? "logaddexp_cuda" : "logaddexp_cpu";
     case BinaryOp::kLogAddExp2: return cuda ? "logaddexp2_cuda" : "logaddexp2_cpu";
     case BinaryOp::kLerp: return "lerp_kernel_scalar";
+    case BinaryOp::kGeluBackward: case BinaryOp::kGeluTanhBackward:
+      return "GeluBackwardKernelImpl";
     default: return nullptr;
   }
 }
@@ -639,6 +641,14 @@ bool equal(const Tensor& a, const Tensor& b) {
   check_operands("equal", a, b);
   if (!(a.sizes() == b.sizes())) return false;
   return a.eq(b).all().item<bool>();
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  TORCHLET_CHECK(approximate == "none" || approximate == "tanh",
+                 "gelu_backward: approximate argument must be either none or tanh, got '",
+                 approximate, "'");
+  return binary(approximate == "none" ? BinaryOp::kGeluBackward : BinaryOp::kGeluTanhBackward,
+                "gelu_backward", grad, self);
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold) {

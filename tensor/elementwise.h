@@ -27,6 +27,10 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 /// `grad` where `self` > `threshold`, else 0: the gradient of relu and
 /// threshold, in one pass.
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold);
+/// gelu's input gradient, grad * gelu'(self), in one pass (PyTorch's
+/// aten::gelu_backward); approximate is "none" or "tanh", as for gelu.
+Tensor gelu_backward(const Tensor& grad, const Tensor& self,
+                     const std::string& approximate = "none");
 Tensor minimum(const Tensor& a, const Tensor& b);
 /// Division rounded toward -inf (Python's `//`). Integer division by zero
 /// throws; bool is refused.

@@ -222,6 +222,134 @@ TEST(ElementwiseTest, Float32SigmoidTanhErfAndGeluGiveTheSameBitsOnEveryLayout) 
   EXPECT_EQ(values(in_place), values(x.tanh()));
 }
 
+// gelu_backward's exact derivatives in double: Phi(x) + x phi(x), and that
+// of the tanh form x sigmoid(2u), s + 2 x s s' du (Note [AVX2 tanh-form
+// gelu]); `scale`, the sum of the terms' magnitudes, bounds how far float
+// rounding of the terms can move their sum.
+struct GeluDerivative {
+  double value, scale;
+};
+GeluDerivative exact_gelu_derivative(double x, bool tanh_form) {
+  if (tanh_form) {
+    const double k = std::sqrt(2.0 / M_PI), u = k * (x + 0.044715 * x * x * x);
+    const double s = 1 / (1 + std::exp(-2 * u)), s_other = 1 / (1 + std::exp(2 * u));
+    const double right = 2 * x * s * s_other * k * (1 + 3 * 0.044715 * x * x);
+    return {s + right, std::abs(s) + std::abs(right)};
+  }
+  const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+  const double x_pdf = x * std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
+  return {cdf + x_pdf, std::abs(cdf) + std::abs(x_pdf)};
+}
+
+// Within 8 ulp of the exact x sigmoid(2u), plus 4 |u| ulp: u is formed in
+// float, from float constants, and exp(-2|u|) magnifies those few
+// roundings by |2u| (as in PyTorch, which forms u in float too).
+// The negative tail keeps its digits, where x (1 + tanh(u)) / 2 would
+// round to 0 from x = -5 down.
+TEST(ElementwiseTest, Float32TanhFormGeluIsWithinAFewUlpOfTheExactResult) {
+  std::vector<float> inputs = float_sweep();
+  for (float& v : inputs) v = std::max(-13.0f, std::min(13.0f, v));
+  const std::vector<float> got = from_vector(inputs).gelu("tanh").to_vector<float>();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const double x = inputs[i], u = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+    // Where exp(-2|u|) is subnormal the result may flush to 0.
+    if (std::exp(-2 * std::abs(u)) < std::numeric_limits<float>::min()) continue;
+    const float exact = static_cast<float>(x / (1 + std::exp(-2 * u)));
+    ASSERT_LE(ulps_between(got[i], exact), 8 + 4 * std::abs(u)) << "gelu(" << x << ", tanh)";
+  }
+  EXPECT_LT(values(from_vector(std::vector<float>{-8.0f}).gelu("tanh"))[0], -3.1e-21);
+}
+
+TEST(ElementwiseTest, Float32GeluBackwardIsWithinAFewRoundingsOfTheExactDerivative) {
+  std::vector<float> inputs = float_sweep();
+  for (float& v : inputs) v = std::max(-13.0f, std::min(13.0f, v));
+  const Tensor x = from_vector(inputs);
+  const Tensor grad = full({x.numel()}, 1.5);
+  for (const bool tanh_form : {false, true}) {
+    const std::vector<float> got =
+        gelu_backward(grad, x, tanh_form ? "tanh" : "none").to_vector<float>();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const double u = std::sqrt(2.0 / M_PI) * (inputs[i] + 0.044715 * std::pow(inputs[i], 3));
+      // Where exp(-2|u|) is subnormal the tanh form may flush to 0.
+      if (tanh_form && std::exp(-2 * std::abs(u)) < std::numeric_limits<float>::min()) continue;
+      const GeluDerivative d = exact_gelu_derivative(inputs[i], tanh_form);
+      // The tanh form's u is formed in float: exp(-2|u|) magnifies its
+      // rounding by |2u| (see the test above).
+      const double magnified = tanh_form ? 1 + std::abs(u) : 1;
+      const double tolerance =
+          1.5 * (16 * std::numeric_limits<float>::epsilon() * d.scale * magnified + 1e-37);
+      ASSERT_NEAR(got[i], 1.5 * d.value, tolerance)
+          << (tanh_form ? "tanh" : "none") << " form at x = " << inputs[i];
+    }
+  }
+}
+
+TEST(ElementwiseTest, GeluBackwardMatchesPyTorchInFloat64) {
+  const Tensor x = tensor({-9.0, -5.0, -1e-3, 0.0, 1.0, 2.5, 40.0}, kFloat64);
+  const Tensor grad = tensor({1.0, 2.0, -1.0, 3.0, 0.5, 1.0, 2.0}, kFloat64);
+  // torch.ops.aten.gelu_backward in PyTorch 1.13. Its 1 + erf(x / sqrt 2)
+  // loses digits below x = -3 (at -9 all of Phi(-9) = 1.13e-19, where
+  // torchlet's erfc(-x / sqrt 2) keeps them: -9.1389e-18, not -9.2518e-18),
+  // and 1 + tanh(u) in the tanh form does too: hence 1e-9, not 1e-15.
+  const std::vector<double> none = {-9.138937373906642e-18, -1.4293892003606929e-05,
+                                    -0.4992021157051586, 1.5, 0.5416577352938432,
+                                    1.037611085908145, 2.0};
+  // The tanh form from sigmoid(2u) as torchlet computes it, keeping the
+  // tail that PyTorch's 1 + tanh(u) rounds to 0 at -9.
+  const std::vector<double> tanh = {-2.515735285067441e-27, -3.0927239759192454e-06,
+                                    -0.499202115706475, 1.5, 0.5414820419228913,
+                                    1.037951576212666, 2.0};
+  const std::vector<double> got_none = values(gelu_backward(grad, x));
+  const std::vector<double> got_tanh = values(gelu_backward(grad, x, "tanh"));
+  for (size_t i = 0; i < none.size(); ++i) {
+    EXPECT_NEAR(got_none[i], none[i], 1e-9 * std::abs(none[i])) << i;
+    EXPECT_NEAR(got_tanh[i], tanh[i], 1e-9 * std::abs(tanh[i])) << i;
+  }
+}
+
+TEST(ElementwiseTest, GeluBackwardGivesTheSameBitsOnEveryLayoutAndBroadcastGradient) {
+  const Tensor x = linspace(-9, 9, 7 * 13).view({7, 13});
+  const Tensor grad = linspace(-2, 3, 7 * 13).view({7, 13});
+  for (const std::string approximate : {"none", "tanh"}) {
+    const std::vector<double> expected = values(gelu_backward(grad, x, approximate));
+    for (const Tensor& layout : layouts(x)) {
+      EXPECT_EQ(values(gelu_backward(grad, layout, approximate)), expected) << approximate;
+    }
+    // A broadcast gradient (stride 0) takes the buffered path.
+    const Tensor scalar_grad = full({1, 1}, 0.75);
+    EXPECT_EQ(values(gelu_backward(scalar_grad, x, approximate)),
+              values(gelu_backward(full({7, 13}, 0.75), x, approximate)))
+        << approximate;
+  }
+}
+
+TEST(ElementwiseTest, GeluBackwardOfInfinitiesAndNanIsNanAsInPyTorch) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = from_vector(std::vector<float>{inf, -inf, std::nanf("")});
+  for (const std::string approximate : {"none", "tanh"}) {
+    for (double g : values(gelu_backward(ones({3}), x, approximate))) {
+      EXPECT_TRUE(std::isnan(g)) << approximate;
+    }
+  }
+}
+
+TEST(ElementwiseTest, GeluBackwardInFloat16RoundsTheFloat32Result) {
+  const Tensor x = linspace(-4, 4, 33);
+  const Tensor grad = linspace(1, 2, 33);
+  const Tensor half = gelu_backward(grad.to(kFloat16), x.to(kFloat16));
+  EXPECT_EQ(half.dtype(), kFloat16);
+  EXPECT_EQ(values(half),
+            values(gelu_backward(grad.to(kFloat16).to(kFloat32), x.to(kFloat16).to(kFloat32))
+                       .to(kFloat16)));
+}
+
+TEST(ElementwiseTest, GeluBackwardRefusesIntegersAndUnknownApproximations) {
+  EXPECT_THROW_MSG(gelu_backward(tensor({1, 2}), tensor({1, 2})),
+                   "gelu_backward: \"GeluBackwardKernelImpl\" not implemented for 'Long'");
+  EXPECT_THROW_MSG(gelu_backward(ones({2}), ones({2}), "exact"),
+                   "gelu_backward: approximate argument must be either none or tanh, got 'exact'");
+}
+
 TEST(ElementwiseTest, BinaryOpsBroadcastAndMatchPyTorchOnEveryLayout) {
   for (const auto& [name, op] : binary_cases()) {
     for (const Tensor& input : layouts(x())) {

@@ -11,6 +11,7 @@ enum class BinaryOp {
   kFloorDivide, kRemainder, kFmod, kAtan2,
   kHypot, kLogAddExp, kLogAddExp2, kXlogy, kCopysign,  // floating only
   kLerp,  // a + alpha (b - a), floating only
+  kGeluBackward, kGeluTanhBackward,  // a gelu'(b) (exact, tanh form), floating only
   kThresholdBackward,  // a where b > alpha, else 0
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
 };

@@ -274,6 +274,17 @@ void BM_MedianDim(benchmark::State& state) {
 }
 BENCHMARK(BM_MedianDim)->UseRealTime();
 
+// gelu's input gradient over [256, 1024]; Arg: 0 the exact form, 1 tanh.
+void BM_GeluBackward(benchmark::State& state) {
+  const std::string approximate = state.range(0) == 0 ? "none" : "tanh";
+  Tensor x = randn({256, 1024}) * 2, g = randn({256, 1024});
+  for (auto _ : state) {
+    Tensor dx = gelu_backward(g, x, approximate);
+    benchmark::DoNotOptimize(dx.data_ptr());
+  }
+}
+BENCHMARK(BM_GeluBackward)->Arg(0)->Arg(1)->UseRealTime();
+
 void BM_QuantileDim(benchmark::State& state) {
   Tensor x = randn({1024, 256});
   for (auto _ : state) {

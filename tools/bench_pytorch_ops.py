@@ -23,6 +23,10 @@ def cases():
     yield "BM_RepeatInterleave", lambda: r.repeat_interleave(4, 0)
     m = torch.randn(1024, 255)
     yield "BM_MedianDim", lambda: m.median(1)
+    gx, gg = torch.randn(256, 1024) * 2, torch.randn(256, 1024)
+    for arg, form in ((0, "none"), (1, "tanh")):
+        yield "BM_GeluBackward/%d" % arg, lambda form=form: torch.ops.aten.gelu_backward(
+            gg, gx, approximate=form)
     q = torch.randn(1024, 256)
     yield "BM_QuantileDim", lambda: q.quantile(0.9, 1)
     a, b = torch.randn(1024, 64), torch.randn(1024, 64)

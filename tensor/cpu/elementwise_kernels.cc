@@ -91,6 +91,12 @@ bool floating_binary(BinaryOp op, const StridedLoop& loop, T alpha) {
     case BinaryOp::kLerp:
       binary_loop<T, T>(loop, [alpha](T a, T b) { return cuda::ops::lerp_of(a, b, alpha); });
       return true;
+    case BinaryOp::kGeluBackward:
+      binary_loop<T, T>(loop, [](T g, T x) { return cuda::ops::gelu_backward_of<false>(g, x); });
+      return true;
+    case BinaryOp::kGeluTanhBackward:
+      binary_loop<T, T>(loop, [](T g, T x) { return cuda::ops::gelu_backward_of<true>(g, x); });
+      return true;
     default:
       return false;
   }
@@ -127,6 +133,41 @@ void float_pow(const StridedLoop& loop) {
     }
   });
 }
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) __m256 gelu_backward8(__m256 g, __m256 x) {
+  return gelu_backward8_avx2(g, x);
+}
+__attribute__((target("avx2,fma"))) __m256 gelu_tanh_backward8(__m256 g, __m256 x) {
+  return gelu_tanh_backward8_avx2(g, x);
+}
+
+// Float gelu backward 8 at a time (vector_math.h); other layouts (a
+// broadcast gradient, strided views) go through small buffers, so that
+// every layout gets the same bits.
+template <__m256 (*F)(__m256, __m256)>
+void vector_map2(const StridedLoop& loop) {
+  for_each_run(loop, [](char** d, const int64_t* s, int64_t n) {
+    constexpr int64_t size = sizeof(float);
+    if (s[0] == size && s[1] == size && s[2] == size) {
+      map8x2_avx2<F>(reinterpret_cast<const float*>(d[1]), reinterpret_cast<const float*>(d[2]),
+                     reinterpret_cast<float*>(d[0]), n);
+      return;
+    }
+    constexpr int64_t kChunk = 64;
+    float a[kChunk], b[kChunk];
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+      const int64_t m = std::min(kChunk, n - begin);
+      for (int64_t i = 0; i < m; ++i) {
+        a[i] = at<float>(d[1], s[1], begin + i);
+        b[i] = at<float>(d[2], s[2], begin + i);
+      }
+      map8x2_avx2<F>(a, b, a, m);
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(d[0] + (begin + i) * s[0]) = a[i];
+    }
+  });
+}
+#endif
 
 template <typename T>
 void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
@@ -189,6 +230,16 @@ void arithmetic(BinaryOp op, const StridedLoop& loop, Scalar alpha_scalar) {
         return a < b ? a : b;
       });
     default:
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (op == BinaryOp::kGeluBackward && cpu_has_avx2_fma()) {
+          return vector_map2<gelu_backward8>(loop);
+        }
+        if (op == BinaryOp::kGeluTanhBackward && cpu_has_avx2_fma()) {
+          return vector_map2<gelu_tanh_backward8>(loop);
+        }
+      }
+#endif
       if constexpr (std::is_floating_point_v<T>) {
         if (floating_binary<T>(op, loop, alpha)) return;
       }
@@ -217,6 +268,7 @@ __attribute__((target("avx2,fma"))) __m256 sigmoid8(__m256 x) { return sigmoid8_
 __attribute__((target("avx2,fma"))) __m256 tanh8(__m256 x) { return tanh8_avx2(x); }
 __attribute__((target("avx2,fma"))) __m256 erf8(__m256 x) { return erf8_avx2(x); }
 __attribute__((target("avx2,fma"))) __m256 gelu8(__m256 x) { return gelu8_avx2(x); }
+__attribute__((target("avx2,fma"))) __m256 gelu_tanh8(__m256 x) { return gelu_tanh8_avx2(x); }
 // IEEE square roots, the same bits as std::sqrt's (which libm's errno
 // handling keeps scalar).
 __attribute__((target("avx2,fma"))) __m256 sqrt8(__m256 x) { return _mm256_sqrt_ps(x); }
@@ -254,6 +306,7 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
     if (op == UnaryOp::kTanh && cpu_has_avx2_fma()) return vector_map<tanh8>(loop);
     if (op == UnaryOp::kErf && cpu_has_avx2_fma()) return vector_map<erf8>(loop);
     if (op == UnaryOp::kGelu && cpu_has_avx2_fma()) return vector_map<gelu8>(loop);
+    if (op == UnaryOp::kGeluTanh && cpu_has_avx2_fma()) return vector_map<gelu_tanh8>(loop);
     if (op == UnaryOp::kSqrt && cpu_has_avx2_fma()) return vector_map<sqrt8>(loop);
     if (op == UnaryOp::kRsqrt && cpu_has_avx2_fma()) return vector_map<rsqrt8>(loop);
   }
@@ -303,10 +356,7 @@ void float_math(UnaryOp op, const StridedLoop& loop) {
         return T(0.5) * x * std::erfc(-x * T(M_SQRT1_2));
       });
     case UnaryOp::kGeluTanh:
-      return unary_loop<T, T>(loop, [](T x) {
-        const T inner = T(M_2_SQRTPI * M_SQRT1_2) * (x + T(0.044715) * x * x * x);
-        return T(0.5) * x * (T(1) + std::tanh(inner));
-      });
+      return unary_loop<T, T>(loop, [](T x) { return cuda::ops::gelu_tanh_of(x); });
     default: TORCHLET_INTERNAL_ASSERT(false, "not a floating-point op");
   }
 }

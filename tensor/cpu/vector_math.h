@@ -168,6 +168,71 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256 gelu8_avx2(__m2
   return _mm256_blendv_ps(far, _mm256_mul_ps(half_x, near), is_small);
 }
 
+// grad gelu'(x) = grad (Phi(x) + x phi(x)) for 8 floats: Phi as in
+// gelu8_avx2, and phi(x) = exp(-x^2 / 2) / sqrt(2 pi) from the gaussian
+// erfc_factor8_avx2 forms anyway (0 from |x| = 13.2 on, where it is
+// subnormal). An infinite x gives NaN (inf times 0), as PyTorch's kernel.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 gelu_backward8_avx2(__m256 grad,
+                                                                                    __m256 x) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f);
+  const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678118654752f));
+  const __m256 a = _mm256_andnot_ps(sign_bit, z);
+  const __m256 near = _mm256_fmadd_ps(_mm256_mul_ps(half, z), erf_small_over_z8_avx2(z), half);
+  const __m256 x_squared = _mm256_mul_ps(x, x);
+  const __m256 square = _mm256_mul_ps(half, x_squared);
+  const __m256 square_error = _mm256_mul_ps(half, _mm256_fmsub_ps(x, x, x_squared));
+  __m256 gaussian;
+  const __m256 factor = erfc_factor8_avx2(a, square, square_error, &gaussian);
+  // Phi(x) = erfc(-z) / 2: 1 - erfc(a) / 2 above 0, erfc(a) / 2 below.
+  const __m256 tail = _mm256_mul_ps(_mm256_mul_ps(half, factor), gaussian);
+  const __m256 negative = _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 far = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), tail), tail, negative);
+  const __m256 is_small = _mm256_cmp_ps(a, _mm256_set1_ps(0.9f), _CMP_LT_OQ);  // false for NaN
+  const __m256 cdf = _mm256_blendv_ps(far, near, is_small);
+  // exp(-x^2 / 2) of the exact square: times 1 - (what rounding x^2 / 2
+  // lost), without which the tail would be off by up to |x^2 / 2| / 2 ulp.
+  const __m256 exact_gaussian = _mm256_fnmadd_ps(gaussian, square_error, gaussian);
+  const __m256 x_pdf =
+      _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.39894228040143267794f)), exact_gaussian);
+  return _mm256_mul_ps(grad, _mm256_add_ps(cdf, x_pdf));
+}
+
+// Note [AVX2 tanh-form gelu]
+// gelu's tanh form x (1 + tanh(u)) / 2, u = sqrt(2 / pi) (x + 0.044715 x^3),
+// is x sigmoid(2u), and its derivative s + 2 x s s' du with s = sigmoid(2u),
+// s' = sigmoid(-2u) = 1 - s and du = sqrt(2 / pi) (1 + 3 * 0.044715 x^2):
+// no 1 + tanh(u) or 1 - tanh(u)^2 to cancel in the tails (PyTorch's
+// formula loses the negative tail's digits there, to 0 in float below
+// x = -5). Both sigmoids come from one e = exp(-2|u|): 1 / (1 + e) and
+// e / (1 + e).
+
+// x sigmoid(2u) for 8 floats (Note [AVX2 tanh-form gelu]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 gelu_tanh8_avx2(__m256 x) {
+  const __m256 k2 = _mm256_set1_ps(2.0f * 0.79788456080286535588f), cube = _mm256_set1_ps(0.044715f);
+  const __m256 two_u = _mm256_mul_ps(k2, _mm256_fmadd_ps(_mm256_mul_ps(cube, _mm256_mul_ps(x, x)), x, x));
+  return _mm256_mul_ps(x, sigmoid8_avx2(two_u));
+}
+
+// grad (s + 2 x s s' du) for 8 floats (Note [AVX2 tanh-form gelu]).
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 gelu_tanh_backward8_avx2(
+    __m256 grad, __m256 x) {
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+  const __m256 k = _mm256_set1_ps(0.79788456080286535588f), cube = _mm256_set1_ps(0.044715f);
+  const __m256 x_squared = _mm256_mul_ps(x, x);
+  const __m256 two_u =
+      _mm256_mul_ps(_mm256_add_ps(k, k), _mm256_fmadd_ps(_mm256_mul_ps(cube, x_squared), x, x));
+  const __m256 e = exp8_avx2(_mm256_or_ps(two_u, sign_bit), _mm256_setzero_ps());  // exp(-|2u|)
+  const __m256 inverse = _mm256_div_ps(one, _mm256_add_ps(one, e));
+  const __m256 large = inverse, small = _mm256_mul_ps(e, inverse);  // sigmoid(|2u|), sigmoid(-|2u|)
+  const __m256 negative = _mm256_cmp_ps(two_u, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 s = _mm256_blendv_ps(large, small, negative);
+  const __m256 s_other = _mm256_blendv_ps(small, large, negative);
+  const __m256 du = _mm256_mul_ps(k, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x_squared, one));
+  const __m256 right = _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(x, x), s),
+                                     _mm256_mul_ps(s_other, du));
+  return _mm256_mul_ps(grad, _mm256_add_ps(s, right));
+}
+
 // out[i] = f(in[i]) over n contiguous floats, the tail through masked loads
 // and stores; in and out may be the same array.
 template <__m256 (*F)(__m256)>
@@ -178,6 +243,22 @@ __attribute__((target("avx2,fma"))) void map8_avx2(const float* in, float* out, 
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_ps(out + i, mask, F(_mm256_maskload_ps(in + i, mask)));
+  }
+}
+
+// out[i] = f(a[i], b[i]) over n contiguous floats, as map8_avx2.
+template <__m256 (*F)(__m256, __m256)>
+__attribute__((target("avx2,fma"))) void map8x2_avx2(const float* a, const float* b, float* out,
+                                                     int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, F(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+  }
+  if (i < n) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(out + i, mask,
+                        F(_mm256_maskload_ps(a + i, mask), _mm256_maskload_ps(b + i, mask)));
   }
 }
 

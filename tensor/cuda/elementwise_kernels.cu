@@ -367,7 +367,8 @@ constexpr bool is_floating_only(BinaryOp op) {
   switch (op) {
     case BinaryOp::kDiv: case BinaryOp::kAtan2: case BinaryOp::kHypot: case BinaryOp::kLogAddExp:
     case BinaryOp::kLogAddExp2: case BinaryOp::kXlogy: case BinaryOp::kCopysign:
-    case BinaryOp::kLerp: return true;
+    case BinaryOp::kLerp: case BinaryOp::kGeluBackward: case BinaryOp::kGeluTanhBackward:
+      return true;
     default: return false;
   }
 }
@@ -428,6 +429,8 @@ cudaError_t launch_binary(BinaryOp op, DType dtype, const LoopArgs& loop, Scalar
     TORCHLET_BINARY_CASE(kXlogy)
     TORCHLET_BINARY_CASE(kCopysign)
     TORCHLET_BINARY_CASE(kLerp)
+    TORCHLET_BINARY_CASE(kGeluBackward)
+    TORCHLET_BINARY_CASE(kGeluTanhBackward)
     TORCHLET_BINARY_CASE(kThresholdBackward)
     TORCHLET_BINARY_CASE(kEq)
     TORCHLET_BINARY_CASE(kNe)

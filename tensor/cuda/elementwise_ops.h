@@ -234,6 +234,47 @@ TORCHLET_HOST_DEVICE T xlogy_of(T x, T y) {
   return x * std::log(y);
 }
 
+/// gelu's tanh form x (1 + tanh(u)) / 2, u = sqrt(2 / pi) (x + 0.044715
+/// x^3), as x sigmoid(2u), whose negative tail does not cancel to 0 (Note
+/// [AVX2 tanh-form gelu] in tensor/cpu/vector_math.h).
+template <typename T>
+TORCHLET_HOST_DEVICE T gelu_tanh_of(T x) {
+  constexpr T kSqrt2OverPi = T(0.79788456080286535588), kCube = T(0.044715);
+  const T two_u = T(2) * kSqrt2OverPi * (x + kCube * x * x * x);
+  const T e = std::exp(-std::abs(two_u));
+  return x * (two_u < T(0) ? e : T(1)) / (T(1) + e);
+}
+
+/// grad gelu'(x): Phi(x) + x phi(x) for the exact form (1 + erf(z) as
+/// erfc(-z), which keeps the negative tail's digits), and for kTanh the
+/// derivative of x (1 + tanh(u)) / 2 = x sigmoid(2u), u = sqrt(2 / pi) (x +
+/// 0.044715 x^3), from sigmoid(2u) and sigmoid(-2u), which do not cancel in
+/// the tails as 1 + tanh(u) and 1 - tanh(u)^2 would (Note [AVX2 tanh-form
+/// gelu] in tensor/cpu/vector_math.h).
+template <bool kTanh, typename T>
+TORCHLET_HOST_DEVICE T gelu_backward_of(T grad, T x) {
+  if constexpr (kTanh) {
+    constexpr T kSqrt2OverPi = T(0.79788456080286535588), kCube = T(0.044715);
+    const T x_squared = x * x;
+    const T two_u = T(2) * kSqrt2OverPi * (x + kCube * x_squared * x);
+    const T e = std::exp(-std::abs(two_u));
+    const T large = T(1) / (T(1) + e), small = e * large;  // sigmoid(|2u|), sigmoid(-|2u|)
+    const T s = two_u < T(0) ? small : large, s_other = two_u < T(0) ? large : small;
+    const T du = kSqrt2OverPi * (T(1) + T(3) * kCube * x_squared);
+    return grad * (s + T(2) * x * s * s_other * du);
+  } else {
+    constexpr T kSqrtHalf = T(0.70710678118654752440);
+    constexpr T kInvSqrt2Pi = T(0.39894228040143267794);
+    const T cdf = T(0.5) * std::erfc(-x * kSqrtHalf);
+    // exp(-x^2 / 2) of the exact square: x^2 rounded, times 1 - half of
+    // what the rounding lost (which a large x^2 / 2 would magnify).
+    const T square = x * x;
+    const T pdf = kInvSqrt2Pi * std::exp(T(-0.5) * square) *
+                  (T(1) - T(0.5) * std::fma(x, x, -square));
+    return grad * (cdf + x * pdf);
+  }
+}
+
 /// start + weight (end - start), from whichever end is nearer the weight.
 template <typename T>
 TORCHLET_HOST_DEVICE T lerp_of(T start, T end, T weight) {
@@ -284,6 +325,10 @@ TORCHLET_HOST_DEVICE T arithmetic(T a, T b, T alpha) {
     return std::copysign(a, b);
   } else if constexpr (Op == BinaryOp::kLerp && kFloat) {
     return lerp_of(a, b, alpha);
+  } else if constexpr (Op == BinaryOp::kGeluBackward && kFloat) {
+    return gelu_backward_of<false>(a, b);
+  } else if constexpr (Op == BinaryOp::kGeluTanhBackward && kFloat) {
+    return gelu_backward_of<true>(a, b);
   } else if constexpr (Op == BinaryOp::kThresholdBackward) {
     return b <= alpha ? T(0) : a;
   } else if constexpr (Op == BinaryOp::kMaximum) {
@@ -444,9 +489,7 @@ TORCHLET_HOST_DEVICE T unary(T x) {
     constexpr T kSqrtHalf = T(0.70710678118654752440);
     return T(0.5) * x * std::erfc(-x * kSqrtHalf);
   } else if constexpr (Op == UnaryOp::kGeluTanh) {
-    constexpr T kSqrt2OverPi = T(0.79788456080286535588);
-    const T inner = kSqrt2OverPi * (x + T(0.044715) * x * x * x);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
+    return gelu_tanh_of(x);
   } else {
     return x;
   }

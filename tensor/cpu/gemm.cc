@@ -12,6 +12,8 @@ using Kernel = void (*)(const GemmArgs&);
 struct Kernels {
   Kernel f32;
   Kernel f64;
+  // float32 products shared by the threads (sgemm_*_threads), or null.
+  bool (*f32_threads)(const GemmArgs&, const OnThreads&);
 };
 
 // The widest instruction set this CPU has; the default build thereby uses
@@ -20,12 +22,12 @@ Kernels select_kernels() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl")) {
-    return {gemm_f32_avx512, gemm_f64_avx512};
+    return {gemm_f32_avx512, gemm_f64_avx512, sgemm_avx512_threads};
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {gemm_f32_avx2, gemm_f64_avx2};
+    return {gemm_f32_avx2, gemm_f64_avx2, sgemm_avx2_threads};
   }
-  return {gemm_f32_baseline, gemm_f64_baseline};
+  return {gemm_f32_baseline, gemm_f64_baseline, nullptr};
 }
 
 // Rows (columns) of C each thread must get for a split by rows (columns)
@@ -63,6 +65,16 @@ void gemm(const GemmArgs& g, bool dtype_is_double) {
                             g.m <= 2 * g.n;
   const bool split_rows =
       !transposed_b && (g.m >= g.n || g.m >= kMinRowsPerThread * threads);
+  // A float32 product split by rows goes to the register kernel's shared
+  // schedule, where the faster thread takes more of the rows (Note [Row
+  // panels claimed in order] in sgemm_blocked.inc).
+  const auto shared = kernels().f32_threads;
+  if (split_rows && !dtype_is_double && shared != nullptr &&
+      shared(g, [&](const std::function<void()>& body) {
+        parallel_for(0, threads, 1, [&](int64_t, int64_t) { body(); });
+      })) {
+    return;
+  }
   const int64_t extent = split_rows ? g.m : g.n;
   const int64_t grain = std::max<int64_t>(16, (extent + threads - 1) / threads);
   const size_t esize = dtype_is_double ? sizeof(double) : sizeof(float);

@@ -9,6 +9,7 @@
 // is 1, the other may be 0 for a broadcast operand); C is row-major with leading dimension ldc. beta == 0 ignores C.
 
 #include <cstdint>
+#include <functional>
 
 namespace torchlet::cpu {
 
@@ -39,6 +40,19 @@ void sgemm_avx512(const GemmArgs& g);
 /// float32 on AVX2 + FMA, likewise (sgemm_avx2.cc), for gemm_f32_avx2. Only
 /// callable on a CPU with AVX2 and FMA.
 void sgemm_avx2(const GemmArgs& g);
+
+/// Runs `body` once on each thread it uses (the calling thread at least),
+/// at the same time, and returns when every call has returned.
+using OnThreads = std::function<void(const std::function<void()>& body)>;
+
+/// The same float32 products shared by the threads `on_threads` runs:
+/// each claims row panels of C in order (Note [Row panels claimed in order]
+/// in sgemm_blocked.inc), so the faster thread takes more of them; the
+/// result has the same bits as on one thread. False, doing nothing, for a
+/// product the register kernel does not take (under 12 rows or 16
+/// columns, or k = 0). Only callable on a CPU with the instructions.
+bool sgemm_avx512_threads(const GemmArgs& g, const OnThreads& on_threads);
+bool sgemm_avx2_threads(const GemmArgs& g, const OnThreads& on_threads);
 
 /// Below this many multiply-adds (m * n * k) gemm() runs a product on the
 /// calling thread; at or above it, on the intra-op threads.

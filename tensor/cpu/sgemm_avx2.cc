@@ -227,5 +227,8 @@ struct Avx2 {
 }  // namespace
 
 void sgemm_avx2(const GemmArgs& g) { blocked_sgemm<Avx2>(g); }
+bool sgemm_avx2_threads(const GemmArgs& g, const OnThreads& on_threads) {
+  return blocked_sgemm_threads<Avx2>(g, on_threads);
+}
 
 }  // namespace torchlet::cpu

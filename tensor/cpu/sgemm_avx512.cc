@@ -26,8 +26,9 @@
 // passes add alpha * AB. The sum over k is accumulated in k order within a
 // pass, pass after pass, so results do not depend on m or n's split.
 //
-// Split by rows across threads (tensor/cpu/gemm.cc), each thread packs all
-// of B for itself. One packed copy shared by the threads, each packing part
+// Split by rows across threads (tensor/cpu/gemm.cc), the threads claim row
+// panels in order (Note [Row panels claimed in order] in sgemm_blocked.inc)
+// and each packs all of B for itself. One packed copy shared by the threads, each packing part
 // of it (as MKL does), was measured on a 2-core Zen 4 machine and was
 // slower: 1.2-1.75x the time of 256^3, 512^3 and [128, 512] @ [512, 512]
 // in two processes of three, level in the third. Reading panels another
@@ -222,5 +223,8 @@ struct Avx512 {
 }  // namespace
 
 void sgemm_avx512(const GemmArgs& g) { blocked_sgemm<Avx512>(g); }
+bool sgemm_avx512_threads(const GemmArgs& g, const OnThreads& on_threads) {
+  return blocked_sgemm_threads<Avx512>(g, on_threads);
+}
 
 }  // namespace torchlet::cpu

@@ -173,11 +173,11 @@ void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The /2 step taken apart, at batch 256 and 64: the share of its wall time
-// spent in scatter, replicate and gather (overhead_share, replicate_share),
-// in the replicas' forward and in backward, and on the caller alone
+// The /2 step taken apart: the share of its wall time spent in scatter,
+// replicate and gather (overhead_share, replicate_share), in the replicas'
+// forward and in backward, in the optimizer step, and on the caller alone
 // (serial_share).
-void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
+void data_parallel_step_breakdown(benchmark::State& state, nn::Sequential (*make_model)()) {
   using Clock = std::chrono::steady_clock;
   manual_seed(0);
   setup_devices(2);
@@ -186,7 +186,7 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   const int64_t batch_size = state.range(0);
   const Variable x = batch(batch_size), y = targets(batch_size);
-  Clock::duration total{}, overhead{}, replicating{}, applying{}, backward{}, serial{};
+  Clock::duration total{}, overhead{}, replicating{}, applying{}, backward{}, optimizer{}, serial{};
   for (auto _ : state) {
     const Clock::time_point start = Clock::now();
     opt.zero_grad();
@@ -203,6 +203,7 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
     loss.backward();
     const Clock::time_point backwarded = Clock::now();
     opt.step();
+    const Clock::time_point stepped = Clock::now();
     benchmark::DoNotOptimize(loss.item<float>());
     const Clock::time_point end = Clock::now();
     total += end - start;
@@ -210,6 +211,7 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
     overhead += (replicated - start) + (gathered - applied);
     applying += applied - replicated;
     backward += backwarded - lossed;
+    optimizer += stepped - backwarded;
     serial += (replicated - start) + (lossed - applied) + (end - backwarded);
   }
   const auto share = [&](Clock::duration d) {
@@ -219,12 +221,25 @@ void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
   state.counters["replicate_share"] = share(replicating);
   state.counters["forward_share"] = share(applying);
   state.counters["backward_share"] = share(backward);
+  state.counters["optimizer_share"] = share(optimizer);
   // Everything the caller does alone: zero_grad, scatter, replicate,
   // gather, the loss, the optimizer step.
   state.counters["serial_share"] = share(serial);
   set_cpu_device_count(1);
 }
+
+// At batch 256 and 64.
+void BM_DataParallelLenetStepBreakdown(benchmark::State& state) {
+  data_parallel_step_breakdown(state, make_model);
+}
 BENCHMARK(BM_DataParallelLenetStepBreakdown)->Arg(kBatch)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The MLP's step at batch 64, where moving parameters and gradients
+// between the cores weighs most.
+void BM_DataParallelMlpStepBreakdown(benchmark::State& state) {
+  data_parallel_step_breakdown(state, examples::make_mlp);
+}
+BENCHMARK(BM_DataParallelMlpStepBreakdown)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // replicate() of the model onto 2 devices, kept replicas re-bound. Its copy
 // for cpu:1 streams to memory (Note [Copies for another core] in

@@ -253,6 +253,59 @@ TEST_P(OwnKernelTest, ARowOrColumnComputedAloneHasTheSameBits) {
   }
 }
 
+// A product with few rows reads B where it lies (Note [B read in place] in
+// tensor/cpu/sgemm_blocked.inc); one row more than that rule allows packs
+// B. Both give the same bits for the rows they share, with a last panel of
+// B narrower than the kernel's, several passes over k and blocks of columns.
+TEST_P(OwnKernelTest, BReadInPlaceOrPackedGivesTheSameBits) {
+  const int64_t panel_rows = std::string(GetParam().name) == "AVX-512" ? 12 : 6;
+  const int64_t in_place_rows = 6 * panel_rows;
+  for (const auto& nk : std::vector<std::vector<int64_t>>{{45, 700}, {1100, 40}, {784, 512}}) {
+    Product packed(in_place_rows + 1, nk[0], nk[1], true, true, static_cast<uint32_t>(nk[0]));
+    run(packed.args(1, 0));
+    for (int64_t rows : {in_place_rows, int64_t{1}, int64_t{13}}) {
+      std::vector<float> c(rows * packed.ldc, 0.25f);
+      GemmArgs g = packed.args(1, 0);
+      g.m = rows;
+      g.c = c.data();
+      run(g);
+      for (int64_t i = 0; i < rows * packed.ldc; ++i) {
+        ASSERT_EQ(c[i], packed.c[i]) << "element " << i << " of " << rows << " rows by " << nk[1]
+                                     << " @ " << nk[1] << "x" << nk[0];
+      }
+    }
+  }
+}
+
+// B read in place, stored with no padding after its last column: the kernel
+// reads nothing past it (AddressSanitizer in CI sees every read), with a
+// last panel narrower than the kernel's and a B every row of which is one
+// row (stride 0).
+TEST_P(OwnKernelTest, BReadInPlaceStaysWithinItsColumns) {
+  for (int64_t n : {16, 37, 64, 70}) {
+    const int64_t m = 13, k = 300;
+    std::mt19937 rng(static_cast<uint32_t>(n));
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> a(m * k), b(k * n), c(m * n);
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    for (int64_t row_stride : {n, int64_t{0}}) {
+      run(GemmArgs{m, n, k, a.data(), k, 1, b.data() + (row_stride == 0 ? (k - 1) * n : 0),
+                   row_stride, 1, c.data(), n, 1, 0});
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += double{a[i * k + p]} * b[(row_stride == 0 ? k - 1 : p) * n + j];
+          }
+          ASSERT_NEAR(c[i * n + j], sum, 1e-4) << i << ", " << j << " of n " << n
+                                               << (row_stride == 0 ? ", B rows broadcast" : "");
+        }
+      }
+    }
+  }
+}
+
 // Threads claiming row panels (Note [Row panels claimed in order]) give the
 // bits of one thread, whatever their number: several passes over k, several
 // blocks of columns and of rows (over 4096 rows), the panels' edges, beta's

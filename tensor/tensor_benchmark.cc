@@ -48,6 +48,10 @@ BENCHMARK(BM_GemmLinear)
     ->Args({128, 512, 784, 0})
     ->Args({128, 512, 784, 2})
     ->Args({1024, 512, 512, 0})
+    // A replica's share of the examples' batch of 64 on two devices.
+    ->Args({32, 512, 784, 0})
+    ->Args({32, 512, 784, 1})
+    ->Args({32, 512, 784, 2})
     ->UseRealTime();
 
 // Two virtual CPU devices each multiplying N x N float32 matrices at once on

@@ -159,10 +159,11 @@ void pack_rows(float* dst, int width, const float* src, int64_t p_stride, int co
 }
 
 // C[rows x cols] (rows <= kRows <= 6, cols <= 16) = alpha * Ap @ Bp, plus
-// beta * C (kScale) or plus C (kAdd).
+// beta * C (kScale) or plus C (kAdd). Bp's rows are ldb floats apart: kNr
+// when packed, B's row stride when read in place (Note [B read in place]).
 template <int kRows, Store kStore>
-void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
-            int64_t ldc, int rows, int cols, float alpha, float beta) {
+void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, int64_t ldb,
+            float* c, int64_t ldc, int rows, int cols, float alpha, float beta) {
   // C's tile is read or written only after the loop over k; fetch its lines
   // now (it is often far out of cache: each pass over k visits all of C).
   for (int r = 0; r < rows; ++r) {
@@ -179,9 +180,9 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
   for (int64_t p = 0; p < kc; ++p) {
     __m256 bv[kNv];
 #pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) bv[v] = _mm256_load_ps(b + 8 * v);
+    for (int v = 0; v < kNv; ++v) bv[v] = _mm256_loadu_ps(b + 8 * v);
     // B's panels stream from L2: fetch a step's line 16 steps ahead.
-    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * kNr), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * ldb), _MM_HINT_T0);
 #pragma GCC unroll 6
     for (int r = 0; r < kRows; ++r) {
       const __m256 ar = _mm256_broadcast_ss(a + r);
@@ -189,7 +190,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
       for (int v = 0; v < kNv; ++v) acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
     }
     a += kMr;
-    b += kNr;
+    b += ldb;
   }
   const bool whole = cols == kNr;
   __m256i mask[kNv];

@@ -165,10 +165,11 @@ void pack_rows(float* dst, int width, const float* src, int64_t p_stride, int co
 }
 
 // C[rows x cols] (rows <= kRows <= 12, cols <= 32) = alpha * Ap @ Bp, plus
-// beta * C (kScale) or plus C (kAdd).
+// beta * C (kScale) or plus C (kAdd). Bp's rows are ldb floats apart: kNr
+// when packed, B's row stride when read in place (Note [B read in place]).
 template <int kRows, Store kStore>
-void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
-            int64_t ldc, int rows, int cols, float alpha, float beta) {
+void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, int64_t ldb,
+            float* c, int64_t ldc, int rows, int cols, float alpha, float beta) {
   __m512 acc[kRows][kNv];
 #pragma GCC unroll 12
   for (int r = 0; r < kRows; ++r) {
@@ -178,10 +179,10 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[kNv];
 #pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
     // B's panels stream from L2: fetch both lines of a step 24 steps ahead.
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * kNr), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * kNr + 16), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb + 16), _MM_HINT_T0);
 #pragma GCC unroll 12
     for (int r = 0; r < kRows; ++r) {
       const __m512 ar = _mm512_set1_ps(a[r]);
@@ -189,7 +190,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, fl
       for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
     }
     a += kMr;
-    b += kNr;
+    b += ldb;
   }
   __mmask16 mask[kNv];
   for (int v = 0; v < kNv; ++v) mask[v] = lanes(cols - 16 * v);

@@ -319,7 +319,16 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     queue.draining = true;
     ++active_workers_;
     auto self = shared_from_this();
-    device_executor(device).submit([self, device] { self->drain(device); });
+    try {
+      device_executor(device).submit([self, device] { self->drain(device); });
+    } catch (...) {
+      // Nothing was queued (a task that could not be allocated): the pass
+      // fails with that error rather than wait for a worker that never runs.
+      queue.draining = false;
+      --active_workers_;
+      if (error_ == nullptr) error_ = std::current_exception();
+      notify_locked();
+    }
   }
 
   // An executor's loop: run this device's ready nodes until none is left.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "autograd/autograd.h"
+#include "tensor/executor.h"
 #include "tensor/test_util.h"
 
 namespace torchlet {
@@ -551,6 +552,19 @@ TEST_F(TwoDevices, NodesOfTwoDevicesRunAtTheSameTime) {
   (y0.sum() + y1.sum().to(Device("cpu:0"))).backward();
   EXPECT_TRUE(all_close(x0.grad().data(), tensor({1.0, 1.0})));
   EXPECT_EQ(x1.grad().item<double>(), 1);
+}
+
+// A pass whose work for another device cannot be queued there (the task's
+// allocation failed) fails with that error instead of waiting for it, and
+// the next pass runs.
+TEST_F(TwoDevices, ABackwardWhoseWorkCannotBeQueuedFailsAndTheNextRuns) {
+  Variable x = param({1, 2});
+  Variable y = (x.to(Device("cpu:1")) * 3.0).sum().to(Device("cpu:0"));
+  ::torchlet::detail::fail_next_submits_for_testing(1);
+  EXPECT_THROW(y.backward(), std::bad_alloc);
+  ::torchlet::detail::fail_next_submits_for_testing(0);
+  (x.to(Device("cpu:1")) * 3.0).sum().to(Device("cpu:0")).backward();
+  EXPECT_TRUE(all_close(x.grad().data(), tensor({3.0, 3.0})));
 }
 
 TEST_F(TwoDevices, AnExceptionOnAnotherDevicesExecutorReachesTheCaller) {

@@ -76,18 +76,26 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
   Executor* const waiting = current_executor();
   for (size_t i = 0; i < devices.size(); ++i) {
     if (i == inline_index) continue;
-    device_executor(devices[i]).submit([pending, &task, i, waiting] {
-      try {
-        task(i);
-      } catch (...) {
-        pending->errors[i] = std::current_exception();
-      }
-      if (pending->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        { std::lock_guard<std::mutex> lock(pending->mutex); }
-        pending->done.notify_all();
-        if (waiting != nullptr) waiting->wake();
-      }
-    });
+    try {
+      device_executor(devices[i]).submit([pending, &task, i, waiting] {
+        try {
+          task(i);
+        } catch (...) {
+          pending->errors[i] = std::current_exception();
+        }
+        if (pending->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          { std::lock_guard<std::mutex> lock(pending->mutex); }
+          pending->done.notify_all();
+          if (waiting != nullptr) waiting->wake();
+        }
+      });
+    } catch (...) {
+      // Nothing was queued (a task that could not be allocated): the task
+      // failed with that error, and the others, queued or not, still run
+      // and are waited for before `task` goes out of scope.
+      pending->errors[i] = std::current_exception();
+      pending->left.fetch_sub(1, std::memory_order_acq_rel);
+    }
   }
   if (inline_index < devices.size()) {
     run(inline_index);
@@ -239,20 +247,28 @@ void ReceiverCopies::copy(Device device, std::vector<std::pair<Tensor, Tensor>> 
     for (auto& [dst, src] : pairs) dst.copy_(src);
     return;
   }
+  // Held here as well as by the task, so that a submit that fails (a task
+  // that could not be allocated) leaves the copies to make at once.
+  auto queued = std::make_shared<std::vector<std::pair<Tensor, Tensor>>>(std::move(pairs));
   state_->left.fetch_add(1, std::memory_order_relaxed);
-  device_executor(device).submit([state = state_, pairs = std::move(pairs)]() mutable {
-    try {
-      for (auto& [dst, src] : pairs) dst.copy_(src);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(state->mutex);
-      if (!state->error) state->error = std::current_exception();
-    }
-    if (state->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      { std::lock_guard<std::mutex> lock(state->mutex); }
-      state->done.notify_all();
-      if (state->waiting != nullptr) state->waiting->wake();
-    }
-  });
+  try {
+    device_executor(device).submit([state = state_, queued]() mutable {
+      try {
+        for (auto& [dst, src] : *queued) dst.copy_(src);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(state->mutex);
+        if (!state->error) state->error = std::current_exception();
+      }
+      if (state->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        { std::lock_guard<std::mutex> lock(state->mutex); }
+        state->done.notify_all();
+        if (state->waiting != nullptr) state->waiting->wake();
+      }
+    });
+  } catch (...) {
+    state_->left.fetch_sub(1, std::memory_order_relaxed);
+    for (auto& [dst, src] : *queued) dst.copy_(src);
+  }
 }
 
 ReceiverCopies::Pause::Pause() : paused_(tls_receiver_copies) {

@@ -52,6 +52,23 @@ TEST_F(ReceiverCopiesTest, APullingStepQueuesTheCopyOnTheReceivingDevice) {
   EXPECT_EQ(values(dst), values(src));
 }
 
+// A pulling step whose copy cannot be queued on the receiving device (the
+// task's allocation failed) makes it at once on the caller instead.
+TEST_F(ReceiverCopiesTest, ACopyThatCannotBeQueuedIsMadeAtOnce) {
+  CopyPolicy policy;  // a first step pulls
+  std::promise<void> release = hold(cpu1);
+  const Tensor src = arange(4096, TensorOptions(kFloat32));
+  Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
+  dst.fill_(-1);
+  ReceiverCopies copies(policy);
+  ::torchlet::detail::fail_next_submits_for_testing(1);
+  copies.copy(cpu1, {{dst, src}});
+  // cpu:1's executor is still held, yet the copy is made.
+  EXPECT_EQ(values(dst), values(src));
+  release.set_value();
+  copies.finish();
+}
+
 TEST_F(ReceiverCopiesTest, APushingStepCopiesAtOnceOnTheCaller) {
   CopyPolicy policy;
   const Tensor src = arange(4096, TensorOptions(kFloat32));

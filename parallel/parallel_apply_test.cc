@@ -131,6 +131,22 @@ TEST_P(ParallelApplyTest, WhenAllThrowTheFirstIsReportedAndTheExecutorsStayUsabl
   EXPECT_EQ(outs.size(), devices().size());
 }
 
+// A replica whose task cannot be queued (its allocation failed) is
+// reported as one that threw, after the others ran; nothing is left
+// running, and the next call works.
+TEST_P(ParallelApplyTest, AReplicaThatCannotBeQueuedIsReportedAndTheNextCallWorks) {
+  auto modules = probes();
+  ::torchlet::detail::fail_next_submits_for_testing(1);
+  EXPECT_THROW_MSG(parallel_apply(modules, inputs(), {}, devices()),
+                   "Caught std::bad_alloc in replica 1 on device cpu:1.\nstd::bad_alloc");
+  for (int i = 0; i < count(); ++i) {
+    EXPECT_EQ(modules[i]->devices.size(), i == 1 ? 0u : 1u) << "replica " << i;
+  }
+  const std::vector<Variable> outs = parallel_apply(modules, inputs(), {}, devices());
+  EXPECT_EQ(outs.size(), devices().size());
+  EXPECT_EQ(modules[1]->devices.size(), 1u);
+}
+
 TEST_P(ParallelApplyTest, ASingleReplicaRunsOnTheCallerWithItsDeviceCurrent) {
   auto modules = probes();
   modules.resize(1);

@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -14,6 +15,17 @@
 
 namespace torchlet {
 namespace {
+
+/// Submits still to fail (detail::fail_next_submits_for_testing).
+std::atomic<int> failing_submits{0};
+
+/// True, counting it, if this submit is to fail.
+bool take_failing_submit() {
+  int left = failing_submits.load(std::memory_order_relaxed);
+  while (left > 0 && !failing_submits.compare_exchange_weak(left, left - 1)) {
+  }
+  return left > 0;
+}
 
 thread_local Executor* tls_current_executor = nullptr;
 
@@ -33,6 +45,7 @@ class ThreadExecutor final : public Executor {
         thread_([this] { run(); }) {}
 
   std::future<void> submit(std::function<void()> fn) override {
+    if (take_failing_submit()) throw std::bad_alloc();
     ThreadLocalState state = thread_local_state();
     state.device = device_;
     if (device_.is_cuda()) fn = ordered_on_streams(std::move(fn));
@@ -165,5 +178,11 @@ Executor& device_executor(Device device) {
 }
 
 Executor* current_executor() { return tls_current_executor; }
+
+namespace detail {
+void fail_next_submits_for_testing(int count) {
+  failing_submits.store(count, std::memory_order_relaxed);
+}
+}  // namespace detail
 
 }  // namespace torchlet

@@ -47,4 +47,11 @@ Executor& device_executor(Device device);
 /// The executor whose thread is calling, or null on any other thread.
 Executor* current_executor();
 
+namespace detail {
+/// For tests: the next `count` calls of any executor's submit() throw
+/// std::bad_alloc before queuing anything, as a failed allocation of the
+/// task would (submit queues `fn` entirely or not at all).
+void fail_next_submits_for_testing(int count);
+}  // namespace detail
+
 }  // namespace torchlet

@@ -25,6 +25,12 @@ class ReceiverCopiesTest : public ::testing::Test {
  protected:
   void SetUp() override { set_cpu_device_count(2); }
   void TearDown() override { set_cpu_device_count(1); }
+  /// A copy to make: 0, 1, ... on cpu:0 into -1s on cpu:1.
+  std::pair<Tensor, Tensor> copy_to_cpu1() const {
+    Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
+    dst.fill_(-1);
+    return {dst, arange(4096, TensorOptions(kFloat32))};
+  }
   const Device cpu1{kCPU, 1};
 };
 
@@ -39,9 +45,7 @@ std::promise<void> hold(Device device) {
 TEST_F(ReceiverCopiesTest, APullingStepQueuesTheCopyOnTheReceivingDevice) {
   CopyPolicy policy;  // a first step pulls
   std::promise<void> release = hold(cpu1);
-  const Tensor src = arange(4096, TensorOptions(kFloat32));
-  Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
-  dst.fill_(-1);
+  const auto [dst, src] = copy_to_cpu1();
   ReceiverCopies copies(policy);
   ASSERT_TRUE(copies.takes(cpu1));
   copies.copy(cpu1, {{dst, src}});
@@ -57,9 +61,7 @@ TEST_F(ReceiverCopiesTest, APullingStepQueuesTheCopyOnTheReceivingDevice) {
 TEST_F(ReceiverCopiesTest, ACopyThatCannotBeQueuedIsMadeAtOnce) {
   CopyPolicy policy;  // a first step pulls
   std::promise<void> release = hold(cpu1);
-  const Tensor src = arange(4096, TensorOptions(kFloat32));
-  Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
-  dst.fill_(-1);
+  const auto [dst, src] = copy_to_cpu1();
   ReceiverCopies copies(policy);
   ::torchlet::detail::fail_next_submits_for_testing(1);
   copies.copy(cpu1, {{dst, src}});

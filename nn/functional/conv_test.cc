@@ -539,6 +539,63 @@ TEST(ConvTest, Float32TiledPathsSumInOrderBitForBit) {
   set_num_threads(0);
 }
 
+// With at most 8 output channels the float forward reads the input in place
+// through tables, each output row a tile's 16 columns (Note [Implicit
+// columns]); with AVX-512 and at most 6 channels two output rows at a time
+// (Note [Tiles in pairs]). Each output is one chain of fused multiply-adds
+// from its bias over (c, kh, kw), on one thread exactly this loop, bit for
+// bit: LeNet's first layer (28 rows, a partial second tile of 12 columns),
+// an odd number of output rows (the last one alone), and 4 channels with
+// padding and dilation.
+TEST(ConvTest, Float32ForwardOfFewChannelsSumsInOrderBitForBit) {
+  manual_seed(9);
+  struct Case {
+    int64_t cin, cout, height, width, kernel, padding, dilation;
+  };
+  set_num_threads(1);
+  for (const Case& c : {Case{1, 6, 28, 28, 5, 2, 1}, Case{2, 5, 13, 14, 3, 0, 1},
+                        Case{3, 4, 12, 26, 3, 2, 2}}) {
+    const int64_t oh_n = c.height + 2 * c.padding - c.dilation * (c.kernel - 1);
+    const int64_t ow_n = c.width + 2 * c.padding - c.dilation * (c.kernel - 1);
+    const Tensor x = randn({2, c.cin, c.height, c.width});
+    const Tensor w = randn({c.cout, c.cin, c.kernel, c.kernel}), b = randn({c.cout});
+    const Tensor y = F::conv2d(Variable(x), Variable(w), Variable(b), {1}, c.padding,
+                               {c.dilation})
+                         .data()
+                         .contiguous();
+    ASSERT_EQ(y.sizes(), (std::vector<int64_t>{2, c.cout, oh_n, ow_n}));
+    const float* xs = static_cast<const float*>(x.data_ptr());
+    const float* ws = static_cast<const float*>(w.data_ptr());
+    const float* bs = static_cast<const float*>(b.data_ptr());
+    std::vector<float> want(static_cast<size_t>(y.numel()));
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t oc = 0; oc < c.cout; ++oc) {
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            float acc = bs[oc];
+            for (int64_t ci = 0; ci < c.cin; ++ci) {
+              for (int64_t kh = 0; kh < c.kernel; ++kh) {
+                for (int64_t kw = 0; kw < c.kernel; ++kw) {
+                  const int64_t ih = oh - c.padding + kh * c.dilation;
+                  const int64_t iw = ow - c.padding + kw * c.dilation;
+                  const bool inside = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width;
+                  const float xv =
+                      inside ? xs[((n * c.cin + ci) * c.height + ih) * c.width + iw] : 0.0f;
+                  acc = std::fma(xv, ws[((oc * c.cin + ci) * c.kernel + kh) * c.kernel + kw], acc);
+                }
+              }
+            }
+            want[static_cast<size_t>(((n * c.cout + oc) * oh_n + oh) * ow_n + ow)] = acc;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(std::memcmp(y.data_ptr(), want.data(), want.size() * sizeof(float)), 0)
+        << c.cin << "->" << c.cout << " on " << c.height << "x" << c.width;
+  }
+  set_num_threads(0);
+}
+
 // A float 3x3 convolution with stride 1, one group and at least 16
 // channels in and out takes Winograd's F(2x2, 3x3) forward (Note [Winograd
 // convolution]): odd and even output sizes (a partial last tile), no, one

@@ -554,6 +554,8 @@ void run_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_
 // - broadcast_gemm, C (+)= A @ B with B's rows contiguous: tiles of 6 rows
 //   x 16 columns of C in 12 registers; each step along k loads 16 of B's
 //   row and broadcasts 6 elements of A (the forward and the input gradient).
+//   With AVX-512, 12 rows x 16 columns in 12 registers (Note [Wide
+//   broadcast tiles]).
 // - dot_gemm, C += A @ Bᵀ with A's and B's rows contiguous: tiles of 3 x 4
 //   dot products along the rows in 12 registers, each summed across lanes
 //   at the end (the weight gradient).

@@ -729,7 +729,7 @@ inline void small_tile(int64_t rows, int64_t cols, int64_t k, A a, Rows b, float
 // broadcasts each weight once for two multiply-adds: 12 chains, 8 loads per
 // 12 multiply-adds. Every element is the same chain as alone. On a 2-core
 // Intel Xeon (model 207) BM_Conv2d/1/6/28/5/1 (LeNet's first layer at batch
-// 32, one core) took 0.13-0.14 ms against 0.16-0.22 alone, three
+// 32, one core) took 0.12-0.14 ms against 0.16-0.24 alone, six
 // alternating rounds. The input gradient by input row (6 input channels
 // for LeNet's second layer) taking two samples at once this way was not
 // faster (BM_Conv2dLenetSecondLayer/1: 299-411 against 290-454 µs, five

@@ -17,6 +17,7 @@
 #include "nn/optim/optim.h"
 #include "parallel/device_tasks.h"
 #include "parallel/parallel.h"
+#include "tensor/parallel.h"
 
 namespace torchlet::parallel {
 namespace {
@@ -172,6 +173,54 @@ void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
   plain_two_thread_steps(state, make_model, kBatch);
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Note [Idle devices lend their cores] (tensor/parallel.cc) measured
+// within one process: the /2 step at batch 64 with lending on and off in
+// turns of 16 steps (the first two of each turn not timed), so that both
+// see the same minutes of a shared host. Counter lending_over_not: the
+// step's time with lending over its time without; on_ms, off_ms: each.
+void lending_turns(benchmark::State& state, nn::Sequential (*make_model)()) {
+  using Clock = std::chrono::steady_clock;
+  constexpr int64_t kTurn = 16;
+  manual_seed(0);
+  const std::vector<DeviceId> ids = setup_devices(2);
+  nn::Sequential net = make_model();
+  DataParallel dp(net, ids);
+  const Variable x = batch(64), y = targets(64);
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  double seconds[2] = {0, 0};
+  int64_t steps[2] = {0, 0};
+  int64_t step = 0;
+  for (auto _ : state) {
+    const int on = static_cast<int>((step / kTurn) % 2);
+    ::torchlet::detail::set_lending_enabled(on == 1);
+    const Clock::time_point start = Clock::now();
+    opt.zero_grad();
+    const Variable loss = nn::functional::cross_entropy(dp(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss.item<float>());
+    if (step % kTurn >= 2) {
+      seconds[on] += std::chrono::duration<double>(Clock::now() - start).count();
+      ++steps[on];
+    }
+    ++step;
+  }
+  ::torchlet::detail::set_lending_enabled(true);
+  if (steps[0] > 0 && steps[1] > 0) {
+    const double off = seconds[0] / static_cast<double>(steps[0]);
+    const double on = seconds[1] / static_cast<double>(steps[1]);
+    state.counters["on_ms"] = on * 1e3;
+    state.counters["off_ms"] = off * 1e3;
+    state.counters["lending_over_not"] = on / off;
+  }
+  set_cpu_device_count(1);
+}
+
+void BM_DataParallelMlpLendingTurns(benchmark::State& state) {
+  lending_turns(state, examples::make_mlp);
+}
+BENCHMARK(BM_DataParallelMlpLendingTurns)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(8);
 
 // The /2 step taken apart: the share of its wall time spent in scatter,
 // replicate and gather (overhead_share, replicate_share), in the replicas'

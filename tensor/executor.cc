@@ -65,6 +65,25 @@ class ThreadExecutor final : public Executor {
 
   bool is_current_thread() const override { return std::this_thread::get_id() == thread_.get_id(); }
 
+  /// Queues `task` if this executor's thread is polling for work with
+  /// nothing queued (Note [Idle devices lend their cores] in
+  /// tensor/parallel.cc), claiming the poll so that one lender gets it;
+  /// false, queuing nothing, if it is busy, sleeping or already lent.
+  bool lend(std::function<void()> task) {
+    bool polling = true;
+    if (!polling_.compare_exchange_strong(polling, false, std::memory_order_acq_rel)) return false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!queue_.empty()) return false;
+      queue_.emplace_back(std::move(task));
+      queued_.fetch_add(1, std::memory_order_release);
+    }
+    ready_.notify_one();
+    return true;
+  }
+
+  Device device() const { return device_; }
+
   void help_until(const std::function<bool()>& done) override {
     std::unique_lock<std::mutex> lock(mu_);
     while (!done()) {
@@ -142,8 +161,10 @@ class ThreadExecutor final : public Executor {
       // Note [Spin before sleeping]: the next task of a training step (the
       // next replica forward, the backward after it) usually arrives within
       // microseconds of the last one, or after the step's serial part.
+      polling_.store(true, std::memory_order_release);
       spin_until([this] { return queued_.load(std::memory_order_acquire) > 0; },
                  kSpinBetweenTasks);
+      polling_.store(false, std::memory_order_release);
       {
         std::unique_lock<std::mutex> lock(mu_);
         ready_.wait(lock, [this] { return !queue_.empty(); });
@@ -158,21 +179,29 @@ class ThreadExecutor final : public Executor {
   std::condition_variable ready_;
   std::deque<std::packaged_task<void()>> queue_;
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without mu_
+  // True while run() polls for a task (not while it sleeps or runs one);
+  // lend() claims it.
+  std::atomic<bool> polling_{false};
   // A GPU executor's own stream, current on its thread (Note [Streams]).
   const cuda::Stream stream_;
   std::thread thread_;  // last: starts after the queue exists
 };
 
+std::mutex executors_mu;
+
+// Executors live for the whole process: their threads wait for work until
+// exit, so they are never destroyed. Guarded by executors_mu.
+std::map<std::pair<int, int>, ThreadExecutor*>& executors() {
+  static auto* executors = new std::map<std::pair<int, int>, ThreadExecutor*>();
+  return *executors;
+}
+
 }  // namespace
 
 Executor& device_executor(Device device) {
   check_device_exists(device, "device_executor");
-  static std::mutex mu;
-  // Executors live for the whole process: their threads wait for work
-  // until exit, so they are never destroyed.
-  static auto* executors = new std::map<std::pair<int, int>, ThreadExecutor*>();
-  std::lock_guard<std::mutex> lock(mu);
-  ThreadExecutor*& slot = (*executors)[{static_cast<int>(device.type), device.index}];
+  std::lock_guard<std::mutex> lock(executors_mu);
+  ThreadExecutor*& slot = executors()[{static_cast<int>(device.type), device.index}];
   if (slot == nullptr) slot = new ThreadExecutor(device);
   return *slot;
 }
@@ -180,6 +209,18 @@ Executor& device_executor(Device device) {
 Executor* current_executor() { return tls_current_executor; }
 
 namespace detail {
+int lend_to_idle_cpu_executors(Device except, int most, const std::function<void()>& task) {
+  int lent = 0;
+  std::lock_guard<std::mutex> lock(executors_mu);
+  for (const auto& [key, executor] : executors()) {
+    if (lent >= most) break;
+    const Device device = executor->device();
+    if (!device.is_cpu() || device == except || device.index >= cpu_device_count()) continue;
+    if (executor->lend(task)) ++lent;
+  }
+  return lent;
+}
+
 void fail_next_submits_for_testing(int count) {
   failing_submits.store(count, std::memory_order_relaxed);
 }

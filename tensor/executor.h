@@ -48,6 +48,12 @@ Executor& device_executor(Device device);
 Executor* current_executor();
 
 namespace detail {
+/// Queues `task` on at most `most` executors of CPU devices other than
+/// `except` whose threads are idle, polling for work (Note [Idle devices
+/// lend their cores] in tensor/parallel.cc); returns how many. `task` runs
+/// as given, with no ThreadLocalState installed for it, and must not throw.
+int lend_to_idle_cpu_executors(Device except, int most, const std::function<void()>& task);
+
 /// For tests: the next `count` calls of any executor's submit() throw
 /// std::bad_alloc before queuing anything, as a failed allocation of the
 /// task would (submit queues `fn` entirely or not at all).

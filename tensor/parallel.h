@@ -15,6 +15,10 @@ namespace torchlet {
 // it. N devices x their threads therefore stay within the machine's cores.
 // A pool serves one op at a time; a second caller that finds it busy (or a
 // loop nested inside a parallel region) runs inline, so nothing deadlocks.
+// Where a device's pool is its caller alone (one CPU device per core), a
+// large loop on a thread that is not an executor also offers chunks to
+// the executors of other CPU devices that are idle at that moment (Note
+// [Idle devices lend their cores] in tensor/parallel.cc).
 //
 // Per-thread settings travel as one value, ThreadLocalState
 // (tensor/thread_local_state.h): the current device, autograd's grad mode
@@ -32,6 +36,11 @@ namespace torchlet {
 /// Work below this many elements runs on one thread.
 constexpr int64_t kParallelGrain = 32768;
 
+/// Loops of at least this many elements, on a device whose pool is its
+/// caller alone, may split across other CPU devices' idle executors (Note
+/// [Idle devices lend their cores] in tensor/parallel.cc).
+constexpr int64_t kLendingMinRange = int64_t{1} << 18;
+
 /// Intra-op threads the current device uses.
 int get_num_threads();
 /// Overrides the per-device share of cores (n >= 1); 0 restores the default.
@@ -45,21 +54,36 @@ namespace detail {
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
                        const std::function<void(int64_t, int64_t)>& fn);
 bool in_parallel_region();
+/// Whether a loop of `range` elements on the calling thread may run on
+/// more than one thread: its device's pool has several, or idle devices
+/// may lend theirs (Note [Idle devices lend their cores] in
+/// tensor/parallel.cc).
+bool may_split(int64_t range);
 
 /// For tests: the chunks that intra-op pool workers, not the threads that
 /// called parallel_for, have run in this process, over every device's pool.
 /// An op's results cannot show whether it split across threads; an increase
 /// across the op can. The count is exact once the parallel_for returns.
 int64_t pool_chunks_run();
+/// For tests: the chunks that other devices' executors have run for
+/// loops they were lent to (Note [Idle devices lend their cores]), in this
+/// process. Exact once the parallel_for returns.
+int64_t lent_chunks_run();
+/// For benchmarks: turns lending (Note [Idle devices lend their cores]) off
+/// or back on (the default) for the whole process.
+void set_lending_enabled(bool enabled);
 }  // namespace detail
 
 /// Runs `fn(b, e)` over disjoint subranges covering [begin, end), in
 /// parallel on the current device's intra-op pool when the range exceeds
-/// `grain`. If `fn` throws, the first exception is rethrown here once every
-/// chunk has finished.
+/// `grain` (or, for a large loop, on other devices' idle executors: Note
+/// [Idle devices lend their cores]). The subranges do not depend on which
+/// threads were free. If `fn` throws, the first exception is rethrown here
+/// once every chunk has finished.
 template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
-  if (end - begin <= grain || detail::in_parallel_region() || get_num_threads() == 1) {
+  if (end - begin <= grain || detail::in_parallel_region() ||
+      !detail::may_split(end - begin)) {
     if (begin < end) fn(begin, end);
     return;
   }

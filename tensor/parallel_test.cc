@@ -1,10 +1,13 @@
 // parallel_for: the caller's ThreadLocalState in every worker, exceptions
-// rethrown to the caller after all chunks, the count of chunks workers ran.
+// rethrown to the caller after all chunks, the count of chunks workers ran;
+// loops split across idle devices' executors (Note [Idle devices lend their
+// cores]).
 #include "tensor/parallel.h"
 
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensor/executor.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
 #include "tensor/thread_local_state.h"
@@ -132,6 +136,141 @@ TEST_F(ParallelForTest, AnErrorFromAnOpInsideALoopReachesTheCaller) {
     parallel_for(0, kRange, kGrain, [](int64_t, int64_t) { zeros({2}) + zeros({3}); });
   };
   EXPECT_THROW_MSG(run(), "add: The size of tensor a (2) must match");
+}
+
+// Note [Idle devices lend their cores]: one CPU device per core, so each
+// device's pool is its caller alone, and large loops on a thread that is
+// not an executor offer chunks to other devices' executors that poll for
+// work.
+constexpr int64_t kLarge = kLendingMinRange;
+
+class LendingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (hardware_threads() < 2) GTEST_SKIP() << "needs two cores";
+    set_cpu_device_count(hardware_threads());
+    set_num_threads(0);
+  }
+  void TearDown() override { set_cpu_device_count(1); }
+};
+
+/// cpu:1's executor's thread, which then polls for its next task for a
+/// while (kSpinBetweenTasks) unless the host deschedules it.
+std::thread::id poll_on_cpu1() {
+  std::thread::id id;
+  device_executor(Device("cpu:1")).submit([&id] { id = std::this_thread::get_id(); }).get();
+  return id;
+}
+
+// Runs a two-chunk loop until cpu:1's executor ran its second chunk (the
+// caller's first waits for that, a while, each try), as it will unless the
+// host keeps that thread off its core every time. `second` is the second
+// chunk's body. True if the executor ran it.
+bool lent_second_chunk(const std::function<void()>& second) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    const std::thread::id helper = poll_on_cpu1();
+    std::atomic<bool> second_done{false};
+    std::atomic<bool> by_helper{false};
+    const auto body = [&](int64_t b, int64_t) {
+      if (b == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+        while (!second_done.load() && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+        return;
+      }
+      if (b != kLarge / hardware_threads()) return;
+      by_helper = std::this_thread::get_id() == helper;
+      second_done = true;
+      if (by_helper) second();
+    };
+    try {
+      parallel_for(0, kLarge, kGrain, body);
+    } catch (...) {
+      if (by_helper) throw;
+    }
+    if (by_helper) return true;
+  }
+  return false;
+}
+
+TEST_F(LendingTest, AnIdleDevicesExecutorRunsAChunkWithTheCallersState) {
+  ThreadLocalState seen;
+  ThreadLocalState state = thread_local_state();
+  state.grad_enabled = false;
+  const int64_t before = detail::lent_chunks_run();
+  ThreadLocalStateGuard guard(state);
+  ASSERT_TRUE(lent_second_chunk([&] { seen = thread_local_state(); }));
+  EXPECT_GE(detail::lent_chunks_run() - before, 1);
+  EXPECT_EQ(seen.device, Device("cpu:0"));
+  EXPECT_FALSE(seen.grad_enabled);
+  // The executor still runs its own device's tasks.
+  Device ran_on{kCPU, 0};
+  device_executor(Device("cpu:1")).submit([&] { ran_on = current_device(); }).get();
+  EXPECT_EQ(ran_on, Device("cpu:1"));
+}
+
+TEST_F(LendingTest, AnExceptionInALentChunkReachesTheCaller) {
+  EXPECT_THROW_MSG(lent_second_chunk([] { TORCHLET_CHECK(false, "lent chunk failed"); }),
+                   "lent chunk failed");
+}
+
+TEST_F(LendingTest, ChunksAreTheSameWhetherOrNotADeviceLent) {
+  const auto chunks = [] {
+    std::mutex mu;
+    std::set<std::pair<int64_t, int64_t>> seen;
+    parallel_for(0, kLarge, kGrain, [&](int64_t b, int64_t e) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.emplace(b, e);
+    });
+    return seen;
+  };
+  std::set<std::pair<int64_t, int64_t>> expected;
+  const int n = hardware_threads();
+  for (int i = 0; i < n; ++i) expected.emplace(kLarge * i / n, kLarge * (i + 1) / n);
+  poll_on_cpu1();
+  EXPECT_EQ(chunks(), expected);  // cpu:1 polling
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(chunks(), expected);  // cpu:1 asleep: the caller runs every chunk
+}
+
+// Calls of fn for a loop over [0, range), each checked to be the whole.
+int whole_calls(int64_t range) {
+  std::atomic<int> n{0};
+  parallel_for(0, range, kGrain, [&](int64_t b, int64_t e) {
+    EXPECT_EQ(b, 0);
+    EXPECT_EQ(e, range);
+    ++n;
+  });
+  return n.load();
+}
+
+TEST_F(LendingTest, LoopsOnAnExecutorOrWithASetThreadCountRunWhole) {
+  EXPECT_EQ(device_executor(Device("cpu:1"))
+                .submit([] { EXPECT_EQ(whole_calls(kLarge), 1); })
+                .wait_for(std::chrono::seconds(10)),
+            std::future_status::ready);
+  set_num_threads(1);
+  poll_on_cpu1();
+  EXPECT_EQ(whole_calls(kLarge), 1);
+  set_num_threads(0);
+}
+
+TEST_F(LendingTest, LoopsBelowTheLendingSizeRunWhole) {
+  poll_on_cpu1();
+  EXPECT_EQ(whole_calls(kLarge - 1), 1);
+}
+
+TEST_F(LendingTest, EveryElementIsCoveredOnceOverManyLentLoops) {
+  constexpr int kLoops = 60;
+  std::vector<int> hits(kLarge);
+  for (int i = 0; i < kLoops; ++i) {
+    if (i % 3 == 0) poll_on_cpu1();
+    parallel_for(0, kLarge, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t j = b; j < e; ++j) ++hits[j];
+    });
+  }
+  for (int64_t j = 0; j < kLarge; ++j) ASSERT_EQ(hits[j], kLoops) << "element " << j;
 }
 
 // Note [Cores we may use]: pools are sized to the CPUs of the affinity

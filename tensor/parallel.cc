@@ -261,10 +261,15 @@ void run_lending(int64_t begin, int64_t end, int64_t grain,
   loop->chunks = chunks;
   loop->state = thread_local_state();
   loop->left.store(chunks, std::memory_order_relaxed);
-  detail::lend_to_idle_cpu_executors(current_device(), chunks - 1, [loop] {
-    ThreadLocalStateGuard state(loop->state);
-    loop->run_chunks(/*lent=*/true);
-  });
+  try {
+    detail::lend_to_idle_cpu_executors(current_device(), chunks - 1, [loop] {
+      ThreadLocalStateGuard state(loop->state);
+      loop->run_chunks(/*lent=*/true);
+    });
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a task that could not be
+                   // allocated; the caller runs the chunks no executor took,
+                   // and waits below for any that some executor did take
+  }
   loop->run_chunks(/*lent=*/false);
   const auto finished = [&loop] { return loop->left.load(std::memory_order_acquire) == 0; };
   if (!spin_until(finished)) {

@@ -42,6 +42,31 @@ class ParallelRegion {
   ParallelRegion& operator=(const ParallelRegion&) = delete;
 };
 
+// Note [Chunks do not depend on free threads]
+// A loop over [begin, end) at grain g that a pool of T threads would split
+// runs as min(T, ceil((end - begin) / g)) chunks with the bounds below,
+// whoever runs them: the pool's workers, other devices' executors (Note
+// [Idle devices lend their cores]), or the caller alone, in turn, when its
+// device's pool is busy with another thread's loop (a DataLoader worker's
+// collate beside the training step). Each chunk runs inside a parallel
+// region in all three cases. Ops decide from in_parallel_region() and the
+// thread count both how they split their work and which kernels run
+// (single-threaded tiles inside a chunk, GEMMs that split otherwise), and
+// a body that re-checks inside its chunk must see what the op saw when it
+// chose to split: a busy pool that ran the whole range as one call outside
+// a region once broke a convolution's backward that way. Reductions that
+// keep a partial per chunk also give the same bits either way.
+int chunk_count(int64_t begin, int64_t end, int64_t grain, int threads) {
+  const int64_t max_chunks = (end - begin + grain - 1) / grain;
+  return static_cast<int>(std::min<int64_t>(threads, max_chunks));
+}
+
+// Chunk `chunk`'s [first, second) of `chunks` over [begin, end).
+std::pair<int64_t, int64_t> chunk_bounds(int64_t begin, int64_t end, int chunks, int chunk) {
+  const int64_t n = end - begin;
+  return {begin + n * chunk / chunks, begin + n * (chunk + 1) / chunks};
+}
+
 // A fixed set of workers that split one range at a time with the caller.
 // Workers run their chunk with the caller's ThreadLocalState; the first
 // exception a chunk throws is kept and rethrown to the caller after all
@@ -67,8 +92,7 @@ class IntraOpPool {
   // Caller holds busy().
   void run(int64_t begin, int64_t end, int64_t grain,
            const std::function<void(int64_t, int64_t)>& fn) {
-    const int64_t max_chunks = (end - begin + grain - 1) / grain;
-    const int chunks = static_cast<int>(std::min<int64_t>(size(), max_chunks));
+    const int chunks = chunk_count(begin, end, grain, size());
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
@@ -91,9 +115,7 @@ class IntraOpPool {
 
  private:
   void run_chunk(int chunk) {
-    const int64_t n = end_ - begin_;
-    const int64_t b = begin_ + n * chunk / chunks_;
-    const int64_t e = begin_ + n * (chunk + 1) / chunks_;
+    const auto [b, e] = chunk_bounds(begin_, end_, chunks_, chunk);
     if (b >= e) return;
     ParallelRegion region;
     try {
@@ -225,9 +247,9 @@ struct LentLoop {
     while (true) {
       const int chunk = next.fetch_add(1, std::memory_order_acq_rel);
       if (chunk >= chunks) return;
-      const int64_t n = end - begin;
+      const auto [b, e] = chunk_bounds(begin, end, chunks, chunk);
       try {
-        (*fn)(begin + n * chunk / chunks, begin + n * (chunk + 1) / chunks);
+        (*fn)(b, e);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (error == nullptr) error = std::current_exception();
@@ -251,9 +273,8 @@ bool may_lend() {
 
 void run_lending(int64_t begin, int64_t end, int64_t grain,
                  const std::function<void(int64_t, int64_t)>& fn) {
-  const int64_t max_chunks = (end - begin + grain - 1) / grain;
-  const int chunks = static_cast<int>(
-      std::min<int64_t>(max_chunks, std::min(hardware_threads(), cpu_device_count())));
+  const int chunks =
+      chunk_count(begin, end, grain, std::min(hardware_threads(), cpu_device_count()));
   auto loop = std::make_shared<LentLoop>();
   loop->fn = &fn;
   loop->begin = begin;
@@ -278,6 +299,25 @@ void run_lending(int64_t begin, int64_t end, int64_t grain,
   }
   std::lock_guard<std::mutex> lock(loop->mu);
   if (loop->error != nullptr) std::rethrow_exception(std::exchange(loop->error, nullptr));
+}
+
+// A loop whose pool another thread holds: the chunks the pool would have
+// run, one after another on the caller (Note [Chunks do not depend on
+// free threads]), the first exception rethrown after all of them.
+void run_chunks_in_turn(int64_t begin, int64_t end, int chunks,
+                        const std::function<void(int64_t, int64_t)>& fn) {
+  std::exception_ptr error;
+  ParallelRegion region;
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    const auto [b, e] = chunk_bounds(begin, end, chunks, chunk);
+    if (b >= e) continue;
+    try {
+      fn(b, e);
+    } catch (...) {
+      if (error == nullptr) error = std::current_exception();
+    }
+  }
+  if (error != nullptr) std::rethrow_exception(error);
 }
 
 }  // namespace
@@ -335,10 +375,11 @@ void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
     }
     return;
   }
-  std::shared_ptr<IntraOpPool> pool = current_pool(get_num_threads());
+  const int threads = get_num_threads();
+  std::shared_ptr<IntraOpPool> pool = current_pool(threads);
   std::unique_lock<std::mutex> busy(pool->busy(), std::try_to_lock);
   if (!busy.owns_lock()) {
-    fn(begin, end);
+    run_chunks_in_turn(begin, end, chunk_count(begin, end, grain, threads), fn);
     return;
   }
   pool->run(begin, end, grain, fn);

@@ -6,15 +6,18 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensor/conv.h"
 #include "tensor/executor.h"
 #include "tensor/tensor.h"
 #include "tensor/test_util.h"
@@ -136,6 +139,93 @@ TEST_F(ParallelForTest, AnErrorFromAnOpInsideALoopReachesTheCaller) {
     parallel_for(0, kRange, kGrain, [](int64_t, int64_t) { zeros({2}) + zeros({3}); });
   };
   EXPECT_THROW_MSG(run(), "add: The size of tensor a (2) must match");
+}
+
+// Holds the calling thread's device's intra-op pool from another thread
+// (as a DataLoader worker's collate does beside a training step) until
+// destroyed.
+class BusyPool {
+ public:
+  BusyPool()
+      : holder_([this] {
+          parallel_for(0, 2, 1, [this](int64_t b, int64_t) {
+            if (b != 0) return;  // the holder's own chunk, run while it holds the pool
+            held_ = true;
+            while (!release_) std::this_thread::yield();
+          });
+        }) {
+    while (!held_) std::this_thread::yield();
+  }
+  ~BusyPool() {
+    release_ = true;
+    holder_.join();
+  }
+  BusyPool(const BusyPool&) = delete;
+  BusyPool& operator=(const BusyPool&) = delete;
+
+ private:
+  std::atomic<bool> held_{false};
+  std::atomic<bool> release_{false};
+  std::thread holder_;
+};
+
+// Each chunk a loop ran: its bounds, and whether it ran in a parallel
+// region; and the threads that ran them.
+struct LoopChunks {
+  std::vector<std::tuple<int64_t, int64_t, bool>> chunks;
+  std::set<std::thread::id> threads;
+};
+LoopChunks chunks_of_a_loop() {
+  std::mutex mu;
+  LoopChunks seen;
+  parallel_for(0, kRange + 3, kGrain, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.chunks.emplace_back(b, e, detail::in_parallel_region());
+    seen.threads.insert(std::this_thread::get_id());
+  });
+  std::sort(seen.chunks.begin(), seen.chunks.end());
+  return seen;
+}
+
+TEST_F(ParallelForTest, ALoopWhosePoolIsBusyRunsThePoolsChunksInARegion) {
+  const LoopChunks free_pool = chunks_of_a_loop();
+  ASSERT_EQ(free_pool.chunks.size(), static_cast<size_t>(kThreads));
+  BusyPool busy;
+  const LoopChunks busy_pool = chunks_of_a_loop();
+  EXPECT_EQ(busy_pool.chunks, free_pool.chunks);  // every one of them in a region
+  EXPECT_EQ(busy_pool.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  EXPECT_FALSE(detail::in_parallel_region());
+}
+
+TEST_F(ParallelForTest, AnExceptionInALoopWhosePoolIsBusyComesAfterEveryChunk) {
+  BusyPool busy;
+  std::atomic<int> entered{0};
+  auto run = [&] {
+    parallel_for(0, kRange, kGrain, [&](int64_t b, int64_t) {
+      ++entered;
+      TORCHLET_CHECK(b != 0, "first chunk failed");
+    });
+  };
+  EXPECT_THROW_MSG(run(), "first chunk failed");
+  EXPECT_EQ(entered.load(), kThreads);
+}
+
+// A convolution chooses its kernels from the thread count and whether it
+// is inside a parallel region, and its chunks choose again: with more than
+// 8 output channels (LeNet-5's second layer) its weight gradient keeps
+// transposed sums only in a region, which a busy pool's loop once left.
+TEST_F(ParallelForTest, AConvolutionsWeightGradientWithItsPoolBusyMatchesTheFreePool) {
+  manual_seed(0);
+  const Tensor input = randn({64, 6, 14, 14});
+  const Tensor grad_output = randn({64, 16, 10, 10});
+  ConvParams params;
+  params.stride = {1, 1};
+  params.padding = {0, 0};
+  params.dilation = {1, 1};
+  const Tensor free_pool = convolution_backward_weight(input, grad_output, {16, 6, 5, 5}, params);
+  BusyPool busy;
+  const Tensor busy_pool = convolution_backward_weight(input, grad_output, {16, 6, 5, 5}, params);
+  EXPECT_TRUE(busy_pool.allclose(free_pool, 1e-5, 1e-4));
 }
 
 // Note [Idle devices lend their cores]: one CPU device per core, so each

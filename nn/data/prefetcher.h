@@ -37,8 +37,10 @@ namespace torchlet::data::detail {
 // (Note [Threading model] in tensor/parallel.h).
 // Cores: a worker's tensor ops (one index_select per tensor for a
 // TensorDataset) use the device's intra-op pool only when it is free and run
-// inline otherwise (tensor/parallel.h), so W workers add at most W busy
-// threads beside the training loop's. On a machine with few cores use
+// their chunks in turn on the worker otherwise, as do the training loop's ops
+// while a worker holds the pool (Note [Chunks do not depend on free threads]
+// in tensor/parallel.cc), so W workers add at most W busy threads beside the
+// training loop's. On a machine with few cores use
 // num_workers = 1: it overlaps batch making with the step without competing
 // with the step's own intra-op threads for long.
 

@@ -306,6 +306,36 @@ TEST_P(OwnKernelTest, BReadInPlaceStaysWithinItsColumns) {
   }
 }
 
+// A row-major A whose rows are not a multiple of 4 KiB apart is read where
+// it lies (Note [A read in place] in tensor/cpu/sgemm_blocked.inc), one
+// whose rows are is packed: the same bits, on one thread and on two, with
+// a last panel of rows that the in-place kernel cannot fill (packed), several
+// passes over k, and A held in exactly its m x k floats (AddressSanitizer
+// in CI sees any read past them).
+TEST_P(OwnKernelTest, AReadInPlaceOrPackedGivesTheSameBits) {
+  for (const auto& s : std::vector<std::vector<int64_t>>{{12, 70, 600}, {13, 40, 1000}, {37, 33, 300}}) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    std::mt19937 rng(static_cast<uint32_t>(m));
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> tight(m * k), padded(m * 1024), b(k * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t p = 0; p < k; ++p) tight[i * k + p] = padded[i * 1024 + p] = dist(rng);
+    }
+    for (float& v : b) v = dist(rng);
+    std::vector<float> packed(m * n), in_place(m * n), threads(m * n);
+    run(GemmArgs{m, n, k, padded.data(), 1024, 1, b.data(), n, 1, packed.data(), n, 1, 0});
+    run(GemmArgs{m, n, k, tight.data(), k, 1, b.data(), n, 1, in_place.data(), n, 1, 0});
+    ASSERT_TRUE(GetParam().run_threads(
+        GemmArgs{m, n, k, tight.data(), k, 1, b.data(), n, 1, threads.data(), n, 1, 0},
+        on_threads(2)));
+    for (int64_t i = 0; i < m * n; ++i) {
+      ASSERT_EQ(in_place[i], packed[i]) << "element " << i << " of " << m << "x" << k << " @ " << k
+                                        << "x" << n;
+      ASSERT_EQ(threads[i], packed[i]) << "element " << i << " on two threads";
+    }
+  }
+}
+
 // Threads claiming row panels (Note [Row panels claimed in order]) give the
 // bits of one thread, whatever their number: several passes over k, several
 // blocks of columns and of rows (over 4096 rows), the panels' edges, beta's

@@ -221,6 +221,7 @@ struct Avx2 {
   static constexpr int kMr = cpu::kMr, kNr = cpu::kNr;
   static Blocking blocking() { return cpu::blocking(); }
   static constexpr auto pack_transposed = &cpu::pack_transposed, pack_rows = &cpu::pack_rows;
+  static constexpr bool kReadsAInPlace = false;
   template <int kRows, Store kStore>
   static constexpr auto kernel = &cpu::kernel<kRows, kStore>;
 };

@@ -167,6 +167,76 @@ void pack_rows(float* dst, int width, const float* src, int64_t p_stride, int co
 // C[rows x cols] (rows <= kRows <= 12, cols <= 32) = alpha * Ap @ Bp, plus
 // beta * C (kScale) or plus C (kAdd). Bp's rows are ldb floats apart: kNr
 // when packed, B's row stride when read in place (Note [B read in place]).
+// Stores the kRows x 32 block acc into C as kernel does.
+template <int kRows, Store kStore>
+__attribute__((always_inline)) inline void store_tile(const __m512 (&acc)[kRows][kNv], float* c,
+                                                      int64_t ldc, int rows, int cols,
+                                                      float alpha, float beta) {
+  __mmask16 mask[kNv];
+  for (int v = 0; v < kNv; ++v) mask[v] = lanes(cols - 16 * v);
+  const __m512 va = _mm512_set1_ps(alpha);
+  const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    if (r >= rows) break;
+    float* cr = c + r * ldc;
+#pragma GCC unroll 2
+    for (int v = 0; v < kNv; ++v) {
+      __m512 x = _mm512_mul_ps(va, acc[r][v]);
+      if constexpr (kStore == Store::kScale) {
+        x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v), x);
+      } else if constexpr (kStore == Store::kAdd) {
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v));
+      }
+      _mm512_mask_storeu_ps(cr + 16 * v, mask[v], x);
+    }
+  }
+}
+
+// kernel with the A panel read in place (Note [A read in place] in
+// sgemm_blocked.inc): row r at a + r * lda, for all kRows rows (the caller
+// packs a panel with fewer). Rows are addressed in fours from one pointer
+// each, lda and 3 * lda apart, so that every pointer stays in a register.
+template <int kRows, Store kStore>
+void kernel_a_in_place(int64_t kc, const float* __restrict a, int64_t lda,
+                       const float* __restrict b, int64_t ldb, float* c, int64_t ldc, int rows,
+                       int cols, float alpha, float beta) {
+  static_assert(kRows % 4 == 0);
+  constexpr int kFours = kRows / 4;
+  __m512 acc[kRows][kNv];
+  const float* four[kFours];
+#pragma GCC unroll 3
+  for (int f = 0; f < kFours; ++f) four[f] = a + 4 * f * lda;
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  const int64_t lda3 = 3 * lda;
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 bv[kNv];
+#pragma GCC unroll 2
+    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb + 16), _MM_HINT_T0);
+#pragma GCC unroll 3
+    for (int f = 0; f < kFours; ++f) {
+      const __m512 av[4] = {_mm512_set1_ps(four[f][0]), _mm512_set1_ps(four[f][lda]),
+                            _mm512_set1_ps(four[f][2 * lda]), _mm512_set1_ps(four[f][lda3])};
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kNv; ++v) {
+          acc[4 * f + r][v] = _mm512_fmadd_ps(av[r], bv[v], acc[4 * f + r][v]);
+        }
+      }
+      ++four[f];
+    }
+    b += ldb;
+  }
+  store_tile<kRows, kStore>(acc, c, ldc, rows, cols, alpha, beta);
+}
+
 template <int kRows, Store kStore>
 void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, int64_t ldb,
             float* c, int64_t ldc, int rows, int cols, float alpha, float beta) {
@@ -192,25 +262,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, in
     a += kMr;
     b += ldb;
   }
-  __mmask16 mask[kNv];
-  for (int v = 0; v < kNv; ++v) mask[v] = lanes(cols - 16 * v);
-  const __m512 va = _mm512_set1_ps(alpha);
-  const __m512 vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
-    if (r >= rows) break;
-    float* cr = c + r * ldc;
-#pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) {
-      __m512 x = _mm512_mul_ps(va, acc[r][v]);
-      if constexpr (kStore == Store::kScale) {
-        x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v), x);
-      } else if constexpr (kStore == Store::kAdd) {
-        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v));
-      }
-      _mm512_mask_storeu_ps(cr + 16 * v, mask[v], x);
-    }
-  }
+  store_tile<kRows, kStore>(acc, c, ldc, rows, cols, alpha, beta);
 }
 
 struct Avx512 {
@@ -219,6 +271,9 @@ struct Avx512 {
   static constexpr auto pack_transposed = &cpu::pack_transposed, pack_rows = &cpu::pack_rows;
   template <int kRows, Store kStore>
   static constexpr auto kernel = &cpu::kernel<kRows, kStore>;
+  static constexpr bool kReadsAInPlace = true;
+  template <int kRows, Store kStore>
+  static constexpr auto kernel_a_in_place = &cpu::kernel_a_in_place<kRows, kStore>;
 };
 
 }  // namespace

@@ -55,18 +55,31 @@ void train_steps(benchmark::State& state, Model& model, const std::vector<Variab
   const Variable x = batch(batch_size), y = targets(batch_size);
   optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.9));
   const double cpu_start = process_cpu_seconds();
-  std::chrono::steady_clock::duration stepping{};
+  using Clock = std::chrono::steady_clock;
+  Clock::duration forward{}, backward{}, stepping{};
   for (auto _ : state) {
     opt.zero_grad();
+    const Clock::time_point start = Clock::now();
     const Variable loss = nn::functional::cross_entropy(model(x), y);
+    const Clock::time_point forwarded = Clock::now();
     loss.backward();
-    const auto before_step = std::chrono::steady_clock::now();
+    const Clock::time_point backwarded = Clock::now();
     opt.step();
-    stepping += std::chrono::steady_clock::now() - before_step;
+    const Clock::time_point stepped = Clock::now();
+    forward += forwarded - start;
+    backward += backwarded - forwarded;
+    stepping += stepped - backwarded;
     benchmark::DoNotOptimize(loss.item<float>());
   }
-  state.counters["optimizer_us"] = benchmark::Counter(
-      std::chrono::duration<double, std::micro>(stepping).count() / static_cast<double>(state.iterations()));
+  // The phases of a step: the forward with the loss, backward, and the
+  // optimizer's step, in microseconds.
+  const auto per_step = [&state](Clock::duration d) {
+    return benchmark::Counter(std::chrono::duration<double, std::micro>(d).count() /
+                              static_cast<double>(state.iterations()));
+  };
+  state.counters["forward_us"] = per_step(forward);
+  state.counters["backward_us"] = per_step(backward);
+  state.counters["optimizer_us"] = per_step(stepping);
   state.counters["process_cpu_ms"] = benchmark::Counter(
       (process_cpu_seconds() - cpu_start) * 1e3 / static_cast<double>(state.iterations()));
   state.counters["samples/s"] =

@@ -167,6 +167,26 @@ void pack_rows(float* dst, int width, const float* src, int64_t p_stride, int co
 // C[rows x cols] (rows <= kRows <= 12, cols <= 32) = alpha * Ap @ Bp, plus
 // beta * C (kScale) or plus C (kAdd). Bp's rows are ldb floats apart: kNr
 // when packed, B's row stride when read in place (Note [B read in place]).
+// Zeroes a kRows x 32 block of accumulators.
+template <int kRows>
+__attribute__((always_inline)) inline void zero_tile(__m512 (&acc)[kRows][kNv]) {
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+}
+
+// Loads one step's two vectors of B. B's panels stream from L2: it also
+// fetches both lines of the step 24 steps ahead.
+__attribute__((always_inline)) inline void load_b_step(const float* b, int64_t ldb,
+                                                       __m512 (&bv)[kNv]) {
+#pragma GCC unroll 2
+  for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+  _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb + 16), _MM_HINT_T0);
+}
+
 // Stores the kRows x 32 block acc into C as kernel does.
 template <int kRows, Store kStore>
 __attribute__((always_inline)) inline void store_tile(const __m512 (&acc)[kRows][kNv], float* c,
@@ -204,21 +224,14 @@ void kernel_a_in_place(int64_t kc, const float* __restrict a, int64_t lda,
   static_assert(kRows % 4 == 0);
   constexpr int kFours = kRows / 4;
   __m512 acc[kRows][kNv];
+  zero_tile<kRows>(acc);
   const float* four[kFours];
 #pragma GCC unroll 3
   for (int f = 0; f < kFours; ++f) four[f] = a + 4 * f * lda;
-#pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
-  }
   const int64_t lda3 = 3 * lda;
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[kNv];
-#pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb + 16), _MM_HINT_T0);
+    load_b_step(b, ldb, bv);
 #pragma GCC unroll 3
     for (int f = 0; f < kFours; ++f) {
       const __m512 av[4] = {_mm512_set1_ps(four[f][0]), _mm512_set1_ps(four[f][lda]),
@@ -241,18 +254,10 @@ template <int kRows, Store kStore>
 void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, int64_t ldb,
             float* c, int64_t ldc, int rows, int cols, float alpha, float beta) {
   __m512 acc[kRows][kNv];
-#pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) acc[r][v] = _mm512_setzero_ps();
-  }
+  zero_tile<kRows>(acc);
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[kNv];
-#pragma GCC unroll 2
-    for (int v = 0; v < kNv; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
-    // B's panels stream from L2: fetch both lines of a step 24 steps ahead.
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 24 * ldb + 16), _MM_HINT_T0);
+    load_b_step(b, ldb, bv);
 #pragma GCC unroll 12
     for (int r = 0; r < kRows; ++r) {
       const __m512 ar = _mm512_set1_ps(a[r]);

@@ -313,7 +313,8 @@ TEST_P(OwnKernelTest, BReadInPlaceStaysWithinItsColumns) {
 // passes over k, and A held in exactly its m x k floats (AddressSanitizer
 // in CI sees any read past them).
 TEST_P(OwnKernelTest, AReadInPlaceOrPackedGivesTheSameBits) {
-  for (const auto& s : std::vector<std::vector<int64_t>>{{12, 70, 600}, {13, 40, 1000}, {37, 33, 300}}) {
+  const std::vector<std::vector<int64_t>> sizes{{12, 70, 600}, {13, 40, 1000}, {37, 33, 300}};
+  for (const auto& s : sizes) {
     const int64_t m = s[0], n = s[1], k = s[2];
     std::mt19937 rng(static_cast<uint32_t>(m));
     std::uniform_real_distribution<float> dist(-1, 1);

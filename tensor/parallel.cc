@@ -67,11 +67,40 @@ std::pair<int64_t, int64_t> chunk_bounds(int64_t begin, int64_t end, int chunks,
   return {begin + n * chunk / chunks, begin + n * (chunk + 1) / chunks};
 }
 
+// The first exception any of a loop's chunks threw, kept until every chunk
+// has finished (the others still run: they may write to the same output,
+// which must outlive them) and then rethrown to the loop's caller. The
+// pool, lent loops and a busy pool's loop run their chunks through one.
+class FirstError {
+ public:
+  // Runs fn(b, e), keeping what it throws if nothing was kept before.
+  void run(const std::function<void(int64_t, int64_t)>& fn, int64_t b, int64_t e) {
+    try {
+      fn(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (error_ == nullptr) error_ = std::current_exception();
+    }
+  }
+  // Rethrows the kept exception, if any, and forgets it.
+  void rethrow() {
+    std::exception_ptr error;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      error = std::exchange(error_, nullptr);
+    }
+    if (error != nullptr) std::rethrow_exception(error);
+  }
+
+ private:
+  std::mutex mu_;
+  std::exception_ptr error_;
+};
+
 // A fixed set of workers that split one range at a time with the caller.
 // Workers run their chunk with the caller's ThreadLocalState; the first
-// exception a chunk throws is kept and rethrown to the caller after all
-// chunks finished (the others still run: they may write to the same
-// output, which must outlive them).
+// exception a chunk throws is rethrown to the caller after all chunks
+// finished (FirstError).
 class IntraOpPool {
  public:
   explicit IntraOpPool(int threads) {
@@ -97,7 +126,6 @@ class IntraOpPool {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
       state_ = thread_local_state();
-      error_ = nullptr;
       begin_ = begin;
       end_ = end;
       chunks_ = chunks;
@@ -110,7 +138,8 @@ class IntraOpPool {
     std::unique_lock<std::mutex> lock(mu_);
     done_.wait(lock, [this] { return pending_ == 0; });
     fn_ = nullptr;
-    if (error_ != nullptr) std::rethrow_exception(std::exchange(error_, nullptr));
+    lock.unlock();
+    error_.rethrow();
   }
 
  private:
@@ -118,12 +147,7 @@ class IntraOpPool {
     const auto [b, e] = chunk_bounds(begin_, end_, chunks_, chunk);
     if (b >= e) return;
     ParallelRegion region;
-    try {
-      (*fn_)(b, e);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (error_ == nullptr) error_ = std::current_exception();
-    }
+    error_.run(*fn_, b, e);
   }
 
   // Note [Pool threads spin before they sleep]: a worker that finished its
@@ -166,7 +190,7 @@ class IntraOpPool {
   std::atomic<uint64_t> generation_{0};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   ThreadLocalState state_;
-  std::exception_ptr error_;
+  FirstError error_;
   int64_t begin_ = 0;
   int64_t end_ = 0;
   int chunks_ = 0;
@@ -238,7 +262,7 @@ struct LentLoop {
   std::atomic<int> left{0};
   std::mutex mu;
   std::condition_variable done;
-  std::exception_ptr error;  // the first chunk's, under mu
+  FirstError error;
 
   // Claims and runs chunks until none is left. `fn` is read only after a
   // chunk was claimed, while the caller still waits for it.
@@ -248,12 +272,7 @@ struct LentLoop {
       const int chunk = next.fetch_add(1, std::memory_order_acq_rel);
       if (chunk >= chunks) return;
       const auto [b, e] = chunk_bounds(begin, end, chunks, chunk);
-      try {
-        (*fn)(b, e);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (error == nullptr) error = std::current_exception();
-      }
+      error.run(*fn, b, e);
       if (lent) lent_chunks.fetch_add(1, std::memory_order_relaxed);
       if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         { std::lock_guard<std::mutex> lock(mu); }
@@ -297,8 +316,7 @@ void run_lending(int64_t begin, int64_t end, int64_t grain,
     std::unique_lock<std::mutex> lock(loop->mu);
     loop->done.wait(lock, finished);
   }
-  std::lock_guard<std::mutex> lock(loop->mu);
-  if (loop->error != nullptr) std::rethrow_exception(std::exchange(loop->error, nullptr));
+  loop->error.rethrow();
 }
 
 // A loop whose pool another thread holds: the chunks the pool would have
@@ -306,18 +324,14 @@ void run_lending(int64_t begin, int64_t end, int64_t grain,
 // free threads]), the first exception rethrown after all of them.
 void run_chunks_in_turn(int64_t begin, int64_t end, int chunks,
                         const std::function<void(int64_t, int64_t)>& fn) {
-  std::exception_ptr error;
+  FirstError error;
   ParallelRegion region;
   for (int chunk = 0; chunk < chunks; ++chunk) {
     const auto [b, e] = chunk_bounds(begin, end, chunks, chunk);
     if (b >= e) continue;
-    try {
-      fn(b, e);
-    } catch (...) {
-      if (error == nullptr) error = std::current_exception();
-    }
+    error.run(fn, b, e);
   }
-  if (error != nullptr) std::rethrow_exception(error);
+  error.rethrow();
 }
 
 }  // namespace

@@ -222,9 +222,18 @@ __attribute__((always_inline)) inline void prefetch_c_tile(const float* c, int64
   }
 }
 
-// The step of k at which a kernel fetches its C tile; kc for none.
-inline int64_t fetch_c_step(int64_t kc, int64_t ldc) {
-  return ldc >= kFetchCLdc ? std::max<int64_t>(kc - kFetchCSteps, 0) : kc;
+// Runs a kernel's `step` kc times, fetching its C tile kFetchCSteps steps
+// before the end when C is wide (Note [C fetched before the store]). The
+// loop is split around the fetch so that the steps test nothing more.
+template <int kRows, typename Step>
+__attribute__((always_inline)) inline void run_steps(int64_t kc, const float* c, int64_t ldc,
+                                                     int rows, const Step& step) {
+  const int64_t fetch_c_at = ldc >= kFetchCLdc ? std::max<int64_t>(kc - kFetchCSteps, 0) : kc;
+  for (int64_t p = 0; p < fetch_c_at; ++p) step();
+  if (fetch_c_at < kc) {
+    prefetch_c_tile<kRows>(c, ldc, rows);
+    for (int64_t p = fetch_c_at; p < kc; ++p) step();
+  }
 }
 
 // Stores the kRows x 32 block acc into C as kernel does.
@@ -287,12 +296,7 @@ void kernel_a_in_place(int64_t kc, const float* __restrict a, int64_t lda,
     }
     b += ldb;
   };
-  const int64_t fetch_c_at = fetch_c_step(kc, ldc);
-  for (int64_t p = 0; p < fetch_c_at; ++p) step();
-  if (fetch_c_at < kc) {
-    prefetch_c_tile<kRows>(c, ldc, rows);
-    for (int64_t p = fetch_c_at; p < kc; ++p) step();
-  }
+  run_steps<kRows>(kc, c, ldc, rows, step);
   store_tile<kRows, kStore>(acc, c, ldc, rows, cols, alpha, beta);
 }
 
@@ -313,12 +317,7 @@ void kernel(int64_t kc, const float* __restrict a, const float* __restrict b, in
     a += kMr;
     b += ldb;
   };
-  const int64_t fetch_c_at = fetch_c_step(kc, ldc);
-  for (int64_t p = 0; p < fetch_c_at; ++p) step();
-  if (fetch_c_at < kc) {
-    prefetch_c_tile<kRows>(c, ldc, rows);
-    for (int64_t p = fetch_c_at; p < kc; ++p) step();
-  }
+  run_steps<kRows>(kc, c, ldc, rows, step);
   store_tile<kRows, kStore>(acc, c, ldc, rows, cols, alpha, beta);
 }
 

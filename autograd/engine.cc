@@ -41,6 +41,7 @@
 #include "autograd/internal/graph.h"
 #include "tensor/cuda/stream.h"
 #include "tensor/executor.h"
+#include "tensor/parallel.h"
 #include "tensor/spin_wait.h"
 #include "tensor/storage.h"
 #include "tensor/thread_local_state.h"
@@ -250,7 +251,8 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
       // within microseconds. news_ is only set under the lock, so checking
       // it again under the lock before sleeping misses no notification.
       lock.unlock();
-      spin_until([this] { return news_.load(std::memory_order_acquire); }, kSpinBetweenTasks);
+      torchlet::detail::spin_helping_until(
+          [this] { return news_.load(std::memory_order_acquire); }, kSpinBetweenTasks);
       lock.lock();
       if (!news_.load(std::memory_order_relaxed)) done_.wait(lock);
       return;
@@ -383,6 +385,9 @@ class GraphTask : public std::enable_shared_from_this<GraphTask> {
     state.device = task.node->device();
     state.grad_enabled = create_graph_;
     ThreadLocalStateGuard state_guard(state);
+    // Each device's nodes run on their own thread: replicas of a
+    // DataParallel backward (Note [Replicas that finish first help]).
+    torchlet::detail::ReplicaScope replica;
     wait_for(task.waits, state.device);
     run_node_here(task);
   }

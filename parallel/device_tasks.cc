@@ -11,6 +11,7 @@
 #include "autograd/grad_mode.h"
 #include "tensor/error.h"
 #include "tensor/executor.h"
+#include "tensor/parallel.h"
 #include "tensor/spin_wait.h"
 
 namespace torchlet::parallel::detail {
@@ -36,8 +37,10 @@ void wait_for_zero(const std::atomic<size_t>& left, std::mutex& mutex,
     return;
   }
   // Note [Spin before sleeping]: the other replicas usually finish within
-  // microseconds of the caller's own, at worst a replica's imbalance later.
-  if (spin_until(finished, kSpinBetweenTasks)) return;
+  // microseconds of the caller's own, at worst a replica's imbalance later;
+  // meanwhile the caller helps them (Note [Replicas that finish first help]
+  // in tensor/parallel.cc).
+  if (torchlet::detail::spin_helping_until(finished, kSpinBetweenTasks)) return;
   std::unique_lock<std::mutex> lock(mutex);
   done.wait(lock, finished);
 }
@@ -79,6 +82,7 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
     try {
       device_executor(devices[i]).submit([pending, &task, i, waiting] {
         try {
+          torchlet::detail::ReplicaScope replica;
           task(i);
         } catch (...) {
           pending->errors[i] = std::current_exception();
@@ -98,6 +102,7 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
     }
   }
   if (inline_index < devices.size()) {
+    torchlet::detail::ReplicaScope replica;
     run(inline_index);
     pending->left.fetch_sub(1, std::memory_order_acq_rel);
   }

@@ -1,18 +1,22 @@
 // ReceiverCopies and CopyPolicy (Note [Receivers copy]): copies queued on
 // the receiving device's executor when a step pulls, made at once when it
-// pushes, waited for by finish(); the policy's choice between the two.
+// pushes, waited for by finish(); the policy's choice between the two; and
+// run_on_devices' caller helping the other devices' tasks.
 #include "parallel/device_tasks.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nn/optim/optim.h"
 #include "parallel/parallel.h"
 #include "parallel/testing.h"
 #include "tensor/executor.h"
+#include "tensor/parallel.h"
 #include "tensor/test_util.h"
 
 namespace torchlet::parallel::detail {
@@ -258,6 +262,47 @@ TEST(ReceiverCopiesDataParallelTest, StepsThatPullAndStepsThatPushTrainAlike) {
   EXPECT_TRUE(all_close(wrapped->weight.data(), plain->weight.data()));
   EXPECT_TRUE(all_close(wrapped->bias.data(), plain->bias.data()));
   set_cpu_device_count(1);
+}
+
+// Note [Replicas that finish first help] (tensor/parallel.cc): the caller,
+// done with its own device's task, runs chunks of the loops the task on
+// the other device runs meanwhile, with that task's device.
+TEST(RunOnDevicesTest, TheCallerDoneFirstRunsChunksOfTheOtherDevicesLoops) {
+  if (hardware_threads() < 2) GTEST_SKIP() << "replicas help one another on two cores or more";
+  set_cpu_device_count(hardware_threads());  // each device's pool: its caller alone
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> other_started{false};
+  std::atomic<int> chunks_on_caller{0};
+  std::atomic<int> on_the_wrong_device{0};
+  const std::vector<std::exception_ptr> errors =
+      run_on_devices({Device(kCPU, 0), Device(kCPU, 1)}, [&](size_t i) {
+        if (i == 0) {
+          // Done at once, but not before the other task runs.
+          while (!other_started.load()) std::this_thread::yield();
+          return;
+        }
+        other_started = true;
+        // Each loop's first chunk waits a while for a second to start.
+        for (int loop = 0; loop < 100 && chunks_on_caller.load() == 0; ++loop) {
+          std::atomic<bool> second{false};
+          parallel_for(0, 1 << 16, 1024, [&](int64_t b, int64_t) {
+            if (current_device() != Device(kCPU, 1)) ++on_the_wrong_device;
+            if (b != 0) {
+              second = true;
+              if (std::this_thread::get_id() == caller) ++chunks_on_caller;
+              return;
+            }
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
+            while (!second.load() && std::chrono::steady_clock::now() < deadline) {
+              std::this_thread::yield();
+            }
+          });
+        }
+      });
+  set_cpu_device_count(1);
+  for (const std::exception_ptr& error : errors) EXPECT_EQ(error, nullptr);
+  EXPECT_GT(chunks_on_caller.load(), 0);
+  EXPECT_EQ(on_the_wrong_device.load(), 0);
 }
 
 }  // namespace

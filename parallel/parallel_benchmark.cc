@@ -192,23 +192,28 @@ void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// Note [Idle devices lend their cores] (tensor/parallel.cc) measured
-// within one process: the /2 step at batch 64 with lending on and off in
-// turns of 16 steps (the first two of each turn not timed), so that both
-// see the same minutes of a shared host. Counter lending_over_not: the
-// step's time with lending over its time without; on_ms, off_ms: each.
-void lending_turns(benchmark::State& state, nn::Sequential (*make_model)()) {
+// Notes [Idle devices lend their cores] and [Replicas that finish first
+// help] (tensor/parallel.cc) measured within one process: the /2 step (at
+// batch 64 unless given) with lending and helping on and off in turns of
+// 16 steps (the first two of each turn not timed), so that both see the
+// same minutes of a shared host. Counters: lending_over_not, the step's
+// time with them over its time without; on_ms, off_ms, each;
+// lent_chunks_per_step, the chunks other threads ran for a step's loops,
+// over the steps with them.
+void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
+                   int64_t batch_size = 64) {
   using Clock = std::chrono::steady_clock;
   constexpr int64_t kTurn = 16;
   manual_seed(0);
   const std::vector<DeviceId> ids = setup_devices(2);
   nn::Sequential net = make_model();
   DataParallel dp(net, ids);
-  const Variable x = batch(64), y = targets(64);
+  const Variable x = batch(batch_size), y = targets(batch_size);
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   double seconds[2] = {0, 0};
   int64_t steps[2] = {0, 0};
   int64_t step = 0;
+  const int64_t lent_before = ::torchlet::detail::lent_chunks_run();
   for (auto _ : state) {
     const int on = static_cast<int>((step / kTurn) % 2);
     ::torchlet::detail::set_lending_enabled(on == 1);
@@ -231,6 +236,9 @@ void lending_turns(benchmark::State& state, nn::Sequential (*make_model)()) {
     state.counters["on_ms"] = on * 1e3;
     state.counters["off_ms"] = off * 1e3;
     state.counters["lending_over_not"] = on / off;
+    state.counters["lent_chunks_per_step"] =
+        static_cast<double>(::torchlet::detail::lent_chunks_run() - lent_before) /
+        static_cast<double>(step / 2);
   }
   set_cpu_device_count(1);
 }
@@ -239,6 +247,17 @@ void BM_DataParallelMlpLendingTurns(benchmark::State& state) {
   lending_turns(state, examples::make_mlp);
 }
 BENCHMARK(BM_DataParallelMlpLendingTurns)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(8);
+
+// At batch 64 and 256.
+void BM_DataParallelLenetLendingTurns(benchmark::State& state) {
+  lending_turns(state, make_model, state.range(0));
+}
+BENCHMARK(BM_DataParallelLenetLendingTurns)
+    ->Arg(64)
+    ->Arg(kBatch)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(8);
 
 // The /2 step taken apart: the share of its wall time spent in scatter,
 // replicate and gather (overhead_share, replicate_share), in the replicas'

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tensor/cuda/stream.h"
+#include "tensor/parallel.h"
 #include "tensor/spin_wait.h"
 #include "tensor/thread_local_state.h"
 
@@ -91,8 +92,9 @@ class ThreadExecutor final : public Executor {
         // Note [Spin before sleeping]: what we wait for, or a task, usually
         // comes within microseconds.
         lock.unlock();
-        spin_until([&] { return done() || queued_.load(std::memory_order_acquire) > 0; },
-                   kSpinBetweenTasks);
+        detail::spin_helping_until(
+            [&] { return done() || queued_.load(std::memory_order_acquire) > 0; },
+            kSpinBetweenTasks);
         lock.lock();
         if (queue_.empty() && !done()) ready_.wait(lock);
         continue;
@@ -162,8 +164,8 @@ class ThreadExecutor final : public Executor {
       // next replica forward, the backward after it) usually arrives within
       // microseconds of the last one, or after the step's serial part.
       polling_.store(true, std::memory_order_release);
-      spin_until([this] { return queued_.load(std::memory_order_acquire) > 0; },
-                 kSpinBetweenTasks);
+      detail::spin_helping_until(
+          [this] { return queued_.load(std::memory_order_acquire) > 0; }, kSpinBetweenTasks);
       polling_.store(false, std::memory_order_release);
       {
         std::unique_lock<std::mutex> lock(mu_);

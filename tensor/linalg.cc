@@ -142,7 +142,7 @@ void bmm_into(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
   // ones a fork and join each. On a GPU each product is queued in turn.
   // A batch of tiny products (under 2^16 multiply-adds in all) stays on the
   // calling thread.
-  const int64_t threads = get_num_threads();
+  const int64_t threads = detail::split_threads();
   const bool splits_evenly = batches % threads == 0 || batches >= 4 * threads;
   if (out.device().is_cpu() && (flops < cpu::kGemmParallelFlops || splits_evenly)) {
     parallel_for(0, batches, batches * flops < (1 << 16) ? batches : 1, run);

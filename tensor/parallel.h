@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
@@ -59,6 +60,36 @@ bool in_parallel_region();
 /// may lend theirs (Note [Idle devices lend their cores] in
 /// tensor/parallel.cc).
 bool may_split(int64_t range);
+
+/// The threads an op on the calling thread plans its loops for: its
+/// device's intra-op threads, or inside a ReplicaScope on a device whose
+/// pool is the thread alone, one per core for the replicas that finish
+/// first to help with (Note [Replicas that finish first help] in
+/// tensor/parallel.cc). Kernels choose how to split from this, not from
+/// get_num_threads().
+int split_threads();
+
+/// Marks the calling thread, while it lives, as running one device's part
+/// of work spread over several CPU devices (a DataParallel replica, a
+/// device's nodes of a multi-device backward): its loops split for waiting
+/// replicas to help (Note [Replicas that finish first help]).
+class ReplicaScope {
+ public:
+  ReplicaScope();
+  ~ReplicaScope();
+  ReplicaScope(const ReplicaScope&) = delete;
+  ReplicaScope& operator=(const ReplicaScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
+/// Polls `done()` as spin_until does for up to `budget`, meanwhile running
+/// the unclaimed chunks of loops that replicas posted (Note [Replicas that
+/// finish first help]); each chunk it runs restarts the budget. True once
+/// `done()` holds, false when the budget ran out first. `done` must only
+/// read atomics.
+bool spin_helping_until(const std::function<bool()>& done, std::chrono::microseconds budget);
 
 /// For tests: the chunks that intra-op pool workers, not the threads that
 /// called parallel_for, have run in this process, over every device's pool.

@@ -363,6 +363,131 @@ TEST_F(LendingTest, EveryElementIsCoveredOnceOverManyLentLoops) {
   for (int64_t j = 0; j < kLarge; ++j) ASSERT_EQ(hits[j], kLoops) << "element " << j;
 }
 
+// Note [Replicas that finish first help]: one CPU device per core, so that
+// each device's pool is its caller alone.
+class ReplicaHelpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (hardware_threads() < 2) GTEST_SKIP() << "replicas help one another on two cores or more";
+    set_cpu_device_count(hardware_threads());
+    // Executors that ran a task poll for a while and would help too; let
+    // them sleep so that only the threads a test starts take chunks.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  void TearDown() override { set_cpu_device_count(1); }
+};
+
+TEST_F(ReplicaHelpTest, OpsPlanForOneThreadPerCoreInsideAReplica) {
+  EXPECT_EQ(detail::split_threads(), 1);
+  {
+    detail::ReplicaScope replica;
+    EXPECT_EQ(get_num_threads(), 1);
+    EXPECT_EQ(detail::split_threads(), hardware_threads());
+    set_num_threads(1);
+    EXPECT_EQ(detail::split_threads(), 1);
+    set_num_threads(0);
+  }
+  EXPECT_EQ(detail::split_threads(), 1);
+}
+
+TEST_F(ReplicaHelpTest, AReplicasLoopRunsAPoolsChunksInARegionWhenNobodyHelps) {
+  detail::ReplicaScope replica;
+  const LoopChunks seen = chunks_of_a_loop();
+  const int n = hardware_threads();
+  std::vector<std::tuple<int64_t, int64_t, bool>> expected;
+  for (int i = 0; i < n; ++i) {
+    expected.emplace_back((kRange + 3) * i / n, (kRange + 3) * (i + 1) / n, true);
+  }
+  EXPECT_EQ(seen.chunks, expected);
+  EXPECT_EQ(seen.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
+// Runs a loop in a replica on cpu:1 with grad mode off while another thread
+// waits in spin_helping_until. The replica's first chunk waits (up to 10 s)
+// until the second has started, which only the waiting thread can start;
+// `second` is that chunk's body. Returns the thread that ran it.
+std::thread::id helped_second_chunk(const std::function<void()>& second) {
+  std::atomic<bool> owner_done{false};
+  std::atomic<bool> second_started{false};
+  std::thread::id ran_second;
+  std::thread helper([&] {
+    EXPECT_TRUE(
+        detail::spin_helping_until([&] { return owner_done.load(); }, std::chrono::seconds(10)));
+  });
+  const int64_t second_begin = kRange / hardware_threads();
+  try {
+    ThreadLocalState state = thread_local_state();
+    state.device = Device("cpu:1");
+    state.grad_enabled = false;
+    ThreadLocalStateGuard guard(state);
+    detail::ReplicaScope replica;
+    parallel_for(0, kRange, kGrain, [&](int64_t b, int64_t) {
+      if (b == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!second_started.load() && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+      } else if (b == second_begin) {
+        ran_second = std::this_thread::get_id();
+        second_started = true;
+        second();
+      }
+    });
+  } catch (...) {
+    owner_done = true;
+    helper.join();
+    throw;
+  }
+  owner_done = true;
+  helper.join();
+  return ran_second;
+}
+
+TEST_F(ReplicaHelpTest, AWaitingThreadRunsAReplicasChunkWithTheReplicasState) {
+  const int64_t before = detail::lent_chunks_run();
+  ThreadLocalState seen;
+  std::thread::id helper;
+  const std::thread::id ran = helped_second_chunk([&] {
+    seen = thread_local_state();
+    helper = std::this_thread::get_id();
+  });
+  EXPECT_NE(ran, std::this_thread::get_id());
+  EXPECT_EQ(ran, helper);
+  EXPECT_EQ(seen.device, Device("cpu:1"));
+  EXPECT_FALSE(seen.grad_enabled);
+  EXPECT_GE(detail::lent_chunks_run() - before, 1);
+}
+
+TEST_F(ReplicaHelpTest, AnExceptionInAHelpedChunkReachesTheReplica) {
+  EXPECT_THROW_MSG(helped_second_chunk([] { TORCHLET_CHECK(false, "helped chunk failed"); }),
+                   "helped chunk failed");
+}
+
+TEST_F(ReplicaHelpTest, LoopsOutsideAReplicaAreNotOffered) {
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    EXPECT_TRUE(detail::spin_helping_until([&] { return stop.load(); }, std::chrono::seconds(10)));
+  });
+  std::set<std::thread::id> threads;
+  std::mutex mu;
+  for (int i = 0; i < 20; ++i) {
+    parallel_for(0, kRange, kGrain, [&](int64_t b, int64_t e) {
+      EXPECT_EQ(b, 0);
+      EXPECT_EQ(e, kRange);
+      std::lock_guard<std::mutex> lock(mu);
+      threads.insert(std::this_thread::get_id());
+    });
+  }
+  stop = true;
+  waiter.join();
+  EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
+TEST_F(ReplicaHelpTest, AWaitGivesUpAfterItsBudgetWithNothingToRun) {
+  EXPECT_FALSE(detail::spin_helping_until([] { return false; }, std::chrono::milliseconds(2)));
+  EXPECT_TRUE(detail::spin_helping_until([] { return true; }, std::chrono::milliseconds(2)));
+}
+
 // Note [Cores we may use]: pools are sized to the CPUs of the affinity
 // mask. Each check runs in a fresh process (hardware_threads() is computed
 // once), confined to one allowed CPU before anything asks for the count;

@@ -51,7 +51,7 @@ void gemm(const GemmArgs& g, bool dtype_is_double) {
   const Kernel kernel = dtype_is_double ? kernels().f64 : kernels().f32;
   if (g.m == 0 || g.n == 0) return;
   const int64_t work = g.m * g.n * std::max<int64_t>(g.k, 1);
-  const int threads = get_num_threads();
+  const int threads = detail::split_threads();
   if (work < kGemmParallelFlops || threads == 1) {
     kernel(g);
     return;

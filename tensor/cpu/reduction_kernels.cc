@@ -131,7 +131,7 @@ template <typename Op, typename T, typename Write>
 void reduce_outputs(const Op& op, const Tensor& in, int64_t reduced, Write&& write) {
   const Geometry g = make_geometry(in, reduced);
   const T* base = static_cast<const T*>(in.data_ptr());
-  if (g.n_out < get_num_threads() && g.n_red >= 2 * kParallelGrain) {
+  if (g.n_out < detail::split_threads() && g.n_red >= 2 * kParallelGrain) {
     for (int64_t o = 0; o < g.n_out; ++o) write(o, accumulate_chunked(op, base + kept_offset(g, o), g));
     return;
   }

@@ -266,6 +266,31 @@ struct LentLoop {
   std::condition_variable done;
   FirstError error;
 
+  // A loop over [begin, end) in `chunks` chunks of `fn` that other threads
+  // may claim, run with the calling thread's state.
+  static std::shared_ptr<LentLoop> make(int64_t begin, int64_t end, int chunks,
+                                        const std::function<void(int64_t, int64_t)>& fn) {
+    auto loop = std::make_shared<LentLoop>();
+    loop->fn = &fn;
+    loop->begin = begin;
+    loop->end = end;
+    loop->chunks = chunks;
+    loop->state = thread_local_state();
+    loop->left.store(chunks, std::memory_order_relaxed);
+    return loop;
+  }
+
+  // The caller, after its own run_chunks: waits for the chunks other
+  // threads claimed, then rethrows the first exception of any chunk.
+  void finish() {
+    const auto finished = [this] { return left.load(std::memory_order_acquire) == 0; };
+    if (!spin_until(finished)) {
+      std::unique_lock<std::mutex> lock(mu);
+      done.wait(lock, finished);
+    }
+    error.rethrow();
+  }
+
   // Claims and runs chunks until none is left. `fn` is read only after a
   // chunk was claimed, while the caller still waits for it.
   void run_chunks(bool lent) {
@@ -292,17 +317,14 @@ bool may_lend() {
          get_num_threads() == 1;
 }
 
+// The threads of a pool of one thread per core of the CPU devices: what a
+// one-core device's loop splits into for other devices' threads to help.
+int thread_per_core_threads() { return std::min(hardware_threads(), cpu_device_count()); }
+
 void run_lending(int64_t begin, int64_t end, int64_t grain,
                  const std::function<void(int64_t, int64_t)>& fn) {
-  const int chunks =
-      chunk_count(begin, end, grain, std::min(hardware_threads(), cpu_device_count()));
-  auto loop = std::make_shared<LentLoop>();
-  loop->fn = &fn;
-  loop->begin = begin;
-  loop->end = end;
-  loop->chunks = chunks;
-  loop->state = thread_local_state();
-  loop->left.store(chunks, std::memory_order_relaxed);
+  const int chunks = chunk_count(begin, end, grain, thread_per_core_threads());
+  const std::shared_ptr<LentLoop> loop = LentLoop::make(begin, end, chunks, fn);
   try {
     detail::lend_to_idle_cpu_executors(current_device(), chunks - 1, [loop] {
       ThreadLocalStateGuard state(loop->state);
@@ -313,12 +335,7 @@ void run_lending(int64_t begin, int64_t end, int64_t grain,
                    // and waits below for any that some executor did take
   }
   loop->run_chunks(/*lent=*/false);
-  const auto finished = [&loop] { return loop->left.load(std::memory_order_acquire) == 0; };
-  if (!spin_until(finished)) {
-    std::unique_lock<std::mutex> lock(loop->mu);
-    loop->done.wait(lock, finished);
-  }
-  loop->error.rethrow();
+  loop->finish();
 }
 
 // A loop whose pool another thread holds: the chunks the pool would have
@@ -385,18 +402,10 @@ bool may_split_for_replicas() {
          get_num_threads() == 1;
 }
 
-int replica_split_threads() { return std::min(hardware_threads(), cpu_device_count()); }
-
 void run_helped(int64_t begin, int64_t end, int64_t grain,
                 const std::function<void(int64_t, int64_t)>& fn) {
-  const int chunks = chunk_count(begin, end, grain, replica_split_threads());
-  auto loop = std::make_shared<LentLoop>();
-  loop->fn = &fn;
-  loop->begin = begin;
-  loop->end = end;
-  loop->chunks = chunks;
-  loop->state = thread_local_state();
-  loop->left.store(chunks, std::memory_order_relaxed);
+  const int chunks = chunk_count(begin, end, grain, thread_per_core_threads());
+  const std::shared_ptr<LentLoop> loop = LentLoop::make(begin, end, chunks, fn);
   {
     std::lock_guard<std::mutex> lock(board_mu);
     board().push_back(loop);
@@ -410,12 +419,7 @@ void run_helped(int64_t begin, int64_t end, int64_t grain,
     loops.erase(std::find(loops.begin(), loops.end(), loop));
     board_size.store(static_cast<int>(loops.size()), std::memory_order_release);
   }
-  const auto finished = [&loop] { return loop->left.load(std::memory_order_acquire) == 0; };
-  if (!spin_until(finished)) {
-    std::unique_lock<std::mutex> lock(loop->mu);
-    loop->done.wait(lock, finished);
-  }
-  loop->error.rethrow();
+  loop->finish();
 }
 
 // Runs the unclaimed chunks of one posted loop; false if none was left.
@@ -479,7 +483,7 @@ bool may_split(int64_t range) {
 }
 
 int split_threads() {
-  return may_split_for_replicas() ? replica_split_threads() : get_num_threads();
+  return may_split_for_replicas() ? thread_per_core_threads() : get_num_threads();
 }
 
 ReplicaScope::ReplicaScope() : outer_(tls_in_replica) { tls_in_replica = true; }

@@ -259,6 +259,67 @@ BENCHMARK(BM_DataParallelLenetLendingTurns)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(8);
 
+// The /2 step against the plain module on one device with both cores as
+// intra-op threads, in one process, in turns of 16 steps (the first two of
+// each turn not timed), at state.range(0) examples: separate benchmarks
+// run minutes apart, and on a shared host that drift is larger than the
+// difference. Counters: dp_over_plain, the /2 step's time over the plain
+// step's; dp_ms, plain_ms, each.
+void BM_DataParallelOverPlainLenetTurns(benchmark::State& state) {
+  using Clock = std::chrono::steady_clock;
+  constexpr int64_t kTurn = 16;
+  manual_seed(0);
+  const std::vector<DeviceId> ids = setup_devices(2);
+  nn::Sequential replicated = make_model(), plain = make_model();
+  DataParallel dp(replicated, ids);
+  optim::SGD opt_dp(replicated->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  optim::SGD opt_plain(plain->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  const Variable x = batch(state.range(0)), y = targets(state.range(0));
+  double seconds[2] = {0, 0};
+  int64_t steps[2] = {0, 0};
+  int64_t step = 0;
+  for (auto _ : state) {
+    const int on_plain = static_cast<int>((step / kTurn) % 2);
+    // Plain turns: cpu:0 with both cores as intra-op threads (a set thread
+    // count also turns lending and helping off); otherwise one core each.
+    set_num_threads(on_plain == 1 ? 2 : 0);
+    const Clock::time_point start = Clock::now();
+    if (on_plain == 1) {
+      opt_plain.zero_grad();
+      const Variable loss = nn::functional::cross_entropy(plain(x), y);
+      loss.backward();
+      opt_plain.step();
+      benchmark::DoNotOptimize(loss.item<float>());
+    } else {
+      opt_dp.zero_grad();
+      const Variable loss = nn::functional::cross_entropy(dp(x), y);
+      loss.backward();
+      opt_dp.step();
+      benchmark::DoNotOptimize(loss.item<float>());
+    }
+    if (step % kTurn >= 2) {
+      seconds[on_plain] += std::chrono::duration<double>(Clock::now() - start).count();
+      ++steps[on_plain];
+    }
+    ++step;
+  }
+  if (steps[0] > 0 && steps[1] > 0) {
+    const double dp_s = seconds[0] / static_cast<double>(steps[0]);
+    const double plain_s = seconds[1] / static_cast<double>(steps[1]);
+    state.counters["dp_ms"] = dp_s * 1e3;
+    state.counters["plain_ms"] = plain_s * 1e3;
+    state.counters["dp_over_plain"] = dp_s / plain_s;
+  }
+  set_num_threads(0);
+  set_cpu_device_count(1);
+}
+BENCHMARK(BM_DataParallelOverPlainLenetTurns)
+    ->Arg(64)
+    ->Arg(kBatch)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(8);
+
 // The /2 step taken apart: the share of its wall time spent in scatter,
 // replicate and gather (overhead_share, replicate_share), in the replicas'
 // forward and in backward, in the optimizer step, and on the caller alone

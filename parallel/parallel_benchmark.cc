@@ -192,6 +192,37 @@ void BM_PlainLenetStepTwoThreads(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+/// Steps taken in alternating turns of kTurn steps by two ways (0 and 1),
+/// the first two steps of each turn not timed, so that both ways see the
+/// same minutes of a shared host.
+class Turns {
+ public:
+  static constexpr int64_t kTurn = 16;
+
+  /// The way the next step takes.
+  int way() const { return static_cast<int>((step_ / kTurn) % 2); }
+  /// Counts the step of way() that started at `start`.
+  void done(std::chrono::steady_clock::time_point start) {
+    if (step_ % kTurn >= 2) {
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      seconds_[way()] += took.count();
+      ++timed_[way()];
+    }
+    ++step_;
+  }
+  /// Whether each way has a timed step.
+  bool both_timed() const { return timed_[0] > 0 && timed_[1] > 0; }
+  /// The mean seconds of a timed step of `way`.
+  double mean(int way) const { return seconds_[way] / static_cast<double>(timed_[way]); }
+  /// The steps taken, timed or not.
+  int64_t steps() const { return step_; }
+
+ private:
+  int64_t step_ = 0;
+  double seconds_[2] = {0, 0};
+  int64_t timed_[2] = {0, 0};
+};
+
 // Notes [Idle devices lend their cores] and [Replicas that finish first
 // help] (tensor/parallel.cc) measured within one process: the /2 step (at
 // batch 64 unless given) with lending and helping on and off in turns of
@@ -202,43 +233,34 @@ BENCHMARK(BM_PlainLenetStepTwoThreads)->UseRealTime()->Unit(benchmark::kMillisec
 // over the steps with them.
 void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
                    int64_t batch_size = 64) {
-  using Clock = std::chrono::steady_clock;
-  constexpr int64_t kTurn = 16;
   manual_seed(0);
   const std::vector<DeviceId> ids = setup_devices(2);
   nn::Sequential net = make_model();
   DataParallel dp(net, ids);
   const Variable x = batch(batch_size), y = targets(batch_size);
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
-  double seconds[2] = {0, 0};
-  int64_t steps[2] = {0, 0};
-  int64_t step = 0;
+  Turns turns;
   const int64_t lent_before = ::torchlet::detail::lent_chunks_run();
   for (auto _ : state) {
-    const int on = static_cast<int>((step / kTurn) % 2);
-    ::torchlet::detail::set_lending_enabled(on == 1);
-    const Clock::time_point start = Clock::now();
+    ::torchlet::detail::set_lending_enabled(turns.way() == 1);
+    const auto start = std::chrono::steady_clock::now();
     opt.zero_grad();
     const Variable loss = nn::functional::cross_entropy(dp(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss.item<float>());
-    if (step % kTurn >= 2) {
-      seconds[on] += std::chrono::duration<double>(Clock::now() - start).count();
-      ++steps[on];
-    }
-    ++step;
+    turns.done(start);
   }
   ::torchlet::detail::set_lending_enabled(true);
-  if (steps[0] > 0 && steps[1] > 0) {
-    const double off = seconds[0] / static_cast<double>(steps[0]);
-    const double on = seconds[1] / static_cast<double>(steps[1]);
+  if (turns.both_timed()) {
+    const double off = turns.mean(0);
+    const double on = turns.mean(1);
     state.counters["on_ms"] = on * 1e3;
     state.counters["off_ms"] = off * 1e3;
     state.counters["lending_over_not"] = on / off;
     state.counters["lent_chunks_per_step"] =
         static_cast<double>(::torchlet::detail::lent_chunks_run() - lent_before) /
-        static_cast<double>(step / 2);
+        static_cast<double>(turns.steps() / 2);
   }
   set_cpu_device_count(1);
 }
@@ -266,8 +288,6 @@ BENCHMARK(BM_DataParallelLenetLendingTurns)
 // difference. Counters: dp_over_plain, the /2 step's time over the plain
 // step's; dp_ms, plain_ms, each.
 void BM_DataParallelOverPlainLenetTurns(benchmark::State& state) {
-  using Clock = std::chrono::steady_clock;
-  constexpr int64_t kTurn = 16;
   manual_seed(0);
   const std::vector<DeviceId> ids = setup_devices(2);
   nn::Sequential replicated = make_model(), plain = make_model();
@@ -275,15 +295,13 @@ void BM_DataParallelOverPlainLenetTurns(benchmark::State& state) {
   optim::SGD opt_dp(replicated->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   optim::SGD opt_plain(plain->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   const Variable x = batch(state.range(0)), y = targets(state.range(0));
-  double seconds[2] = {0, 0};
-  int64_t steps[2] = {0, 0};
-  int64_t step = 0;
+  Turns turns;
   for (auto _ : state) {
-    const int on_plain = static_cast<int>((step / kTurn) % 2);
+    const int on_plain = turns.way();
     // Plain turns: cpu:0 with both cores as intra-op threads (a set thread
     // count also turns lending and helping off); otherwise one core each.
     set_num_threads(on_plain == 1 ? 2 : 0);
-    const Clock::time_point start = Clock::now();
+    const auto start = std::chrono::steady_clock::now();
     if (on_plain == 1) {
       opt_plain.zero_grad();
       const Variable loss = nn::functional::cross_entropy(plain(x), y);
@@ -297,15 +315,11 @@ void BM_DataParallelOverPlainLenetTurns(benchmark::State& state) {
       opt_dp.step();
       benchmark::DoNotOptimize(loss.item<float>());
     }
-    if (step % kTurn >= 2) {
-      seconds[on_plain] += std::chrono::duration<double>(Clock::now() - start).count();
-      ++steps[on_plain];
-    }
-    ++step;
+    turns.done(start);
   }
-  if (steps[0] > 0 && steps[1] > 0) {
-    const double dp_s = seconds[0] / static_cast<double>(steps[0]);
-    const double plain_s = seconds[1] / static_cast<double>(steps[1]);
+  if (turns.both_timed()) {
+    const double dp_s = turns.mean(0);
+    const double plain_s = turns.mean(1);
     state.counters["dp_ms"] = dp_s * 1e3;
     state.counters["plain_ms"] = plain_s * 1e3;
     state.counters["dp_over_plain"] = dp_s / plain_s;

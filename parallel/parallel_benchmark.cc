@@ -223,6 +223,16 @@ class Turns {
   int64_t timed_[2] = {0, 0};
 };
 
+/// One SGD step of `model` on (x, y): what every turn-taking benchmark times.
+template <typename Model>
+void sgd_step(Model& model, optim::SGD& opt, const Variable& x, const Variable& y) {
+  opt.zero_grad();
+  const Variable loss = nn::functional::cross_entropy(model(x), y);
+  loss.backward();
+  opt.step();
+  benchmark::DoNotOptimize(loss.item<float>());
+}
+
 // Notes [Idle devices lend their cores] and [Replicas that finish first
 // help] (tensor/parallel.cc) measured within one process: the /2 step (at
 // batch 64 unless given) with lending and helping on and off in turns of
@@ -244,11 +254,7 @@ void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
   for (auto _ : state) {
     ::torchlet::detail::set_lending_enabled(turns.way() == 1);
     const auto start = std::chrono::steady_clock::now();
-    opt.zero_grad();
-    const Variable loss = nn::functional::cross_entropy(dp(x), y);
-    loss.backward();
-    opt.step();
-    benchmark::DoNotOptimize(loss.item<float>());
+    sgd_step(dp, opt, x, y);
     turns.done(start);
   }
   ::torchlet::detail::set_lending_enabled(true);
@@ -303,17 +309,9 @@ void BM_DataParallelOverPlainLenetTurns(benchmark::State& state) {
     set_num_threads(on_plain == 1 ? 2 : 0);
     const auto start = std::chrono::steady_clock::now();
     if (on_plain == 1) {
-      opt_plain.zero_grad();
-      const Variable loss = nn::functional::cross_entropy(plain(x), y);
-      loss.backward();
-      opt_plain.step();
-      benchmark::DoNotOptimize(loss.item<float>());
+      sgd_step(plain, opt_plain, x, y);
     } else {
-      opt_dp.zero_grad();
-      const Variable loss = nn::functional::cross_entropy(dp(x), y);
-      loss.backward();
-      opt_dp.step();
-      benchmark::DoNotOptimize(loss.item<float>());
+      sgd_step(dp, opt_dp, x, y);
     }
     turns.done(start);
   }

@@ -860,15 +860,6 @@ __attribute__((target("avx2,fma"))) inline void fma_dots(DotAcc& s, __m256 x0, _
   s.d23 = _mm256_fmadd_ps(x2, y3, s.d23);
 }
 
-// One column of a dot tile: d0 += x0 * y, d1 += x1 * y, d2 += x2 * y.
-__attribute__((target("avx2,fma"))) inline void fma_column(__m256& d0, __m256& d1, __m256& d2,
-                                                           __m256 x0, __m256 x1, __m256 x2,
-                                                           __m256 y) {
-  d0 = _mm256_fmadd_ps(x0, y, d0);
-  d1 = _mm256_fmadd_ps(x1, y, d1);
-  d2 = _mm256_fmadd_ps(x2, y, d2);
-}
-
 // The shared dimension of a dot product: `count` runs of `length`
 // elements, the runs a_stride apart in A's rows and b_stride in B's.
 struct Runs {

@@ -113,8 +113,9 @@ class Event {
 
  private:
   bool timing_ = false;
-  int device_ = -1;
-  void* handle_ = nullptr;  // cudaEvent_t, made on first record
+  // Unused where the CUDA backend is not built (tensor/cuda/no_cuda.cc).
+  [[maybe_unused]] int device_ = -1;
+  [[maybe_unused]] void* handle_ = nullptr;  // cudaEvent_t, made on first record
 };
 
 namespace detail {

@@ -3,8 +3,8 @@
 // over 2 devices using one core each (/2), the plain module on one device
 // with 2 intra-op threads for comparison, and the parallel overhead alone:
 // replicate, and scatter + gather of the step's batch and logits; and two
-// bounds on /2: one core alone at half the batch, and two unrelated models
-// stepping at once on the two cores. Measure with --benchmark_repetitions=3
+// references for /2: one core alone at half the batch, and two unrelated
+// models stepping at once on the two cores. Measure with --benchmark_repetitions=3
 // and compare ratios within one run.
 
 #include <sys/resource.h>
@@ -23,6 +23,18 @@ namespace torchlet::parallel {
 namespace {
 
 constexpr int64_t kBatch = 256;
+
+// Every benchmark here trains one fixed batch, thousands of steps in a row
+// over --benchmark_min_time of a few seconds, until the loss nears zero and
+// the momentum buffers and gradients decay into subnormal floats, which
+// x86 computes up to 100 times slower: the /2 step's optimizer took 185 us
+// instead of 30 after 4700 steps (5 s), and since DataParallel runs the
+// optimizer on one core where the plain module splits it over two, the
+// turns below read DataParallel 3-5% slower than it is. Training on new
+// batches, as the example does, keeps away from them, and so does flushing
+// them to zero, as torch.set_flush_denormal(True) does, on every thread
+// these benchmarks hand work to (Note [Threading model]).
+const bool kFlushDenormal = set_flush_denormal(true);
 
 /// The model every benchmark here trains: LeNet-5.
 nn::Sequential make_model() { return examples::make_lenet(); }
@@ -154,9 +166,12 @@ void BM_PlainLenetStepOneThread(benchmark::State& state) {
 }
 BENCHMARK(BM_PlainLenetStepOneThread)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The ceiling of /2 at batch 64: two independent models, one a device,
+// A reference for /2 at batch 64: two independent models, one a device,
 // each taking a whole step of its own at batch 32 at the same time, with no
-// scatter, replicate, gather or gradient reduction between them.
+// scatter, replicate, gather or gradient reduction between them. It is not
+// a ceiling: each step waits for the slower of the two, and nothing helps it
+// (Note [Replicas that finish first help] in tensor/parallel.cc), so where
+// the two cores' speeds drift apart it can read slower than /2 itself.
 void BM_TwoIndependentLenetStepsBatch32(benchmark::State& state) {
   manual_seed(0);
   setup_devices(2);

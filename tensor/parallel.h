@@ -23,10 +23,10 @@ namespace torchlet {
 //
 // Per-thread settings travel as one value, ThreadLocalState
 // (tensor/thread_local_state.h): the current device, autograd's grad mode
-// (autograd keeps it in that struct because tensor cannot see autograd) and
-// the warning handler. Each hand-off captures the state where work is
-// submitted and installs it (ThreadLocalStateGuard) in the thread that runs
-// it:
+// (autograd keeps it in that struct because tensor cannot see autograd),
+// the warning handler and set_flush_denormal's setting. Each hand-off
+// captures the state where work is submitted and installs it
+// (ThreadLocalStateGuard) in the thread that runs it:
 // - Executor::submit: the submitter's state, with the executor's device;
 // - parallel_for: the caller's state, device included, in every pool worker;
 // - the autograd engine: the state of the thread that called backward, with
@@ -46,6 +46,18 @@ constexpr int64_t kLendingMinRange = int64_t{1} << 18;
 int get_num_threads();
 /// Overrides the per-device share of cores (n >= 1); 0 restores the default.
 void set_num_threads(int n);
+/// torch.set_flush_denormal: with `on`, subnormal float and double values
+/// are read and computed as zero on the CPU (x86's denormals-are-zero and
+/// flush-to-zero), which keeps arithmetic on values that decay toward zero
+/// (a momentum buffer whose gradient stays zero, a model trained on one
+/// batch until its loss vanishes) at full speed, at the cost of results
+/// that differ from IEEE arithmetic below 1.2e-38 (float). Off by default,
+/// as in PyTorch. Returns whether the CPU supports it (every x86-64 CPU;
+/// false elsewhere, where nothing changes). Like grad mode, the setting
+/// belongs to the calling thread and travels with the work it hands over
+/// (intra-op chunks, executors, the autograd engine: Note [Threading
+/// model]).
+bool set_flush_denormal(bool on);
 /// The number of hardware threads this process may run on: the CPUs of its
 /// affinity mask on Linux (taskset, cpusets), else
 /// std::thread::hardware_concurrency().

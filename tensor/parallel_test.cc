@@ -505,6 +505,91 @@ int confined_to_one_cpu_then(int (*count)()) {
   return count();
 }
 
+// torch.set_flush_denormal. Each test turns it on only inside a
+// FlushDenormalOn, so a failing one leaves the other tests' arithmetic alone.
+#if defined(__x86_64__)
+class FlushDenormalOn {
+ public:
+  FlushDenormalOn() { EXPECT_TRUE(set_flush_denormal(true)); }
+  ~FlushDenormalOn() { set_flush_denormal(false); }
+  FlushDenormalOn(const FlushDenormalOn&) = delete;
+  FlushDenormalOn& operator=(const FlushDenormalOn&) = delete;
+};
+
+// 1e-20 squared, 1e-40, is a float subnormal; computed at run time.
+float underflowing_square() {
+  volatile float x = 1e-20f;
+  return x * x;
+}
+
+TEST(FlushDenormalTest, SubnormalResultsAndInputsAreZeroWhileOn) {
+  const Tensor subnormal = full({3}, 1e-39f);
+  {
+    FlushDenormalOn on;
+    EXPECT_EQ(underflowing_square(), 0.0f);
+    EXPECT_EQ(subnormal.mul(2).sum().item<float>(), 0.0f);
+  }
+  EXPECT_GT(underflowing_square(), 0.0f);
+  EXPECT_EQ(subnormal.mul(2).sum().item<float>(), 1e-39f * 6);
+}
+
+TEST(FlushDenormalTest, DoublesAreFlushedToo) {
+  FlushDenormalOn on;
+  volatile double x = 1e-160;
+  EXPECT_EQ(x * x, 0.0);
+  EXPECT_EQ(full({2}, 1e-310, TensorOptions(kDouble)).add(0.0).sum().item<double>(), 0.0);
+}
+
+TEST_F(ParallelForTest, WorkersFlushSubnormalsWhenTheCallerDoes) {
+  // The workers exist before the setting changes, so nothing is inherited
+  // when a thread is created: the setting travels with each loop.
+  parallel_for(0, kRange, kGrain, [](int64_t, int64_t) {});
+  std::vector<float> squares(kRange, -1.0f);
+  Seen seen;
+  {
+    FlushDenormalOn on;
+    parallel_for(0, kRange, kGrain, [&](int64_t b, int64_t e) {
+      seen.record();
+      for (int64_t i = b; i < e; ++i) squares[i] = underflowing_square();
+    });
+  }
+  EXPECT_GT(seen.threads.size(), 1u);
+  for (const float square : squares) EXPECT_EQ(square, 0.0f);
+}
+
+TEST_F(ParallelForTest, WorkersGoBackToSubnormalsAfterALoopThatFlushed) {
+  {
+    FlushDenormalOn on;
+    parallel_for(0, kRange, kGrain, [](int64_t, int64_t) { underflowing_square(); });
+  }
+  std::vector<float> squares(kRange, -1.0f);
+  parallel_for(0, kRange, kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) squares[i] = underflowing_square();
+  });
+  for (const float square : squares) EXPECT_GT(square, 0.0f);
+}
+
+TEST(FlushDenormalTest, AnExecutorRunsSubmittedWorkWithTheSubmittersSetting) {
+  set_cpu_device_count(2);
+  Executor& executor = device_executor(Device("cpu:1"));
+  float flushed = -1.0f, kept = -1.0f;
+  {
+    FlushDenormalOn on;
+    executor.submit([&] { flushed = underflowing_square(); }).get();
+  }
+  executor.submit([&] { kept = underflowing_square(); }).get();
+  set_cpu_device_count(1);
+  EXPECT_EQ(flushed, 0.0f);
+  EXPECT_GT(kept, 0.0f);
+}
+#else
+TEST(FlushDenormalTest, IsUnsupportedAndChangesNothingOffX86) {
+  EXPECT_FALSE(set_flush_denormal(true));
+  volatile float x = 1e-20f;
+  EXPECT_GT(x * x, 0.0f);
+}
+#endif
+
 TEST(HardwareThreadsTest, CountsTheCpusOfTheAffinityMask) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);

@@ -5,6 +5,7 @@
 // covered by linalg_test (LargeMmSplitsAcrossThreads).
 #include "tensor/cpu/gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -389,6 +390,28 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<OwnKernel>& info) {
       return std::string(info.param.name[3] == '-' ? "Avx512" : "Avx2");
     });
+
+// kc as blocking() gives it on a 32 KiB L1 with the AVX2 and the AVX-512
+// kernels, and on a 48 KiB one with the AVX-512 kernel.
+TEST(GemmTest, PassesOverKHaveEvenDepthsWithoutAShortLastPass) {
+  EXPECT_EQ(sgemm_pass_depth(336, 300), 300);
+  EXPECT_EQ(sgemm_pass_depth(336, 1024), 352);
+  EXPECT_EQ(sgemm_pass_depth(336, 2048), 352);
+  EXPECT_EQ(sgemm_pass_depth(512, 1024), 512);
+  EXPECT_EQ(sgemm_pass_depth(336, 784), 272);
+  for (int64_t kc : {256, 336, 512}) {
+    for (int64_t k = 1; k <= 16384; ++k) {
+      const int64_t depth = sgemm_pass_depth(kc, k);
+      ASSERT_GE(depth, 1) << "kc " << kc << ", k " << k;
+      ASSERT_LE(depth, std::min(k, kc + kc / 8 + 15)) << "kc " << kc << ", k " << k;
+      const int64_t passes = (k + depth - 1) / depth;
+      ASSERT_LE(passes, (k + kc - 1) / kc) << "kc " << kc << ", k " << k;
+      if (passes > 1) {
+        ASSERT_GE(2 * (k - (passes - 1) * depth), depth) << "kc " << kc << ", k " << k;
+      }
+    }
+  }
+}
 
 TEST(GemmTest, Float64MatchesTheReference) {
   std::mt19937 rng(2);

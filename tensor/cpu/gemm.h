@@ -41,6 +41,12 @@ void sgemm_avx512(const GemmArgs& g);
 /// callable on a CPU with AVX2 and FMA.
 void sgemm_avx2(const GemmArgs& g);
 
+/// The depth of each pass over k of a blocked float32 product whose caches
+/// allow passes of at most about `kc` (Note [Passes over k of equal depth]
+/// in gemm.cc): k cut into passes of this depth, the last taking what is
+/// left, has no pass under half the others.
+int64_t sgemm_pass_depth(int64_t kc, int64_t k);
+
 /// Runs `body` once on each thread it uses (the calling thread at least),
 /// at the same time, and returns when every call has returned.
 using OnThreads = std::function<void(const std::function<void()>& body)>;

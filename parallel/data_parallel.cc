@@ -111,8 +111,8 @@ DataParallelConfig configure_data_parallel(nn::Module& module,
   return config;
 }
 
-CopyPolicy& shared_copy_policy() {
-  static auto* policy = new CopyPolicy();
+StepPolicy& shared_step_policy() {
+  static auto* policy = new StepPolicy();
   return *policy;
 }
 

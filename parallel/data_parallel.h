@@ -66,9 +66,9 @@ std::optional<std::string> imbalance_warning(const std::vector<Device>& devices,
                                              const std::vector<double>& memory,
                                              const std::vector<double>& cores);
 
-/// The CopyPolicy of data_parallel() calls, which keep nothing between
+/// The StepPolicy of data_parallel() calls, which keep nothing between
 /// calls (Note [Receivers copy]).
-CopyPolicy& shared_copy_policy();
+StepPolicy& shared_step_policy();
 
 /// The scatter, replicate, parallel_apply and gather of one call over
 /// `device_ids` (at least one) with `inputs` (a tuple of the arguments) and
@@ -76,7 +76,7 @@ CopyPolicy& shared_copy_policy();
 template <typename M, typename Inputs, typename Kwargs>
 auto data_parallel_call(const std::shared_ptr<M>& module, const Inputs& inputs,
                         const Kwargs& kwargs, const std::vector<Device>& device_ids,
-                        Device output_device, int64_t dim, bool detach, CopyPolicy& policy) {
+                        Device output_device, int64_t dim, bool detach, StepPolicy& policy) {
   // Note [Receivers copy]: the other devices fill their chunks and
   // parameters themselves while this thread does the bookkeeping.
   std::optional<ReceiverCopies> receivers;
@@ -160,15 +160,16 @@ class DataParallelImpl : public nn::Module {
     if (config_.device_ids.empty()) return detail::call_replica(*module_, inputs, kwargs);
     detail::check_module_device(module_, config_.device_ids[0]);
     return detail::data_parallel_call(module_, inputs, kwargs, config_.device_ids,
-                                      config_.output_device, dim_, !is_grad_enabled(), *copies_);
+                                      config_.output_device, dim_, !is_grad_enabled(), *policy_);
   }
 
  private:
   std::shared_ptr<M> module_;
   detail::DataParallelConfig config_;
   int64_t dim_;
-  // How its steps send copies to the other devices (Note [Receivers copy]).
-  std::shared_ptr<detail::CopyPolicy> copies_ = std::make_shared<detail::CopyPolicy>();
+  // How its steps send copies to the other devices and whether its replicas
+  // help one another (Note [Receivers copy]).
+  std::shared_ptr<detail::StepPolicy> policy_ = std::make_shared<detail::StepPolicy>();
 };
 
 /// Holder of a DataParallelImpl<M>: `DataParallel dp(net, {"cpu:0", "cpu:1"});
@@ -216,7 +217,7 @@ auto data_parallel(const std::shared_ptr<M>& module, const Inputs& inputs,
   const Device output = output_device ? output_device->device() : devices[0];
   detail::check_module_device(module, devices[0]);
   return detail::data_parallel_call(module, args, module_kwargs, devices, output, dim,
-                                    /*detach=*/false, detail::shared_copy_policy());
+                                    /*detach=*/false, detail::shared_step_policy());
 }
 
 /// data_parallel of a holder's module.

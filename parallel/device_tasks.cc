@@ -120,15 +120,15 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
   return std::move(pending->errors);
 }
 
-double CopyPolicy::Way::median() const {
+double StepPolicy::Samples::median() const {
   const size_t n = std::min(count, kSamples);
   double sorted[kSamples];
-  std::copy(samples, samples + n, sorted);
+  std::copy(seconds, seconds + n, sorted);
   std::sort(sorted, sorted + n);
   return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-CopyPolicy::Kind& CopyPolicy::find(uint64_t key) {
+StepPolicy::Kind& StepPolicy::find(uint64_t key) {
   ++clock_;
   Kind* oldest = nullptr;
   for (Kind& kind : kinds_) {
@@ -145,53 +145,60 @@ CopyPolicy::Kind& CopyPolicy::find(uint64_t key) {
   return *oldest;
 }
 
-uint64_t CopyPolicy::kind_of(const Tensor& first) {
+uint64_t StepPolicy::kind_of(const Tensor& first) {
   return static_cast<uint64_t>(first.numel()) * element_size(first.dtype()) * 2 +
          (is_grad_enabled() ? 1 : 0);
 }
 
-bool CopyPolicy::choose(uint64_t kind_key) {
+StepPolicy::Way StepPolicy::choose(uint64_t kind_key) {
   std::lock_guard<std::mutex> lock(mutex_);
   return choose_locked(kind_key);
 }
 
-bool CopyPolicy::choose_locked(uint64_t kind_key) {
+StepPolicy::Way StepPolicy::choose_locked(uint64_t kind_key) {
   Kind& kind = find(kind_key);
   const uint64_t step = kind.steps++;
-  if (kind.ways[1].count == 0) return true;
-  if (kind.ways[0].count == 0) return false;
-  const bool faster = kind.ways[1].median() <= kind.ways[0].median();
-  return step % kProbeEvery == kProbeEvery - 1 ? !faster : faster;
+  for (Way way = 0; way < kWays; ++way) {
+    if (kind.ways[way].count == 0) return way;
+  }
+  Way fastest = 0;  // the first of equals
+  for (Way way = 1; way < kWays; ++way) {
+    if (kind.ways[way].median() < kind.ways[fastest].median()) fastest = way;
+  }
+  if (step % kProbeEvery != kProbeEvery - 1) return fastest;
+  // The other ways in turn.
+  const Way other = static_cast<Way>(kind.probes++ % (kWays - 1));
+  return other < fastest ? other : other + 1;
 }
 
-bool CopyPolicy::start(uint64_t kind) {
+StepPolicy::Way StepPolicy::start(uint64_t kind) {
   const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
   if (last_counted_ && last_kind_ == kind) {
-    record_locked(kind, last_pulled_, std::chrono::duration<double>(now - last_start_).count());
+    record_locked(kind, last_way_, std::chrono::duration<double>(now - last_start_).count());
   }
-  const bool pulled = choose_locked(kind);
+  const Way way = choose_locked(kind);
   last_counted_ = true;
   last_kind_ = kind;
-  last_pulled_ = pulled;
+  last_way_ = way;
   last_start_ = now;
-  return pulled;
+  return way;
 }
 
-void CopyPolicy::uncount() {
+void StepPolicy::uncount() {
   std::lock_guard<std::mutex> lock(mutex_);
   last_counted_ = false;
 }
 
-void CopyPolicy::record(uint64_t kind, bool pulled, double seconds) {
+void StepPolicy::record(uint64_t kind, Way way, double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
-  record_locked(kind, pulled, seconds);
+  record_locked(kind, way, seconds);
 }
 
-void CopyPolicy::record_locked(uint64_t kind_key, bool pulled, double seconds) {
-  Way& way = find(kind_key).ways[pulled ? 1 : 0];
-  way.samples[way.count % kSamples] = seconds;
-  ++way.count;
+void StepPolicy::record_locked(uint64_t kind_key, Way way, double seconds) {
+  Samples& samples = find(kind_key).ways[way];
+  samples.seconds[samples.count % kSamples] = seconds;
+  ++samples.count;
 }
 
 struct ReceiverCopies::State {
@@ -202,7 +209,7 @@ struct ReceiverCopies::State {
   Executor* waiting = nullptr;
 };
 
-ReceiverCopies::ReceiverCopies(CopyPolicy& policy)
+ReceiverCopies::ReceiverCopies(StepPolicy& policy)
     : policy_(policy),
       state_(std::make_shared<State>()),
       previous_(tls_receiver_copies) {
@@ -244,8 +251,10 @@ void ReceiverCopies::copy(Device device, std::vector<std::pair<Tensor, Tensor>> 
   if (!decided_) {
     // The kind of step: grad mode, and the first copy's bytes (the chunk
     // of the batch, which scatter sends before replicate's parameters).
-    kind_ = CopyPolicy::kind_of(pairs[0].second);
-    pull_ = policy_.start(kind_);
+    kind_ = StepPolicy::kind_of(pairs[0].second);
+    const StepPolicy::Way way = policy_.start(kind_);
+    pull_ = StepPolicy::pulls(way);
+    torchlet::detail::set_replicas_help(StepPolicy::helps(way));
     decided_ = true;
   }
   if (!pull_) {

@@ -50,20 +50,36 @@ std::vector<std::exception_ptr> run_on_devices(const std::vector<Device>& device
 // LeNet step at batch 64 from 1.46 to 1.6 ms, while on an idle host it
 // took the step from 1.27 to 1.21 ms. What pulling saves shows in the
 // receivers' forward and after it, not in the caller's copying time
-// (which pulling raises: 14 against 19 us on the idle host). So a
-// CopyPolicy times whole steps, from one step's first copy to the next's,
-// per kind of step (grad mode, and the bytes of the first copy: the
-// batch's chunk), keeps the median of the last kSamples of each way, takes
-// the faster way, and tries the other once every kProbeEvery steps to
+// (which pulling raises: 14 against 19 us on the idle host). Whether the
+// replicas that finish first should help the others (Note [Replicas that
+// finish first help] in tensor/parallel.cc) depends on the host the same
+// way: on an Intel Xeon it took 1-2.4% off LeNet's step at batch 64 and
+// 10-15% off the MLP's, on a busy AMD EPYC (Zen 4) it added 8-14% to
+// LeNet's. So a StepPolicy chooses both for each step among four ways
+// (pull or push, with or without help), timing whole steps, from one
+// step's first copy to the next's, per kind of step (grad mode, and the
+// bytes of the first copy: the batch's chunk): it tries each way once,
+// keeps the median of the last kSamples steps of each, takes the fastest,
+// and every kProbeEvery steps tries one of the other three in turn, to
 // follow the host. A step that built replicas, or that another kind of
 // step followed, is not counted; a pause between steps (an evaluation, a
-// checkpoint) makes one long sample, which the median ignores.
+// checkpoint) makes one long sample, which the median ignores. Neither
+// choice changes a result's bits: the copies are the same, and a loop
+// nobody helps runs the same chunks on one thread.
 
-/// How one DataParallel sends its copies (Note [Receivers copy]).
-/// Thread-safe.
-class CopyPolicy {
+/// How one DataParallel sends its copies and whether its replicas help one
+/// another (Note [Receivers copy]). Thread-safe.
+class StepPolicy {
  public:
-  static constexpr uint64_t kProbeEvery = 64;
+  /// A way of taking a step: bit 0 set pushes (else pulls), bit 1 set
+  /// leaves each replica alone (else replicas help). Way 0, pulling with
+  /// help, is tried first.
+  using Way = int;
+  static constexpr int kWays = 4;
+  static constexpr bool pulls(Way way) { return (way & 1) == 0; }
+  static constexpr bool helps(Way way) { return (way & 2) == 0; }
+
+  static constexpr uint64_t kProbeEvery = 32;
   static constexpr size_t kSamples = 5;
   static constexpr size_t kKinds = 8;  // the least recently used goes
 
@@ -71,33 +87,34 @@ class CopyPolicy {
   /// under the calling thread's grad mode.
   static uint64_t kind_of(const Tensor& first);
 
-  /// Whether a step of kind `kind` should pull.
-  bool choose(uint64_t kind);
-  /// Starts a step of kind `kind` now: whether it pulls (as choose()). The
+  /// The way a step of kind `kind` should take.
+  Way choose(uint64_t kind);
+  /// Starts a step of kind `kind` now: the way it takes (as choose()). The
   /// time since the last step started is that step's, if it was of the
   /// same kind and counted.
-  bool start(uint64_t kind);
+  Way start(uint64_t kind);
   /// The step last started is not to be counted.
   void uncount();
-  /// What a step of kind `kind` took.
-  void record(uint64_t kind, bool pulled, double seconds);
+  /// What a step of kind `kind` that took `way` took.
+  void record(uint64_t kind, Way way, double seconds);
 
  private:
-  struct Way {
-    double samples[kSamples] = {};
+  struct Samples {
+    double seconds[kSamples] = {};
     size_t count = 0;  // samples taken, at most kSamples kept
     double median() const;
   };
   struct Kind {
     uint64_t key = 0;
     uint64_t steps = 0;
+    uint64_t probes = 0;
     uint64_t used = 0;
-    Way ways[2];  // [push, pull]
+    Samples ways[kWays];
   };
   Kind& find(uint64_t key);
 
-  bool choose_locked(uint64_t kind);
-  void record_locked(uint64_t kind, bool pulled, double seconds);
+  Way choose_locked(uint64_t kind);
+  void record_locked(uint64_t kind, Way way, double seconds);
 
   std::mutex mutex_;
   std::vector<Kind> kinds_;
@@ -105,16 +122,18 @@ class CopyPolicy {
   // The step last started.
   bool last_counted_ = false;
   uint64_t last_kind_ = 0;
-  bool last_pulled_ = false;
+  Way last_way_ = 0;
   std::chrono::steady_clock::time_point last_start_;
 };
 
 class ReceiverCopies {
  public:
   /// Opens the calling thread's scope; `policy` (kept by the caller)
-  /// decides at the first copy whether this step pulls, and learns from
-  /// the next step how long this one took.
-  explicit ReceiverCopies(CopyPolicy& policy);
+  /// decides at the first copy whether this step pulls and whether its
+  /// replicas help one another (detail::set_replicas_help, in effect until
+  /// a step decides otherwise), and learns from the next step how long
+  /// this one took.
+  explicit ReceiverCopies(StepPolicy& policy);
   ~ReceiverCopies();
   ReceiverCopies(const ReceiverCopies&) = delete;
   ReceiverCopies& operator=(const ReceiverCopies&) = delete;
@@ -148,7 +167,7 @@ class ReceiverCopies {
 
  private:
   struct State;
-  CopyPolicy& policy_;
+  StepPolicy& policy_;
   bool decided_ = false;
   bool pull_ = false;
   bool counted_ = true;

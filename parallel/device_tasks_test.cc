@@ -1,13 +1,17 @@
-// ReceiverCopies and CopyPolicy (Note [Receivers copy]): copies queued on
+// ReceiverCopies and StepPolicy (Note [Receivers copy]): copies queued on
 // the receiving device's executor when a step pulls, made at once when it
-// pushes, waited for by finish(); the policy's choice between the two; and
-// run_on_devices' caller helping the other devices' tasks.
+// pushes, waited for by finish(); the policy's choice among pulling or
+// pushing, with or without help; and run_on_devices' caller helping the
+// other devices' tasks, or not.
 #include "parallel/device_tasks.h"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -47,7 +51,7 @@ std::promise<void> hold(Device device) {
 }
 
 TEST_F(ReceiverCopiesTest, APullingStepQueuesTheCopyOnTheReceivingDevice) {
-  CopyPolicy policy;  // a first step pulls
+  StepPolicy policy;  // a first step pulls
   std::promise<void> release = hold(cpu1);
   const auto [dst, src] = copy_to_cpu1();
   ReceiverCopies copies(policy);
@@ -63,7 +67,7 @@ TEST_F(ReceiverCopiesTest, APullingStepQueuesTheCopyOnTheReceivingDevice) {
 // A pulling step whose copy cannot be queued on the receiving device (the
 // task's allocation failed) makes it at once on the caller instead.
 TEST_F(ReceiverCopiesTest, ACopyThatCannotBeQueuedIsMadeAtOnce) {
-  CopyPolicy policy;  // a first step pulls
+  StepPolicy policy;  // a first step pulls
   std::promise<void> release = hold(cpu1);
   const auto [dst, src] = copy_to_cpu1();
   ReceiverCopies copies(policy);
@@ -76,11 +80,11 @@ TEST_F(ReceiverCopiesTest, ACopyThatCannotBeQueuedIsMadeAtOnce) {
 }
 
 TEST_F(ReceiverCopiesTest, APushingStepCopiesAtOnceOnTheCaller) {
-  CopyPolicy policy;
+  StepPolicy policy;
   const Tensor src = arange(4096, TensorOptions(kFloat32));
-  const uint64_t kind = CopyPolicy::kind_of(src);
-  ASSERT_TRUE(policy.choose(kind));
-  policy.record(kind, true, 1.0);  // pulling measured, pushing not yet: push next
+  const uint64_t kind = StepPolicy::kind_of(src);
+  ASSERT_EQ(policy.choose(kind), 0);
+  policy.record(kind, 0, 1.0);  // pulling measured, pushing not yet: push next
   std::promise<void> release = hold(cpu1);
   const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
   ReceiverCopies copies(policy);
@@ -90,8 +94,31 @@ TEST_F(ReceiverCopiesTest, APushingStepCopiesAtOnceOnTheCaller) {
   copies.finish();
 }
 
+TEST_F(ReceiverCopiesTest, AStepSetsWhetherReplicasHelpAsItsWayChose) {
+  StepPolicy policy;
+  const Tensor src = arange(4096, TensorOptions(kFloat32));
+  const uint64_t kind = StepPolicy::kind_of(src);
+  for (StepPolicy::Way way = 0; way < 2; ++way) {
+    ASSERT_EQ(policy.choose(kind), way);
+    policy.record(kind, way, 1.0);
+  }
+  // The ways with help are measured; the next step pulls without.
+  const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
+  {
+    ReceiverCopies copies(policy);
+    copies.copy(cpu1, {{dst, src}});
+    copies.finish();
+  }
+  EXPECT_FALSE(::torchlet::detail::replicas_help_enabled());  // until a step decides again
+  ReceiverCopies copies(policy);
+  copies.copy(cpu1, {{dst, src}});  // pushes without help
+  copies.finish();
+  EXPECT_FALSE(::torchlet::detail::replicas_help_enabled());
+  ::torchlet::detail::set_replicas_help(true);
+}
+
 TEST_F(ReceiverCopiesTest, CopiesOntoTheCallersOwnDeviceOrAGpuAreNotTaken) {
-  CopyPolicy policy;
+  StepPolicy policy;
   ReceiverCopies copies(policy);
   EXPECT_FALSE(copies.takes(Device(kCPU, 0)));
   EXPECT_FALSE(copies.takes(Device(kCUDA, 0)));
@@ -99,7 +126,7 @@ TEST_F(ReceiverCopiesTest, CopiesOntoTheCallersOwnDeviceOrAGpuAreNotTaken) {
 }
 
 TEST_F(ReceiverCopiesTest, TheScopeIsTheThreadsUntilFinishedAndPausedInside) {
-  CopyPolicy policy;
+  StepPolicy policy;
   EXPECT_EQ(ReceiverCopies::current(), nullptr);
   ReceiverCopies copies(policy);
   EXPECT_EQ(ReceiverCopies::current(), &copies);
@@ -114,7 +141,7 @@ TEST_F(ReceiverCopiesTest, TheScopeIsTheThreadsUntilFinishedAndPausedInside) {
 }
 
 TEST_F(ReceiverCopiesTest, AQueuedCopysErrorIsRethrownByFinish) {
-  CopyPolicy policy;
+  StepPolicy policy;
   const Tensor src = zeros({3});
   const Tensor dst = empty({2}, TensorOptions(kFloat32).device(cpu1));
   ReceiverCopies copies(policy);
@@ -123,7 +150,7 @@ TEST_F(ReceiverCopiesTest, AQueuedCopysErrorIsRethrownByFinish) {
 }
 
 TEST_F(ReceiverCopiesTest, TheDestructorWaitsForQueuedCopies) {
-  CopyPolicy policy;
+  StepPolicy policy;
   std::promise<void> release = hold(cpu1);
   const Tensor src = arange(4096, TensorOptions(kFloat32));
   const Tensor dst = empty({4096}, TensorOptions(kFloat32).device(cpu1));
@@ -144,7 +171,7 @@ TEST_F(ReceiverCopiesTest, TheDestructorWaitsForQueuedCopies) {
 
 /// One step's copies through a scope of `policy`: src into a new tensor on
 /// cpu:1, then `during` (inside the scope).
-void step(CopyPolicy& policy, const Tensor& src, const std::function<void()>& during = [] {}) {
+void step(StepPolicy& policy, const Tensor& src, const std::function<void()>& during = [] {}) {
   const Tensor dst = empty(src.sizes(), TensorOptions(src.dtype()).device(Device(kCPU, 1)));
   ReceiverCopies copies(policy);
   copies.copy(Device(kCPU, 1), {{dst, src}});
@@ -153,95 +180,111 @@ void step(CopyPolicy& policy, const Tensor& src, const std::function<void()>& du
 }
 
 TEST_F(ReceiverCopiesTest, AStepIsTimedUntilTheNextStepOfItsKindStarts) {
-  CopyPolicy policy;
+  StepPolicy policy;
   const Tensor batch = arange(4096, TensorOptions(kFloat32));
   step(policy, batch);  // pulls: nothing measured yet
   step(policy, batch);  // pulls again, and the first step is measured
   // Pulling is measured for this kind, so its next step pushes; a kind of
   // another batch size has nothing measured and pulls.
-  EXPECT_FALSE(policy.choose(CopyPolicy::kind_of(batch)));
-  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(zeros({10}))));
+  EXPECT_FALSE(StepPolicy::pulls(policy.choose(StepPolicy::kind_of(batch))));
+  EXPECT_TRUE(StepPolicy::pulls(policy.choose(StepPolicy::kind_of(zeros({10})))));
 }
 
 TEST_F(ReceiverCopiesTest, AStepFollowedByAnotherKindOfStepIsNotCounted) {
-  CopyPolicy policy;
+  StepPolicy policy;
   const Tensor batch = arange(4096, TensorOptions(kFloat32));
   step(policy, batch);
   step(policy, zeros({10}));
   step(policy, batch);
-  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(batch)));  // still unmeasured
+  EXPECT_EQ(policy.choose(StepPolicy::kind_of(batch)), 0);  // still unmeasured
 }
 
 TEST_F(ReceiverCopiesTest, AStepThatBuiltReplicasIsNotCounted) {
-  CopyPolicy policy;
+  StepPolicy policy;
   const Tensor batch = arange(4096, TensorOptions(kFloat32));
   step(policy, batch, [] { const ReceiverCopies::Pause building; });
   step(policy, batch);
-  EXPECT_TRUE(policy.choose(CopyPolicy::kind_of(batch)));  // still unmeasured
+  EXPECT_EQ(policy.choose(StepPolicy::kind_of(batch)), 0);  // still unmeasured
 }
 
-TEST(CopyPolicyTest, KindsOfStepAreTheGradModeAndTheFirstCopysBytes) {
-  const uint64_t batch64 = CopyPolicy::kind_of(zeros({32, 784}));
-  EXPECT_EQ(CopyPolicy::kind_of(ones({784, 32})), batch64);
-  EXPECT_NE(CopyPolicy::kind_of(zeros({32, 784}, TensorOptions(kFloat64))), batch64);
-  EXPECT_NE(CopyPolicy::kind_of(zeros({30, 784})), batch64);
+TEST(StepPolicyTest, KindsOfStepAreTheGradModeAndTheFirstCopysBytes) {
+  const uint64_t batch64 = StepPolicy::kind_of(zeros({32, 784}));
+  EXPECT_EQ(StepPolicy::kind_of(ones({784, 32})), batch64);
+  EXPECT_NE(StepPolicy::kind_of(zeros({32, 784}, TensorOptions(kFloat64))), batch64);
+  EXPECT_NE(StepPolicy::kind_of(zeros({30, 784})), batch64);
   const NoGradGuard no_grad;
-  EXPECT_NE(CopyPolicy::kind_of(zeros({32, 784})), batch64);
+  EXPECT_NE(StepPolicy::kind_of(zeros({32, 784})), batch64);
 }
 
-/// Takes kind 7's first two steps, which pull then push, as lasting
-/// `pulling` and `pushing` seconds.
-void first_steps(CopyPolicy& policy, double pulling, double pushing) {
-  ASSERT_TRUE(policy.choose(7));
-  policy.record(7, true, pulling);
-  ASSERT_FALSE(policy.choose(7));
-  policy.record(7, false, pushing);
+/// Takes kind 7's first four steps, which try the ways in order, as
+/// lasting `seconds[way]`.
+void first_steps(StepPolicy& policy, const std::array<double, StepPolicy::kWays>& seconds) {
+  for (StepPolicy::Way way = 0; way < StepPolicy::kWays; ++way) {
+    ASSERT_EQ(policy.choose(7), way);
+    policy.record(7, way, seconds[way]);
+  }
 }
 
-TEST(CopyPolicyTest, MeasuresPullingThenPushingThenTakesTheFaster) {
-  CopyPolicy policy;
-  EXPECT_TRUE(policy.choose(7));
-  policy.record(7, true, 500e-6);
-  EXPECT_FALSE(policy.choose(7));
-  policy.record(7, false, 450e-6);
-  EXPECT_FALSE(policy.choose(7));  // pushing is faster
-  policy.record(7, false, 450e-6);
-  policy.record(8, true, 400e-6);  // another kind's steps change nothing
-  EXPECT_FALSE(policy.choose(7));
+TEST(StepPolicyTest, WaysArePullingOrPushingWithOrWithoutHelp) {
+  EXPECT_TRUE(StepPolicy::pulls(0) && StepPolicy::helps(0));
+  EXPECT_TRUE(!StepPolicy::pulls(1) && StepPolicy::helps(1));
+  EXPECT_TRUE(StepPolicy::pulls(2) && !StepPolicy::helps(2));
+  EXPECT_TRUE(!StepPolicy::pulls(3) && !StepPolicy::helps(3));
 }
 
-TEST(CopyPolicyTest, TriesTheOtherWayOnceEveryProbePeriod) {
-  CopyPolicy policy;
-  first_steps(policy, 400e-6, 450e-6);
-  int pushes = 0;
-  for (uint64_t i = 0; i < 10 * CopyPolicy::kProbeEvery; ++i) pushes += policy.choose(7) ? 0 : 1;
-  EXPECT_EQ(pushes, 10);
+TEST(StepPolicyTest, MeasuresEachWayInTurnThenTakesTheFastest) {
+  StepPolicy policy;
+  first_steps(policy, {500e-6, 450e-6, 420e-6, 480e-6});
+  EXPECT_EQ(policy.choose(7), 2);  // pulling without help is fastest
+  policy.record(7, 2, 420e-6);
+  policy.record(8, 3, 100e-6);  // another kind's steps change nothing
+  EXPECT_EQ(policy.choose(7), 2);
 }
 
-TEST(CopyPolicyTest, FollowsAHostThatBecomesSlowToHandLinesOver) {
-  CopyPolicy policy;
-  first_steps(policy, 400e-6, 550e-6);
-  // Pulling steps now take 600 us: a single one does not flip the choice
-  // (the median of 400 and 600 is still faster); once they are most of
-  // the recent ones, the next step pushes.
-  ASSERT_TRUE(policy.choose(7));
-  policy.record(7, true, 600e-6);
-  EXPECT_TRUE(policy.choose(7));
-  policy.record(7, true, 600e-6);
-  EXPECT_FALSE(policy.choose(7));
+TEST(StepPolicyTest, TakesTheFirstOfEquallyFastWays) {
+  StepPolicy policy;
+  first_steps(policy, {450e-6, 400e-6, 400e-6, 400e-6});
+  EXPECT_EQ(policy.choose(7), 1);
 }
 
-TEST(CopyPolicyTest, ForgetsTheLeastRecentlyUsedKind) {
-  CopyPolicy policy;
-  ASSERT_TRUE(policy.choose(0));
-  policy.record(0, true, 1e-3);
-  for (uint64_t kind = 1; kind <= CopyPolicy::kKinds; ++kind) policy.choose(kind);
-  EXPECT_TRUE(policy.choose(0));  // measured once, since forgotten
+TEST(StepPolicyTest, TriesEachOtherWayInTurnOnceEveryProbePeriod) {
+  StepPolicy policy;
+  first_steps(policy, {450e-6, 400e-6, 500e-6, 600e-6});
+  std::array<int, StepPolicy::kWays> taken{};
+  std::vector<StepPolicy::Way> probes;
+  for (uint64_t i = 0; i < 9 * StepPolicy::kProbeEvery; ++i) {
+    const StepPolicy::Way way = policy.choose(7);
+    ++taken[static_cast<size_t>(way)];
+    if (way != 1) probes.push_back(way);
+  }
+  EXPECT_EQ(static_cast<uint64_t>(taken[1]), 9 * StepPolicy::kProbeEvery - 9);
+  EXPECT_EQ(probes, (std::vector<StepPolicy::Way>{0, 2, 3, 0, 2, 3, 0, 2, 3}));
 }
 
-// Every way of sending the copies gives the same training: DataParallel's
-// first steps pull, then push, then take the cheaper, so a few steps go
-// through both.
+TEST(StepPolicyTest, FollowsAHostOnWhichHelpingBecomesSlow) {
+  StepPolicy policy;
+  first_steps(policy, {400e-6, 550e-6, 450e-6, 600e-6});
+  // Helped pulling steps now take 500 us: a single one does not flip the
+  // choice (the median of 400 and 500 is still the fastest); once they
+  // are most of the recent ones, the next step pulls without help.
+  ASSERT_EQ(policy.choose(7), 0);
+  policy.record(7, 0, 500e-6);
+  EXPECT_EQ(policy.choose(7), 0);
+  policy.record(7, 0, 500e-6);
+  EXPECT_EQ(policy.choose(7), 2);
+}
+
+TEST(StepPolicyTest, ForgetsTheLeastRecentlyUsedKind) {
+  StepPolicy policy;
+  ASSERT_EQ(policy.choose(0), 0);
+  policy.record(0, 0, 1e-3);
+  for (uint64_t kind = 1; kind <= StepPolicy::kKinds; ++kind) policy.choose(kind);
+  EXPECT_EQ(policy.choose(0), 0);  // measured once, since forgotten
+}
+
+// Every way of taking a step gives the same training: DataParallel's first
+// four steps try the four ways in turn (pulling or pushing, with or without
+// help), so a few steps go through each.
 TEST(ReceiverCopiesDataParallelTest, StepsThatPullAndStepsThatPushTrainAlike) {
   set_cpu_device_count(2);
   manual_seed(0);
@@ -251,7 +294,7 @@ TEST(ReceiverCopiesDataParallelTest, StepsThatPullAndStepsThatPushTrainAlike) {
   optim::SGD opt_plain(plain->parameters(), optim::SGDOptions(0.01));
   optim::SGD opt_dp(wrapped->parameters(), optim::SGDOptions(0.01));
   const Variable x(randn({16, 8}));
-  for (int step = 0; step < 4; ++step) {
+  for (int step = 0; step < 8; ++step) {
     opt_plain.zero_grad();
     opt_dp.zero_grad();
     plain(x).pow(2).mean().backward();
@@ -262,18 +305,27 @@ TEST(ReceiverCopiesDataParallelTest, StepsThatPullAndStepsThatPushTrainAlike) {
   EXPECT_TRUE(all_close(wrapped->weight.data(), plain->weight.data()));
   EXPECT_TRUE(all_close(wrapped->bias.data(), plain->bias.data()));
   set_cpu_device_count(1);
+  ::torchlet::detail::set_replicas_help(true);
 }
 
-// Note [Replicas that finish first help] (tensor/parallel.cc): the caller,
-// done with its own device's task, runs chunks of the loops the task on
-// the other device runs meanwhile, with that task's device.
-TEST(RunOnDevicesTest, TheCallerDoneFirstRunsChunksOfTheOtherDevicesLoops) {
-  if (hardware_threads() < 2) GTEST_SKIP() << "replicas help one another on two cores or more";
+/// What run_on_devices' caller, done at once with cpu:0's task, ran of the
+/// loops cpu:1's task runs meanwhile (up to `loops` loops of 2 chunks, each
+/// first chunk waiting up to 10 ms for the second to start, until the
+/// caller ran one): chunks it ran, chunks run on a device other than
+/// cpu:1, and every loop's chunks as (begin, end) pairs.
+struct HelpSeen {
+  int chunks_on_caller = 0;
+  int on_the_wrong_device = 0;
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+};
+HelpSeen run_helped_loops(int loops) {
   set_cpu_device_count(hardware_threads());  // each device's pool: its caller alone
   const std::thread::id caller = std::this_thread::get_id();
   std::atomic<bool> other_started{false};
   std::atomic<int> chunks_on_caller{0};
   std::atomic<int> on_the_wrong_device{0};
+  std::mutex mu;
+  HelpSeen seen;
   const std::vector<std::exception_ptr> errors =
       run_on_devices({Device(kCPU, 0), Device(kCPU, 1)}, [&](size_t i) {
         if (i == 0) {
@@ -282,10 +334,13 @@ TEST(RunOnDevicesTest, TheCallerDoneFirstRunsChunksOfTheOtherDevicesLoops) {
           return;
         }
         other_started = true;
-        // Each loop's first chunk waits a while for a second to start.
-        for (int loop = 0; loop < 100 && chunks_on_caller.load() == 0; ++loop) {
+        for (int loop = 0; loop < loops && chunks_on_caller.load() == 0; ++loop) {
           std::atomic<bool> second{false};
-          parallel_for(0, 1 << 16, 1024, [&](int64_t b, int64_t) {
+          parallel_for(0, 1 << 16, 1024, [&](int64_t b, int64_t e) {
+            {
+              const std::lock_guard<std::mutex> lock(mu);
+              seen.chunks.emplace_back(b, e);
+            }
             if (current_device() != Device(kCPU, 1)) ++on_the_wrong_device;
             if (b != 0) {
               second = true;
@@ -301,8 +356,39 @@ TEST(RunOnDevicesTest, TheCallerDoneFirstRunsChunksOfTheOtherDevicesLoops) {
       });
   set_cpu_device_count(1);
   for (const std::exception_ptr& error : errors) EXPECT_EQ(error, nullptr);
-  EXPECT_GT(chunks_on_caller.load(), 0);
-  EXPECT_EQ(on_the_wrong_device.load(), 0);
+  seen.chunks_on_caller = chunks_on_caller.load();
+  seen.on_the_wrong_device = on_the_wrong_device.load();
+  std::sort(seen.chunks.begin(), seen.chunks.end());
+  return seen;
+}
+
+// Note [Replicas that finish first help] (tensor/parallel.cc): the caller,
+// done with its own device's task, runs chunks of the loops the task on
+// the other device runs meanwhile, with that task's device.
+TEST(RunOnDevicesTest, TheCallerDoneFirstRunsChunksOfTheOtherDevicesLoops) {
+  if (hardware_threads() < 2) GTEST_SKIP() << "replicas help one another on two cores or more";
+  ::torchlet::detail::set_replicas_help(true);  // as a DataParallel step may have left it
+  const HelpSeen seen = run_helped_loops(100);
+  EXPECT_GT(seen.chunks_on_caller, 0);
+  EXPECT_EQ(seen.on_the_wrong_device, 0);
+}
+
+// Without help (a StepPolicy's choice), the other device's loops split
+// into the same chunks, all run on its own thread.
+TEST(RunOnDevicesTest, WithoutHelpALoopRunsTheSameChunksOnItsOwnThread) {
+  if (hardware_threads() < 2) GTEST_SKIP() << "replicas help one another on two cores or more";
+  ::torchlet::detail::set_replicas_help(false);
+  const HelpSeen alone = run_helped_loops(5);
+  ::torchlet::detail::set_replicas_help(true);
+  EXPECT_EQ(alone.chunks_on_caller, 0);
+  EXPECT_EQ(alone.on_the_wrong_device, 0);
+  const std::vector<std::pair<int64_t, int64_t>> halves{{0, 1 << 15}, {1 << 15, 1 << 16}};
+  std::vector<std::pair<int64_t, int64_t>> expected;
+  for (int loop = 0; loop < 5; ++loop) {
+    expected.insert(expected.end(), halves.begin(), halves.end());
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(alone.chunks, expected);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "benchmark/benchmark.h"
@@ -252,10 +253,12 @@ void sgd_step(Model& model, optim::SGD& opt, const Variable& x, const Variable& 
 // help] (tensor/parallel.cc) measured within one process: the /2 step (at
 // batch 64 unless given) with lending and helping on and off in turns of
 // 16 steps (the first two of each turn not timed), so that both see the
-// same minutes of a shared host. Counters: lending_over_not, the step's
-// time with them over its time without; on_ms, off_ms, each;
-// lent_chunks_per_step, the chunks other threads ran for a step's loops,
-// over the steps with them.
+// same minutes of a shared host. With them on, DataParallel's StepPolicy
+// decides step by step whether the replicas help (Note [Receivers copy]).
+// Counters: lending_over_not, the step's time with them over its time
+// without; on_ms, off_ms, each; lent_chunks_per_step, the chunks other
+// threads ran for a step's loops, over the steps with them; helped_share,
+// the share of those steps whose replicas helped one another.
 void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
                    int64_t batch_size = 64) {
   manual_seed(0);
@@ -266,13 +269,20 @@ void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   Turns turns;
   const int64_t lent_before = ::torchlet::detail::lent_chunks_run();
+  int64_t helped = 0, on_steps = 0;
   for (auto _ : state) {
-    ::torchlet::detail::set_lending_enabled(turns.way() == 1);
+    const bool on = turns.way() == 1;
+    ::torchlet::detail::set_lending_enabled(on);
     const auto start = std::chrono::steady_clock::now();
     sgd_step(dp, opt, x, y);
     turns.done(start);
+    if (on) {
+      ++on_steps;
+      helped += ::torchlet::detail::replicas_help_enabled() ? 1 : 0;
+    }
   }
   ::torchlet::detail::set_lending_enabled(true);
+  ::torchlet::detail::set_replicas_help(true);
   if (turns.both_timed()) {
     const double off = turns.mean(0);
     const double on = turns.mean(1);
@@ -282,6 +292,8 @@ void lending_turns(benchmark::State& state, nn::Sequential (*make_model)(),
     state.counters["lent_chunks_per_step"] =
         static_cast<double>(::torchlet::detail::lent_chunks_run() - lent_before) /
         static_cast<double>(turns.steps() / 2);
+    state.counters["helped_share"] =
+        static_cast<double>(helped) / static_cast<double>(std::max<int64_t>(on_steps, 1));
   }
   set_cpu_device_count(1);
 }

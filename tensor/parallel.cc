@@ -31,6 +31,7 @@ std::atomic<int64_t> worker_chunks_run{0};
 // detail::lent_chunks_run(), likewise.
 std::atomic<int64_t> lent_chunks{0};
 std::atomic<bool> lending_enabled{true};  // detail::set_lending_enabled
+std::atomic<bool> replicas_help{true};     // detail::set_replicas_help
 thread_local bool tls_in_parallel_region = false;
 // Inside a detail::ReplicaScope (Note [Replicas that finish first help]).
 thread_local bool tls_in_replica = false;
@@ -382,6 +383,14 @@ void run_chunks_in_turn(int64_t begin, int64_t end, int chunks,
 // one core, split as two threads would split it but run on one, took
 // 1.004-1.012 of the unsplit step's time (medians of 40 turns, one
 // process).
+//
+// Whether helping pays depends on the host (on a busy Zen 4 host it cost
+// LeNet-5's step at batch 64 8-14%), so it can be turned off
+// (detail::set_replicas_help), and each DataParallel step turns it on or
+// off as its StepPolicy measured faster (Note [Receivers copy] in
+// parallel/device_tasks.h). Off, a replica's loops still split into the
+// same chunks, run in turn on its own thread without being posted, so the
+// results keep their bits either way.
 std::mutex board_mu;
 std::vector<std::shared_ptr<LentLoop>>& board() {
   static auto* loops = new std::vector<std::shared_ptr<LentLoop>>();
@@ -405,6 +414,11 @@ bool may_split_for_replicas() {
 void run_helped(int64_t begin, int64_t end, int64_t grain,
                 const std::function<void(int64_t, int64_t)>& fn) {
   const int chunks = chunk_count(begin, end, grain, thread_per_core_threads());
+  if (!replicas_help.load(std::memory_order_relaxed)) {
+    // The same chunks, unoffered (detail::set_replicas_help).
+    run_chunks_in_turn(begin, end, chunks, fn);
+    return;
+  }
   const std::shared_ptr<LentLoop> loop = LentLoop::make(begin, end, chunks, fn);
   {
     std::lock_guard<std::mutex> lock(board_mu);
@@ -515,6 +529,10 @@ bool spin_helping_until(const std::function<bool()>& done, std::chrono::microsec
 int64_t lent_chunks_run() { return lent_chunks.load(std::memory_order_relaxed); }
 
 void set_lending_enabled(bool enabled) { lending_enabled.store(enabled); }
+
+void set_replicas_help(bool on) { replicas_help.store(on, std::memory_order_relaxed); }
+
+bool replicas_help_enabled() { return replicas_help.load(std::memory_order_relaxed); }
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain,
                        const std::function<void(int64_t, int64_t)>& fn) {

@@ -115,6 +115,14 @@ int64_t lent_chunks_run();
 /// For benchmarks: turns lending (Note [Idle devices lend their cores]) off
 /// or back on (the default) for the whole process.
 void set_lending_enabled(bool enabled);
+/// Whether replicas that finish first run chunks of the others' loops
+/// (Note [Replicas that finish first help] in tensor/parallel.cc), for the
+/// whole process. With `on` false, a replica's loops still split into the
+/// same chunks, so results keep their bits, but run them all on the
+/// replica's own thread. On by default; each DataParallel step sets it as
+/// its StepPolicy chose (Note [Receivers copy] in parallel/device_tasks.h).
+void set_replicas_help(bool on);
+bool replicas_help_enabled();
 }  // namespace detail
 
 /// Runs `fn(b, e)` over disjoint subranges covering [begin, end), in

@@ -303,11 +303,12 @@ void BM_DataParallelMlpLendingTurns(benchmark::State& state) {
 }
 BENCHMARK(BM_DataParallelMlpLendingTurns)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(8);
 
-// At batch 64 and 256.
+// At batch 2 (one sample per device), 64 and 256.
 void BM_DataParallelLenetLendingTurns(benchmark::State& state) {
   lending_turns(state, make_model, state.range(0));
 }
 BENCHMARK(BM_DataParallelLenetLendingTurns)
+    ->Arg(2)
     ->Arg(64)
     ->Arg(kBatch)
     ->UseRealTime()

@@ -496,6 +496,8 @@ bool may_split(int64_t range) {
          (range >= kLendingMinRange && may_lend());
 }
 
+bool splits_for_helpers_only() { return may_split_for_replicas(); }
+
 int split_threads() {
   return may_split_for_replicas() ? thread_per_core_threads() : get_num_threads();
 }

@@ -80,6 +80,12 @@ bool may_split(int64_t range);
 /// tensor/parallel.cc). Kernels choose how to split from this, not from
 /// get_num_threads().
 int split_threads();
+/// Whether split_threads() counts threads only for other replicas to help
+/// with (Note [Replicas that finish first help]): the calling thread is a
+/// replica's, on a device whose pool is the thread alone. A kernel that
+/// would split one piece of work it could also run faster on one thread
+/// should then run it on one thread.
+bool splits_for_helpers_only();
 
 /// Marks the calling thread, while it lives, as running one device's part
 /// of work spread over several CPU devices (a DataParallel replica, a

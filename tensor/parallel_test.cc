@@ -379,15 +379,54 @@ class ReplicaHelpTest : public ::testing::Test {
 
 TEST_F(ReplicaHelpTest, OpsPlanForOneThreadPerCoreInsideAReplica) {
   EXPECT_EQ(detail::split_threads(), 1);
+  EXPECT_FALSE(detail::splits_for_helpers_only());
   {
     detail::ReplicaScope replica;
     EXPECT_EQ(get_num_threads(), 1);
     EXPECT_EQ(detail::split_threads(), hardware_threads());
+    EXPECT_TRUE(detail::splits_for_helpers_only());
     set_num_threads(1);
     EXPECT_EQ(detail::split_threads(), 1);
+    EXPECT_FALSE(detail::splits_for_helpers_only());
     set_num_threads(0);
   }
   EXPECT_EQ(detail::split_threads(), 1);
+}
+
+// A replica with fewer samples than split_threads() cannot split its
+// convolutions by sample; it runs their products in the one-thread kernels
+// (which are faster than a split of one sample's products), as a device of
+// one thread does, bit for bit: LeNet-5's two layers, forward and the
+// weight's gradient, at one sample.
+TEST_F(ReplicaHelpTest, AReplicasConvolutionOfOneSampleRunsTheOneThreadKernels) {
+  manual_seed(0);
+  struct Layer {
+    SizeVec input, weight;
+    int64_t padding;
+  };
+  for (const Layer& layer : {Layer{{1, 1, 28, 28}, {6, 1, 5, 5}, 2},
+                             Layer{{1, 6, 14, 14}, {16, 6, 5, 5}, 0}}) {
+    const Tensor input = randn(layer.input);
+    const Tensor weight = randn(layer.weight);
+    const Tensor bias = randn({layer.weight[0]});
+    ConvParams params;
+    params.stride = {1, 1};
+    params.padding = {layer.padding, layer.padding};
+    params.dilation = {1, 1};
+    const auto run = [&] {
+      const Tensor out = convolution(input, weight, bias, params);
+      const Tensor grad_weight =
+          convolution_backward_weight(input, out, layer.weight, params);
+      return std::make_pair(out, grad_weight);
+    };
+    set_num_threads(1);
+    const auto [out_one, grad_one] = run();
+    set_num_threads(0);
+    detail::ReplicaScope replica;
+    const auto [out_replica, grad_replica] = run();
+    EXPECT_TRUE(out_replica.equal(out_one)) << layer.weight[0] << " channels";
+    EXPECT_TRUE(grad_replica.equal(grad_one)) << layer.weight[0] << " channels";
+  }
 }
 
 TEST_F(ReplicaHelpTest, AReplicasLoopRunsAPoolsChunksInARegionWhenNobodyHelps) {

@@ -515,6 +515,19 @@ void col2im_block(T* in, const T* col, const ConvGeometry& g, int64_t first, int
 
 // ---- batch scheduling ----
 
+// Whether this thread's products of a convolution run on it alone, in the
+// one-thread small-tile kernels, rather than split across threads: inside a
+// chunk of samples (a parallel region), with one thread, or on a replica's
+// thread whose loops split only for other replicas to help (Note [Replicas
+// that finish first help] in tensor/parallel.cc), where the one-thread
+// kernels beat a split of one sample's products that nobody may help:
+// through DataParallel at one sample per device, the split took LeNet-5's
+// step 21% longer.
+bool products_on_one_thread() {
+  return detail::in_parallel_region() || detail::split_threads() == 1 ||
+         detail::splits_for_helpers_only();
+}
+
 bool samples_in_parallel(int64_t batch) {
   const int threads = detail::split_threads();
   return threads > 1 && batch >= threads && !detail::in_parallel_region();
@@ -981,7 +994,7 @@ void dot_gemm(int64_t m, int64_t n, Runs l, const float* a, int64_t lda, Rows b,
 template <typename T>
 bool small_gemm(int64_t side) {
   return std::is_same_v<T, float> && side <= kSmallGemmSide && cpu_has_avx2_fma() &&
-         (detail::in_parallel_region() || detail::split_threads() == 1);
+         products_on_one_thread();
 }
 
 // C[m x n] (+)= A[m x k] @ B[k x n], B and C row-major.
@@ -1574,8 +1587,7 @@ void direct_backward_weight(T* grad_w, const T* grad_out, const T* in, const Con
 // products run in small tiles on one thread (Note [Small GEMMs]).
 bool implicit_rows(const ConvGeometry& g, int64_t lanes) {
   const int64_t ow = g.output[2], tiles = (ow + lanes - 1) / lanes;
-  const bool one_thread = samples_in_parallel(g.batch) || detail::split_threads() == 1 ||
-                          detail::in_parallel_region();
+  const bool one_thread = samples_in_parallel(g.batch) || products_on_one_thread();
   return g.stride[2] == 1 && g.out_channels / g.groups <= kSmallGemmSide &&
          8 * ow >= 5 * lanes * tiles && conv_algorithm(g) == ConvAlgorithm::kIm2colGemm &&
          one_thread && cpu_has_avx2_fma();
@@ -1729,8 +1741,7 @@ std::vector<int64_t> window_offsets(const ConvGeometry& g, const ImplicitInput& 
 // transposed tiles below: 9 to 16 channels fill most of a 16-wide tile.
 bool transposed_tiles(const ConvGeometry& g) {
   const int64_t cout_g = g.out_channels / g.groups;
-  const bool one_thread = samples_in_parallel(g.batch) || detail::split_threads() == 1 ||
-                          detail::in_parallel_region();
+  const bool one_thread = samples_in_parallel(g.batch) || products_on_one_thread();
   return conv_algorithm(g) == ConvAlgorithm::kIm2colGemm && cout_g > 8 &&
          cout_g <= kSmallGemmSide && one_thread && cpu_has_avx2_fma();
 }
@@ -1834,8 +1845,7 @@ void implicit_backward_weight_transposed(float* grad_w, const float* grad_out, c
 // would multiply zeros; only LeNet's 10 was measured), on one thread per
 // sample.
 bool input_rows_applies(const ConvGeometry& g) {
-  const bool one_thread = samples_in_parallel(g.batch) || detail::split_threads() == 1 ||
-                          detail::in_parallel_region();
+  const bool one_thread = samples_in_parallel(g.batch) || products_on_one_thread();
   const std::array<int64_t, 3> ones{1, 1, 1};
   return conv_algorithm(g) == ConvAlgorithm::kIm2colGemm && g.groups == 1 && g.stride == ones &&
          g.dilation == ones && g.kernel[0] == 1 && g.input[0] == 1 && g.padding[0] == 0 &&
